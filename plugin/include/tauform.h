@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT
+ * tauform: cloth and flesh simulation with tau damping (Young 2007), as a plugin with a stable C ABI.
+ *
+ * ABI promise: versions with the same TF_VERSION_MAJOR are ABI compatible. Def and stats structs
+ * start with `struct_size` and only ever grow at the end; the library reads min(struct_size, its
+ * own size) bytes and defaults the rest. Enum values never change meaning. Functions are only
+ * added (at the end of tf_api for the plugin table).
+ *
+ * Conventions: units are SI (m, kg, s, N). Arrays are flat and state their shape in a comment,
+ * e.g. (vert_count x 3). Nothing is process-global: allocator, logger and the last error live in
+ * the simulation. Nothing aborts or prints. A call that fails returns a status, records a message
+ * (tf_sim_last_error) and leaves the simulation as it was. A tf_sim may be used from one thread at
+ * a time; distinct sims are independent.
+ */
+#ifndef TAUFORM_H
+#define TAUFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  if defined(TF_BUILDING_LIBRARY)
+#    define TF_API __declspec(dllexport)
+#  else
+#    define TF_API __declspec(dllimport)
+#  endif
+#else
+#  define TF_API __attribute__((visibility("default")))
+#endif
+
+#define TF_VERSION_MAJOR 1
+#define TF_VERSION_MINOR 0
+#define TF_VERSION_PATCH 0
+/* Versions with the same major number are ABI compatible. */
+#define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
+
+/* Library version, TF_VERSION layout; bindings compare its major byte with the header's. */
+TF_API uint32_t tf_version(void);
+/* ABI major version of the library (== TF_VERSION_MAJOR of the header it was built with). */
+TF_API uint32_t tf_abi_version(void);
+/* "1.0.0" */
+TF_API const char *tf_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes. Values are part of the ABI. */
+#define TF_STATUS_MAP(XX)                                      \
+  XX(OK, 0, "ok")                                              \
+  XX(E_INVALID_ARG, 1, "invalid argument")                     \
+  XX(E_NOMEM, 2, "out of memory")                              \
+  XX(E_DEF_INIT, 3, "def not initialized")                     \
+  XX(E_BAD_MESH, 4, "bad mesh")                                \
+  XX(E_NOT_CONVERGED, 5, "solver did not converge")            \
+  XX(E_VERSION, 6, "ABI version mismatch")                     \
+  XX(E_UNSUPPORTED, 7, "not supported by this simulation")     \
+  XX(E_IO, 8, "input/output error")                            \
+  XX(E_SCRIPT, 9, "rig script error")
+#define TF_XX_ENUM(name, code, msg) TF_##name = code,
+typedef enum tf_status { TF_STATUS_MAP(TF_XX_ENUM) TF_STATUS_COUNT_ } tf_status;
+#undef TF_XX_ENUM
+
+/* "TF_E_NOMEM"; "TF_UNKNOWN" for values outside the enum. */
+TF_API const char *tf_status_name(tf_status s);
+/* "out of memory" */
+TF_API const char *tf_status_message(tf_status s);
+
+/* ---------------------------------------------------------------------------------------------
+ * Hooks. */
+
+/* All-zero: libc. alloc returns NULL on failure; align is a power of two <= 64. */
+typedef struct tf_allocator {
+  void *(*alloc)(size_t size, size_t align, void *ud);
+  void (*free)(void *ptr, size_t size, void *ud);
+  void *ud;
+} tf_allocator;
+
+typedef enum tf_log_level { TF_LOG_DEBUG = 0, TF_LOG_INFO = 1, TF_LOG_WARN = 2, TF_LOG_ERROR = 3 } tf_log_level;
+
+/* All-zero: silent. Called from the thread that calls into the sim. */
+typedef struct tf_logger {
+  void (*fn)(tf_log_level level, const char *message, void *ud);
+  void *ud;
+  tf_log_level min_level; /* messages below are not formatted; default TF_LOG_WARN */
+} tf_logger;
+
+/* ---------------------------------------------------------------------------------------------
+ * Cloth definition. */
+
+typedef enum tf_integrator {
+  /* Young 2007: each step minimizes KE + (tau/dt) PE, every deformation mode critically damped,
+   * rigid (ballistic) motion of free pieces untouched; kappa brings controlled oscillation back. */
+  TF_INTEGRATOR_TAU = 0,
+  /* Baseline for comparison: semi-implicit (symplectic) Euler with the thesis's strain-rate
+   * damping stress (phi, psi; Young 2007 ch. 4). Explicit: needs small steps. */
+  TF_INTEGRATOR_STRAIN_RATE = 1
+} tf_integrator;
+
+/* Newton solver settings (shared by every simulation kind). */
+typedef struct tf_solver_settings {
+  uint32_t max_newton; /* Newton iterations per step, default 20 */
+  uint32_t max_cg;     /* CG iterations per Newton iteration, default 500 */
+  double tolerance;    /* relative: stop when the Newton step, as a velocity, is below
+                          tolerance x (the step's velocity scale) + abs_tolerance; default 1e-4 */
+  double abs_tolerance; /* m/s, default 1e-7 */
+} tf_solver_settings;
+
+typedef struct tf_cloth_def {
+  uint32_t struct_size; /* first field, always; set by tf_cloth_def_init */
+
+  /* rest mesh (required); copied at create */
+  const double *rest_positions; /* (vert_count x 3) m */
+  uint32_t vert_count;
+  const uint32_t *triangles; /* (tri_count x 3) vertex indices, consistently oriented */
+  uint32_t tri_count;
+  const double *initial_positions; /* Nullable: (vert_count x 3) m start state; default rest */
+
+  /* mass: vertex_masses, else total_mass, else density; lumped (rho A / 3 per corner) */
+  double density;              /* kg/m^2, default 0.1 */
+  double total_mass;           /* kg; > 0 overrides density; default 0 */
+  const double *vertex_masses; /* Nullable: (vert_count) kg, each > 0; overrides both */
+
+  /* membrane: St.Venant-Kirchhoff on the Green strain (Young 2007 eq. 3.17), plane stress */
+  double stretch_stiffness; /* N/m, 2D Young's modulus (E x thickness), default 1000 */
+  double poisson;           /* in (-1, 1), default 0.3 */
+
+  /* bending: discrete hinge energy (Bridson et al. 2003), resolution independent */
+  double bend_stiffness; /* N m, flexural rigidity, default 1e-5 */
+
+  double gravity[3]; /* m/s^2, default {0, 0, -9.81}: Z up */
+
+  /* damping */
+  tf_integrator integrator; /* default TF_INTEGRATOR_TAU */
+  double tau;               /* s, > 0: time scale of settling (rest time ~ 1/tau), default 0.1 */
+  double kappa;             /* in [0, 1]: 0 pure tau method, 1 undamped; default 0 */
+  double phi, psi;          /* N s/m, strain-rate damping of TF_INTEGRATOR_STRAIN_RATE; default 0 */
+
+  /* soft pins (weight w < 1) pull with an acceleration pin_stiffness * w/(1-w) * distance */
+  double pin_stiffness; /* 1/s^2, default 1000 */
+
+  tf_solver_settings solver;
+  tf_allocator allocator; /* optional */
+  tf_logger logger;       /* optional */
+} tf_cloth_def;
+
+/* Fill every field this header knows about with its default. */
+TF_API void tf_cloth_def_init_(tf_cloth_def *def, uint32_t struct_size);
+#define tf_cloth_def_init(def) tf_cloth_def_init_((def), (uint32_t)sizeof *(def))
+
+/* ---------------------------------------------------------------------------------------------
+ * Simulation. */
+
+typedef struct tf_sim tf_sim; /* opaque */
+
+/* Create a cloth simulation. On failure *out_sim is NULL and errbuf (Nullable) gets a message
+ * naming what was wrong, e.g. "triangle 12 repeats vertex 7". */
+TF_API tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf,
+                                 size_t errbuf_size);
+/* NULL is a no-op. */
+TF_API void tf_sim_destroy(tf_sim *sim);
+/* Message of the last failed call on this sim; "" if none. Valid until the next call. */
+TF_API const char *tf_sim_last_error(const tf_sim *sim);
+
+/* Parameters settable between frames. Values are taken by the next tf_sim_advance. */
+typedef enum tf_param {
+  TF_PARAM_TAU = 0,            /* 1 value, s, > 0 */
+  TF_PARAM_KAPPA = 1,          /* 1 value, [0, 1] */
+  TF_PARAM_BEND_STIFFNESS = 2, /* 1 value (all hinges) or hinge-wise via tf_sim_set_param_map, N m */
+  TF_PARAM_GRAVITY = 3,        /* 3 values, m/s^2 */
+  TF_PARAM_STRETCH_STIFFNESS = 4, /* 1 value, N/m */
+  TF_PARAM_POISSON = 5,        /* 1 value, (-1, 1) */
+  TF_PARAM_PIN_STIFFNESS = 6,  /* 1 value, 1/s^2 */
+  TF_PARAM_PHI = 7,            /* 1 value, N s/m (strain-rate integrator) */
+  TF_PARAM_PSI = 8,            /* 1 value, N s/m (strain-rate integrator) */
+  TF_PARAM_COUNT_
+} tf_param;
+
+/* Set a parameter from `count` values (see tf_param for the count each takes). */
+TF_API tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count);
+/* Read a parameter into out_values (capacity `count`). */
+TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values, uint32_t count);
+/* Per-vertex map of a parameter: the per-hinge value is the mean of its two edge vertices.
+ * Supported: TF_PARAM_BEND_STIFFNESS. values: (vert_count) */
+TF_API tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values, uint32_t vert_count);
+
+/* Replace the pin set. indices: (count) distinct vertices; weights: Nullable (count) in (0, 1],
+ * 1 = hard (follows its target exactly), < 1 = soft goal spring. count 0 removes all pins.
+ * Targets start at the pinned vertices' current positions. */
+TF_API tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count);
+/* Pin targets for the end of the next tf_sim_advance; substeps interpolate linearly from the
+ * previous targets so a moving pin does not jerk. targets: (count x 3) m, count = pin count. */
+TF_API tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count);
+
+/* Advance by frame_dt seconds in `substeps` equal steps (>= 1). */
+TF_API tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps);
+
+/* Overwrite the state. positions (vert_count x 3) m; velocities Nullable (vert_count x 3) m/s,
+ * NULL = zero. Pinned vertices keep their targets. */
+TF_API tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities,
+                                  uint32_t vert_count);
+
+TF_API uint32_t tf_sim_vert_count(const tf_sim *sim);
+/* Read into caller arrays of (vert_count x 3). */
+TF_API tf_status tf_sim_get_positions(const tf_sim *sim, double *out_positions, uint32_t vert_count);
+TF_API tf_status tf_sim_get_positions_f(const tf_sim *sim, float *out_positions, uint32_t vert_count);
+TF_API tf_status tf_sim_get_velocities(const tf_sim *sim, double *out_velocities, uint32_t vert_count);
+/* Area-weighted unit vertex normals. */
+TF_API tf_status tf_sim_get_normals(const tf_sim *sim, double *out_normals, uint32_t vert_count);
+/* Net force on every vertex at the current positions: -grad(PE) + gravity (+ soft pin pulls), N.
+ * At a static equilibrium this is zero on every unpinned vertex. */
+TF_API tf_status tf_sim_get_forces(const tf_sim *sim, double *out_forces, uint32_t vert_count);
+/* Potential energy (elastic + bending + soft pins - gravity work), J. */
+TF_API tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy);
+
+/* Per-advance statistics (the last tf_sim_advance). */
+typedef struct tf_stats {
+  uint32_t struct_size;        /* set by the caller: sizeof(tf_stats) */
+  uint32_t steps;              /* substeps taken */
+  uint32_t newton_iterations;  /* summed over substeps */
+  uint32_t cg_iterations;      /* summed over substeps and Newton iterations */
+  uint32_t max_newton_per_step;
+  uint32_t unconverged_steps;  /* steps that hit max_newton; the iterate still lowered the energy */
+  double residual;             /* last step: final Newton step size relative to its velocity scale */
+  double seconds;              /* wall time of the advance */
+  uint64_t total_steps;        /* since create */
+} tf_stats;
+TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
+
+/* ---------------------------------------------------------------------------------------------
+ * Traditional damping (Young 2007 sec. 4.2.1): strain-rate damping parameters (phi, psi) that
+ * critically damp waves of wavelength `wavelength` (m) in a material with Lame parameters lambda,
+ * mu (N/m) and density rho (kg/m^2), eqs. 4.25 and 4.28. Reproduces the thesis's Table 4.2. */
+TF_API tf_status tf_critical_damping(double lambda, double mu, double rho, double wavelength,
+                                     double *out_phi, double *out_psi);
+
+/* ---------------------------------------------------------------------------------------------
+ * Plugin entry point: a host dlopen()s the library, dlsym()s "tf_get_api" and calls it with the
+ * ABI major it was compiled against. Returns NULL if the library cannot serve that major. The
+ * table only grows at the end; check struct_size before using a newer member. */
+typedef struct tf_api {
+  uint32_t struct_size;
+  uint32_t version;
+  uint32_t (*version_fn)(void);
+  const char *(*status_name)(tf_status s);
+  void (*cloth_def_init_)(tf_cloth_def *def, uint32_t struct_size);
+  tf_status (*cloth_create)(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size);
+  void (*sim_destroy)(tf_sim *sim);
+  const char *(*sim_last_error)(const tf_sim *sim);
+  tf_status (*sim_set_param)(tf_sim *sim, tf_param param, const double *values, uint32_t count);
+  tf_status (*sim_get_param)(const tf_sim *sim, tf_param param, double *out_values, uint32_t count);
+  tf_status (*sim_set_param_map)(tf_sim *sim, tf_param param, const double *values, uint32_t vert_count);
+  tf_status (*sim_set_pins)(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count);
+  tf_status (*sim_set_pin_targets)(tf_sim *sim, const double *targets, uint32_t count);
+  tf_status (*sim_advance)(tf_sim *sim, double frame_dt, uint32_t substeps);
+  tf_status (*sim_set_state)(tf_sim *sim, const double *positions, const double *velocities, uint32_t vert_count);
+  uint32_t (*sim_vert_count)(const tf_sim *sim);
+  tf_status (*sim_get_positions)(const tf_sim *sim, double *out_positions, uint32_t vert_count);
+  tf_status (*sim_get_positions_f)(const tf_sim *sim, float *out_positions, uint32_t vert_count);
+  tf_status (*sim_get_velocities)(const tf_sim *sim, double *out_velocities, uint32_t vert_count);
+  tf_status (*sim_get_normals)(const tf_sim *sim, double *out_normals, uint32_t vert_count);
+  tf_status (*sim_get_forces)(const tf_sim *sim, double *out_forces, uint32_t vert_count);
+  tf_status (*sim_get_energy)(const tf_sim *sim, double *out_energy);
+  tf_status (*sim_get_stats)(const tf_sim *sim, tf_stats *out_stats);
+  tf_status (*critical_damping)(double lambda, double mu, double rho, double wavelength,
+                                double *out_phi, double *out_psi);
+} tf_api;
+
+TF_API const tf_api *tf_get_api(uint32_t abi_major);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TAUFORM_H */

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT
+ * Cloth entry points: def defaults, validation of everything a host can get wrong (with a message
+ * naming it), and creation. Validation happens before anything is allocated. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api_common.h"
+#include "mesh/trimesh.h"
+
+#define ERR(...) (snprintf(err, errn, __VA_ARGS__))
+
+int api_all_finite(const double *a, size_t count) {
+  for (size_t k = 0; k < count; ++k)
+    if (!api_finite(a[k])) return 0;
+  return 1;
+}
+
+void tf_cloth_def_init_(tf_cloth_def *def, uint32_t struct_size) {
+  if (!def) return;
+  tf_cloth_def d;
+  memset(&d, 0, sizeof d);
+  d.struct_size = (uint32_t)sizeof d;
+  d.density = 0.1;
+  d.stretch_stiffness = 1000.0;
+  d.poisson = 0.3;
+  d.bend_stiffness = 1e-5;
+  d.gravity[2] = -9.81;
+  d.integrator = TF_INTEGRATOR_TAU;
+  d.tau = 0.1;
+  d.kappa = 0.0;
+  d.pin_stiffness = 1000.0;
+  d.solver.max_newton = 20;
+  d.solver.max_cg = 500;
+  d.solver.tolerance = 1e-4;
+  d.solver.abs_tolerance = 1e-7;
+  d.logger.min_level = TF_LOG_WARN;
+  /* an older host's smaller def gets only the fields it knows */
+  size_t n = struct_size < sizeof d ? struct_size : sizeof d;
+  memcpy(def, &d, n);
+  if (n >= sizeof def->struct_size) def->struct_size = struct_size < sizeof d ? struct_size : (uint32_t)sizeof d;
+}
+
+/* the checks shared by create and set_param; returns 0 and fills err when bad */
+static int check_solver(const tf_solver_settings *s, char *err, size_t errn) {
+  if (s->max_newton < 1) return ERR("solver.max_newton must be >= 1"), 0;
+  if (s->max_cg < 1) return ERR("solver.max_cg must be >= 1"), 0;
+  if (!(s->tolerance > 0.0 && s->tolerance < 1.0)) return ERR("solver.tolerance must be in (0, 1), got %g", s->tolerance), 0;
+  if (!(s->abs_tolerance >= 0.0) || !api_finite(s->abs_tolerance))
+    return ERR("solver.abs_tolerance must be >= 0, got %g", s->abs_tolerance), 0;
+  return 1;
+}
+
+TF_LOCAL int api_check_param(tf_param p, const double *v, uint32_t count, char *err, size_t errn);
+int api_check_param(tf_param p, const double *v, uint32_t count, char *err, size_t errn) {
+  static const char *names[TF_PARAM_COUNT_] = {"tau", "kappa", "bend_stiffness", "gravity", "stretch_stiffness",
+                                               "poisson", "pin_stiffness", "phi", "psi"};
+  if ((unsigned)p >= TF_PARAM_COUNT_) return ERR("unknown parameter id %d", (int)p), 0;
+  uint32_t want = p == TF_PARAM_GRAVITY ? 3 : 1;
+  if (!v) return ERR("%s: values is NULL", names[p]), 0;
+  if (count != want) return ERR("%s takes %u value%s, got %u", names[p], want, want > 1 ? "s" : "", count), 0;
+  for (uint32_t k = 0; k < count; ++k)
+    if (!api_finite(v[k])) return ERR("%s must be finite, got %g", names[p], v[k]), 0;
+  double x = v[0];
+  switch (p) {
+  case TF_PARAM_TAU: if (!(x > 0.0)) return ERR("tau must be > 0 s, got %g", x), 0; break;
+  case TF_PARAM_KAPPA: if (!(x >= 0.0 && x <= 1.0)) return ERR("kappa must be in [0, 1], got %g", x), 0; break;
+  case TF_PARAM_BEND_STIFFNESS: if (!(x >= 0.0)) return ERR("bend_stiffness must be >= 0 N m, got %g", x), 0; break;
+  case TF_PARAM_STRETCH_STIFFNESS: if (!(x > 0.0)) return ERR("stretch_stiffness must be > 0 N/m, got %g", x), 0; break;
+  case TF_PARAM_POISSON: if (!(x > -1.0 && x < 1.0)) return ERR("poisson must be in (-1, 1), got %g", x), 0; break;
+  case TF_PARAM_PIN_STIFFNESS: if (!(x > 0.0)) return ERR("pin_stiffness must be > 0 1/s^2, got %g", x), 0; break;
+  case TF_PARAM_PHI: if (!(x >= 0.0)) return ERR("phi must be >= 0 N s/m, got %g", x), 0; break;
+  case TF_PARAM_PSI: if (!(x >= 0.0)) return ERR("psi must be >= 0 N s/m, got %g", x), 0; break;
+  default: break;
+  }
+  return 1;
+}
+
+static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
+  tf_status st = trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, err, errn);
+  if (st != TF_OK) return st;
+  uint32_t n = d->vert_count;
+  if (d->initial_positions)
+    for (uint32_t i = 0; i < n; ++i)
+      if (!api_all_finite(d->initial_positions + 3 * (size_t)i, 3))
+        return ERR("initial_positions: vertex %u is not finite", i), TF_E_INVALID_ARG;
+  if (d->vertex_masses) {
+    for (uint32_t i = 0; i < n; ++i)
+      if (!(d->vertex_masses[i] > 0.0) || !api_finite(d->vertex_masses[i]))
+        return ERR("vertex_masses[%u] must be > 0 kg, got %g", i, d->vertex_masses[i]), TF_E_INVALID_ARG;
+  } else if (d->total_mass > 0.0) {
+    if (!api_finite(d->total_mass)) return ERR("total_mass must be finite"), TF_E_INVALID_ARG;
+  } else if (!(d->density > 0.0) || !api_finite(d->density)) {
+    return ERR("density must be > 0 kg/m^2 (or give total_mass or vertex_masses), got %g", d->density), TF_E_INVALID_ARG;
+  }
+  if (!(d->total_mass >= 0.0)) return ERR("total_mass must be >= 0 kg, got %g", d->total_mass), TF_E_INVALID_ARG;
+  struct { tf_param p; const double *v; uint32_t c; } ps[] = {
+      {TF_PARAM_TAU, &d->tau, 1}, {TF_PARAM_KAPPA, &d->kappa, 1}, {TF_PARAM_BEND_STIFFNESS, &d->bend_stiffness, 1},
+      {TF_PARAM_GRAVITY, d->gravity, 3}, {TF_PARAM_STRETCH_STIFFNESS, &d->stretch_stiffness, 1},
+      {TF_PARAM_POISSON, &d->poisson, 1}, {TF_PARAM_PIN_STIFFNESS, &d->pin_stiffness, 1},
+      {TF_PARAM_PHI, &d->phi, 1}, {TF_PARAM_PSI, &d->psi, 1}};
+  for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k)
+    if (!api_check_param(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
+  if (d->integrator != TF_INTEGRATOR_TAU && d->integrator != TF_INTEGRATOR_STRAIN_RATE)
+    return ERR("integrator %d is not a tf_integrator", (int)d->integrator), TF_E_INVALID_ARG;
+  if (!check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
+  if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
+    return ERR("allocator: give both alloc and free, or neither"), TF_E_INVALID_ARG;
+  return TF_OK;
+}
+
+tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size) {
+  char local[SIM_ERR_SIZE];
+  char *err = errbuf && errbuf_size ? errbuf : local;
+  size_t errn = errbuf && errbuf_size ? errbuf_size : sizeof local;
+  err[0] = '\0';
+  if (out_sim) *out_sim = NULL;
+  if (!out_sim) return ERR("tf_cloth_create: out_sim is NULL"), TF_E_INVALID_ARG;
+  if (!def) return ERR("tf_cloth_create: def is NULL"), TF_E_INVALID_ARG;
+  if (def->struct_size == 0)
+    return ERR("tf_cloth_create: def.struct_size is 0: initialize the def with tf_cloth_def_init"), TF_E_DEF_INIT;
+  /* read the fields the host knows, default the rest */
+  tf_cloth_def d;
+  tf_cloth_def_init(&d);
+  size_t n = def->struct_size < sizeof d ? def->struct_size : sizeof d;
+  memcpy(&d, def, n);
+  d.struct_size = sizeof d;
+  tf_status st = validate_def(&d, err, errn);
+  if (st != TF_OK) return st;
+  return sim_create_cloth(&d, out_sim, err, errn);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT
+ * Helpers shared by the tf_* entry points: argument checks that record a message naming the
+ * function and the argument, then return a status. */
+#ifndef TF_API_COMMON_H
+#define TF_API_COMMON_H
+
+#include "sim/sim.h"
+
+#define CHECK_SIM(s, fn)                                                 \
+  do {                                                                   \
+    if (!(s)) return TF_E_INVALID_ARG;                                   \
+  } while (0)
+
+#define FAIL_IF(s, cond, st, ...)                                        \
+  do {                                                                   \
+    if (cond) return sim_fail((s), (st), __VA_ARGS__);                   \
+  } while (0)
+
+/* finite-and-in-range helpers */
+static inline int api_finite(double x) { return x - x == 0.0; }
+
+TF_LOCAL int api_all_finite(const double *a, size_t count);
+
+#endif

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT
+ * Library-level entry points: versions, status names, the thesis's critical damping formula and
+ * the plugin table that tf_get_api hands to hosts that dlopen the library. */
+#include <math.h>
+
+#include "api/api_common.h"
+
+uint32_t tf_version(void) { return TF_VERSION; }
+uint32_t tf_abi_version(void) { return TF_VERSION_MAJOR; }
+
+#define TF_STR2(x) #x
+#define TF_STR(x) TF_STR2(x)
+const char *tf_version_string(void) {
+  return TF_STR(TF_VERSION_MAJOR) "." TF_STR(TF_VERSION_MINOR) "." TF_STR(TF_VERSION_PATCH);
+}
+
+const char *tf_status_name(tf_status s) {
+  switch (s) {
+#define XX(name, code, msg) case TF_##name: return "TF_" #name;
+    TF_STATUS_MAP(XX)
+#undef XX
+  default: return "TF_UNKNOWN";
+  }
+}
+
+const char *tf_status_message(tf_status s) {
+  switch (s) {
+#define XX(name, code, msg) case TF_##name: return msg;
+    TF_STATUS_MAP(XX)
+#undef XX
+  default: return "unknown status";
+  }
+}
+
+/* Young 2007 sec. 4.2.1. The thesis's strain (4.12) omits the 1/2 of the small strain, so with its
+ * stress (4.11) the plane-wave equation (4.19) carries a factor 2 on the elastic and damping
+ * terms: rho U'' + 2 (mu k^2 I + (mu + lambda) k k^T) U + 2 (psi k^2 I + (psi + phi) k k^T) U' = 0.
+ * A zero discriminant for the shear and the pressure wave gives
+ *   psi = sqrt(2 rho mu) / k,   phi = sqrt(2 rho (2 mu + lambda)) / k - 2 psi,   k = 2 pi / wavelength,
+ * which are eqs. 4.25 and 4.28 with that factor and reproduce Table 4.2 to all printed digits. */
+tf_status tf_critical_damping(double lambda, double mu, double rho, double wavelength, double *out_phi,
+                              double *out_psi) {
+  if (!out_phi || !out_psi) return TF_E_INVALID_ARG;
+  if (!(mu > 0.0) || !(lambda >= 0.0) || !(rho > 0.0) || !(wavelength > 0.0) || !isfinite(mu + lambda + rho + wavelength))
+    return TF_E_INVALID_ARG;
+  double k = 2.0 * TF_PI / wavelength;
+  double psi = sqrt(2.0 * rho * mu) / k;
+  double phi = sqrt(2.0 * rho * (2.0 * mu + lambda)) / k - 2.0 * psi;
+  *out_psi = psi;
+  /* sec. 4.2.2: both waves can be critically damped only when lambda >= 2 mu (phi >= 0) */
+  if (phi < 0.0) {
+    *out_phi = 0.0;
+    return TF_E_UNSUPPORTED;
+  }
+  *out_phi = phi;
+  return TF_OK;
+}
+
+static const tf_api g_api = {
+    sizeof(tf_api),
+    TF_VERSION,
+    tf_version,
+    tf_status_name,
+    tf_cloth_def_init_,
+    tf_cloth_create,
+    tf_sim_destroy,
+    tf_sim_last_error,
+    tf_sim_set_param,
+    tf_sim_get_param,
+    tf_sim_set_param_map,
+    tf_sim_set_pins,
+    tf_sim_set_pin_targets,
+    tf_sim_advance,
+    tf_sim_set_state,
+    tf_sim_vert_count,
+    tf_sim_get_positions,
+    tf_sim_get_positions_f,
+    tf_sim_get_velocities,
+    tf_sim_get_normals,
+    tf_sim_get_forces,
+    tf_sim_get_energy,
+    tf_sim_get_stats,
+    tf_critical_damping,
+};
+
+const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

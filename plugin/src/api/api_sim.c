@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT
+ * Simulation entry points: parameters, pins, advancing, state and read-back. Each call checks
+ * all of its input before changing anything, so a failed call leaves the simulation as it was. */
+#include <math.h>
+#include <string.h>
+
+#include "api/api_common.h"
+#include "core/vec3.h"
+
+TF_LOCAL int api_check_param(tf_param p, const double *v, uint32_t count, char *err, size_t errn);
+
+#define SIM_ARG(sim) \
+  do {               \
+    if (!(sim)) return TF_E_INVALID_ARG; \
+  } while (0)
+#define COUNT_MATCH(sim, fn, count) \
+  FAIL_IF(sim, (count) != (sim)->n, TF_E_INVALID_ARG, fn ": vert_count is %u but the simulation has %u vertices", (count), (sim)->n)
+
+void tf_sim_destroy(tf_sim *sim) { sim_destroy(sim); }
+
+const char *tf_sim_last_error(const tf_sim *sim) { return sim ? sim->last_error : "sim is NULL"; }
+
+tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
+  SIM_ARG(sim);
+  char err[SIM_ERR_SIZE];
+  if (!api_check_param(param, values, count, err, sizeof err))
+    return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param: %s", err);
+  sim_params *p = &sim->par;
+  switch (param) {
+  case TF_PARAM_TAU: p->tau = values[0]; break;
+  case TF_PARAM_KAPPA: p->kappa = values[0]; break;
+  case TF_PARAM_BEND_STIFFNESS:
+    p->bend = values[0];
+    for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) sim->hinge_bend[e] = values[0];
+    break;
+  case TF_PARAM_GRAVITY: v3_copy(p->gravity, values); break;
+  case TF_PARAM_STRETCH_STIFFNESS: p->stretch = values[0]; break;
+  case TF_PARAM_POISSON: p->poisson = values[0]; break;
+  case TF_PARAM_PIN_STIFFNESS: p->pin_stiffness = values[0]; break;
+  case TF_PARAM_PHI: p->phi = values[0]; break;
+  case TF_PARAM_PSI: p->psi = values[0]; break;
+  default: break;
+  }
+  sim_params_derive(p);
+  return TF_OK;
+}
+
+tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out, uint32_t count) {
+  if (!sim || !out) return TF_E_INVALID_ARG;
+  const sim_params *p = &sim->par;
+  uint32_t want = param == TF_PARAM_GRAVITY ? 3 : 1;
+  if ((unsigned)param >= TF_PARAM_COUNT_ || count < want) return TF_E_INVALID_ARG;
+  switch (param) {
+  case TF_PARAM_TAU: out[0] = p->tau; break;
+  case TF_PARAM_KAPPA: out[0] = p->kappa; break;
+  case TF_PARAM_BEND_STIFFNESS: out[0] = p->bend; break;
+  case TF_PARAM_GRAVITY: v3_copy(out, p->gravity); break;
+  case TF_PARAM_STRETCH_STIFFNESS: out[0] = p->stretch; break;
+  case TF_PARAM_POISSON: out[0] = p->poisson; break;
+  case TF_PARAM_PIN_STIFFNESS: out[0] = p->pin_stiffness; break;
+  case TF_PARAM_PHI: out[0] = p->phi; break;
+  case TF_PARAM_PSI: out[0] = p->psi; break;
+  default: break;
+  }
+  return TF_OK;
+}
+
+tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values, uint32_t vert_count) {
+  SIM_ARG(sim);
+  FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS, TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: only TF_PARAM_BEND_STIFFNESS has a per-vertex map (got %d)", (int)param);
+  FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
+  COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
+  for (uint32_t i = 0; i < vert_count; ++i)
+    FAIL_IF(sim, !(values[i] >= 0.0) || !api_finite(values[i]), TF_E_INVALID_ARG,
+            "tf_sim_set_param_map: bend_stiffness[%u] must be finite and >= 0 N m, got %g", i, values[i]);
+  for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) {
+    const uint32_t *h = sim->mesh.hinges + 4 * (size_t)e;
+    sim->hinge_bend[e] = 0.5 * (values[h[0]] + values[h[1]]);
+  }
+  return TF_OK;
+}
+
+tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count) {
+  SIM_ARG(sim);
+  FAIL_IF(sim, count > 0 && !indices, TF_E_INVALID_ARG, "tf_sim_set_pins: indices is NULL");
+  FAIL_IF(sim, count > sim->n, TF_E_INVALID_ARG, "tf_sim_set_pins: %u pins for %u vertices", count, sim->n);
+  /* validate first; duplicates are found with the per-vertex mark array, cleared again below */
+  uint32_t marked = 0;
+  tf_status st = TF_OK;
+  for (uint32_t q = 0; q < count; ++q) {
+    uint32_t i = indices[q];
+    if (i >= sim->n) {
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: indices[%u] = %u out of range (vert_count %u)", q, i, sim->n);
+      break;
+    }
+    if (weights && !(weights[q] > 0.0 && weights[q] <= 1.0)) {
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: weights[%u] = %g must be in (0, 1]", q, weights[q]);
+      break;
+    }
+    if (sim->mark[i]) {
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: vertex %u is pinned twice (indices[%u])", i, q);
+      break;
+    }
+    sim->mark[i] = 1;
+    marked = q + 1;
+  }
+  for (uint32_t q = 0; q < marked; ++q) sim->mark[indices[q]] = 0;
+  if (st != TF_OK) return st;
+  /* commit: targets start at the vertices' current positions */
+  for (uint32_t q = 0; q < sim->pin_count; ++q) sim->pin_of[sim->pin_idx[q]] = -1;
+  sim->pin_count = count;
+  for (uint32_t q = 0; q < count; ++q) {
+    uint32_t i = indices[q];
+    sim->pin_idx[q] = i;
+    sim->pin_w[q] = weights ? weights[q] : 1.0;
+    sim->pin_of[i] = (int32_t)q;
+    v3_copy(sim->pin_prev + 3 * (size_t)q, sim->x + 3 * (size_t)i);
+    v3_copy(sim->pin_next + 3 * (size_t)q, sim->x + 3 * (size_t)i);
+    v3_copy(sim->pin_sub + 3 * (size_t)q, sim->x + 3 * (size_t)i);
+  }
+  pins_refresh_components(sim);
+  return TF_OK;
+}
+
+tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count) {
+  SIM_ARG(sim);
+  FAIL_IF(sim, count != sim->pin_count, TF_E_INVALID_ARG,
+          "tf_sim_set_pin_targets: count is %u but %u vertices are pinned", count, sim->pin_count);
+  FAIL_IF(sim, count > 0 && !targets, TF_E_INVALID_ARG, "tf_sim_set_pin_targets: targets is NULL");
+  for (uint32_t q = 0; q < count; ++q)
+    FAIL_IF(sim, !api_all_finite(targets + 3 * (size_t)q, 3), TF_E_INVALID_ARG,
+            "tf_sim_set_pin_targets: target %u (vertex %u) is not finite", q, sim->pin_idx[q]);
+  memcpy(sim->pin_next, targets, sizeof(double) * 3 * count);
+  return TF_OK;
+}
+
+tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps) {
+  SIM_ARG(sim);
+  FAIL_IF(sim, !(frame_dt > 0.0) || !api_finite(frame_dt), TF_E_INVALID_ARG,
+          "tf_sim_advance: frame_dt must be a finite time > 0 s, got %g", frame_dt);
+  FAIL_IF(sim, substeps < 1, TF_E_INVALID_ARG, "tf_sim_advance: substeps must be >= 1");
+  return sim_advance(sim, frame_dt, substeps);
+}
+
+tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities, uint32_t vert_count) {
+  SIM_ARG(sim);
+  FAIL_IF(sim, !positions, TF_E_INVALID_ARG, "tf_sim_set_state: positions is NULL");
+  COUNT_MATCH(sim, "tf_sim_set_state", vert_count);
+  for (uint32_t i = 0; i < vert_count; ++i) {
+    FAIL_IF(sim, !api_all_finite(positions + 3 * (size_t)i, 3), TF_E_INVALID_ARG,
+            "tf_sim_set_state: position of vertex %u is not finite", i);
+    FAIL_IF(sim, velocities && !api_all_finite(velocities + 3 * (size_t)i, 3), TF_E_INVALID_ARG,
+            "tf_sim_set_state: velocity of vertex %u is not finite", i);
+  }
+  size_t bytes = sizeof(double) * 3 * vert_count;
+  memcpy(sim->x, positions, bytes);
+  if (velocities) memcpy(sim->v, velocities, bytes);
+  else memset(sim->v, 0, bytes);
+  return TF_OK;
+}
+
+uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->n : 0; }
+
+#define READ_ARGS(fn)                                                                     \
+  if (!sim) return TF_E_INVALID_ARG;                                                      \
+  if (!out || vert_count != sim->n) return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,       \
+      fn ": %s (vert_count %u, simulation has %u)", out ? "wrong vert_count" : "output array is NULL", vert_count, sim->n)
+
+tf_status tf_sim_get_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_positions");
+  memcpy(out, sim->x, sizeof(double) * 3 * vert_count);
+  return TF_OK;
+}
+
+tf_status tf_sim_get_positions_f(const tf_sim *sim, float *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_positions_f");
+  for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = (float)sim->x[k];
+  return TF_OK;
+}
+
+tf_status tf_sim_get_velocities(const tf_sim *sim, double *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_velocities");
+  memcpy(out, sim->v, sizeof(double) * 3 * vert_count);
+  return TF_OK;
+}
+
+tf_status tf_sim_get_normals(const tf_sim *sim, double *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_normals");
+  memset(out, 0, sizeof(double) * 3 * vert_count);
+  /* area weighting comes free: the cross product's length is twice the area */
+  for (uint32_t t = 0; t < sim->mesh.tri_count; ++t) {
+    const uint32_t *v = sim->mesh.tris + 3 * t;
+    double e1[3], e2[3], nrm[3];
+    v3_sub(e1, sim->x + 3 * (size_t)v[1], sim->x + 3 * (size_t)v[0]);
+    v3_sub(e2, sim->x + 3 * (size_t)v[2], sim->x + 3 * (size_t)v[0]);
+    v3_cross(nrm, e1, e2);
+    for (int k = 0; k < 3; ++k) v3_add(out + 3 * (size_t)v[k], out + 3 * (size_t)v[k], nrm);
+  }
+  for (uint32_t i = 0; i < vert_count; ++i) {
+    double l = v3_norm(out + 3 * (size_t)i);
+    if (l > 0.0) v3_scale(out + 3 * (size_t)i, out + 3 * (size_t)i, 1.0 / l);
+  }
+  return TF_OK;
+}
+
+tf_status tf_sim_get_forces(const tf_sim *sim, double *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_forces");
+  cloth_potential(sim, sim->x, sim->pin_next, out);
+  for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = -out[k];
+  return TF_OK;
+}
+
+tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy) {
+  if (!sim || !out_energy) return TF_E_INVALID_ARG;
+  *out_energy = cloth_potential(sim, sim->x, sim->pin_next, NULL);
+  return TF_OK;
+}
+
+tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out) {
+  if (!sim || !out) return TF_E_INVALID_ARG;
+  if (out->struct_size == 0) return TF_E_DEF_INIT;
+  tf_stats st = sim->stats;
+  size_t n = out->struct_size < sizeof st ? out->struct_size : sizeof st;
+  uint32_t size = out->struct_size;
+  memcpy(out, &st, n);
+  out->struct_size = size;
+  return TF_OK;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT
+ * Triangle-mesh topology for cloth: validated triangles, unique edges, bending hinges (interior
+ * edges with their two opposite vertices), connected components and the vertex adjacency that
+ * fixes the sparsity of the Newton Hessian. Immutable after trimesh_build. */
+#ifndef TF_MESH_TRIMESH_H
+#define TF_MESH_TRIMESH_H
+
+#include "core/mem.h"
+
+typedef struct trimesh {
+  uint32_t vert_count, tri_count, edge_count, hinge_count, comp_count;
+  uint32_t *tris;   /* (tri_count x 3) */
+  uint32_t *edges;  /* (edge_count x 2), a < b */
+  uint32_t *hinges; /* (hinge_count x 4): edge v0 v1, v2 opposite in the triangle (v0 v1 v2), v3 in the other */
+  uint32_t *comp;   /* (vert_count) connected component of each vertex, 0..comp_count-1 */
+  /* symmetric vertex adjacency incl. the diagonal, CSR: vertices sharing a triangle or a hinge */
+  uint32_t *adj_ptr; /* (vert_count + 1) */
+  uint32_t *adj;     /* (adj_count) sorted per row */
+  uint32_t adj_count;
+} trimesh;
+
+/* Check positions and triangles; on failure returns TF_E_BAD_MESH or TF_E_INVALID_ARG with a
+ * message naming the first offending vertex or triangle. */
+TF_LOCAL tf_status trimesh_validate(const double *pos, uint32_t vert_count, const uint32_t *tris,
+                                    uint32_t tri_count, char *err, size_t err_size);
+/* Build topology (after trimesh_validate). Reports non-manifold edges and duplicate triangles. */
+TF_LOCAL tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t vert_count, const uint32_t *tris,
+                                 uint32_t tri_count, char *err, size_t err_size);
+TF_LOCAL void trimesh_free(tf_mem *m, trimesh *t);
+/* Index of column j in row i of the adjacency, or UINT32_MAX. */
+TF_LOCAL uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j);
+
+#endif

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT
+ * The cloth's energies summed over elements, and the objective of one tau step (design note
+ * sec. 2.4, the incremental potential)
+ *   E(y) = sum_i m_i/(2 h^2) |y_i - yhat_i|^2 + PE(y) - f . y
+ * with PE = membrane (StVK) + hinge bending + soft pin springs. Hard-pinned vertices are fixed:
+ * their gradient rows are zero and PCG skips them. */
+#include <string.h>
+
+#include "core/vec3.h"
+#include "energy/bend_hinge.h"
+#include "energy/membrane_tri.h"
+#include "sim/sim.h"
+
+/* membrane + bending (+ soft pins at targets pins, Nullable) into E, grad, H */
+static double elastic_terms(const tf_sim *s, const double *y, const double *pins, double *grad, bsr *H) {
+  const trimesh *m = &s->mesh;
+  double E = 0.0;
+  double lx[12], g[12], h[144];
+  int psd = 1;
+  for (uint32_t t = 0; t < m->tri_count; ++t) {
+    const uint32_t *v = m->tris + 3 * t;
+    for (int k = 0; k < 3; ++k) v3_copy(lx + 3 * k, y + 3 * (size_t)v[k]);
+    E += membrane_energy(&s->tri[t], lx, s->par.lambda, s->par.mu, grad ? g : NULL, H ? h : NULL, psd);
+    if (grad)
+      for (int k = 0; k < 3; ++k) v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
+    if (H) {
+      const uint32_t *slot = s->tri_slot + 9 * (size_t)t;
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          double blk[9];
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 9 + 3 * b + j];
+          bsr_add_block(H, slot[3 * a + b], blk);
+        }
+    }
+  }
+  for (uint32_t e = 0; e < m->hinge_count; ++e) {
+    double k = s->hinge_bend[e] * s->hinge_geom[e];
+    if (k == 0.0) continue;
+    const uint32_t *v = m->hinges + 4 * (size_t)e;
+    for (int q = 0; q < 4; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
+    E += hinge_energy_psd(lx, k, s->hinge_theta0[e], grad ? g : NULL, H ? h : NULL);
+    if (grad)
+      for (int q = 0; q < 4; ++q) v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
+    if (H) {
+      const uint32_t *slot = s->hinge_slot + 16 * (size_t)e;
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) {
+          double blk[9];
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 12 + 3 * b + j];
+          bsr_add_block(H, slot[4 * a + b], blk);
+        }
+    }
+  }
+  /* soft pins: goal springs 1/2 k_i |y_i - p_i|^2, k_i = m_i * pin_stiffness * w / (1 - w) */
+  if (pins) {
+    for (uint32_t q = 0; q < s->pin_count; ++q) {
+      double w = s->pin_w[q];
+      if (w >= 1.0) continue;
+      uint32_t i = s->pin_idx[q];
+      double k = s->mass[i] * s->par.pin_stiffness * w / (1.0 - w);
+      double d[3];
+      v3_sub(d, y + 3 * (size_t)i, pins + 3 * (size_t)q);
+      E += 0.5 * k * v3_norm2(d);
+      if (grad) v3_axpy(grad + 3 * (size_t)i, k, d);
+      if (H) {
+        double *blk = H->val + 9 * (size_t)H->diag[i];
+        blk[0] += k; blk[4] += k; blk[8] += k;
+      }
+    }
+  }
+  return E;
+}
+
+double cloth_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
+  const tf_sim *s = ctx;
+  uint32_t n = s->n;
+  if (grad) memset(grad, 0, sizeof(double) * 3 * n);
+  if (H) bsr_zero(H);
+  double E = elastic_terms(s, y, s->pin_sub, grad, H);
+  double inv_h2 = 1.0 / s->h2;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (s->fixed[i]) continue;
+    const double *yi = y + 3 * (size_t)i, *fi = s->f + 3 * (size_t)i;
+    double d[3];
+    v3_sub(d, yi, s->yhat + 3 * (size_t)i);
+    double c = s->mass[i] * inv_h2;
+    E += 0.5 * c * v3_norm2(d) - v3_dot(fi, yi);
+    if (grad) {
+      double *gi = grad + 3 * (size_t)i;
+      gi[0] += c * d[0] - fi[0];
+      gi[1] += c * d[1] - fi[1];
+      gi[2] += c * d[2] - fi[2];
+    }
+    if (H) {
+      double *blk = H->val + 9 * (size_t)H->diag[i];
+      blk[0] += c; blk[4] += c; blk[8] += c;
+    }
+  }
+  if (grad)
+    for (uint32_t i = 0; i < n; ++i)
+      if (s->fixed[i]) v3_set(grad + 3 * (size_t)i, 0.0, 0.0, 0.0);
+  return E;
+}
+
+double cloth_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad) {
+  if (grad) memset(grad, 0, sizeof(double) * 3 * s->n);
+  double E = elastic_terms(s, x, pin_targets, grad, NULL);
+  /* gravity: PE_g = -sum m g . x */
+  for (uint32_t i = 0; i < s->n; ++i) {
+    E -= s->mass[i] * v3_dot(s->par.gravity, x + 3 * (size_t)i);
+    if (grad) v3_axpy(grad + 3 * (size_t)i, -s->mass[i], s->par.gravity);
+  }
+  return E;
+}

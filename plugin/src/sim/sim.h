@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT
+ * The simulation object behind the opaque tf_sim: immutable model (rest mesh, topology, rest
+ * element data, masses) kept apart from the parameters (settable between frames), the state
+ * (positions, velocities, carrier velocity) and the scratch the step uses. Everything the step
+ * touches is allocated at create, so advancing allocates nothing. */
+#ifndef TF_SIM_SIM_H
+#define TF_SIM_SIM_H
+
+#include "core/mem.h"
+#include "energy/membrane_tri.h"
+#include "mesh/trimesh.h"
+#include "solve/newton.h"
+
+#define SIM_ERR_SIZE 512
+
+typedef struct sim_params {
+  tf_integrator integrator;
+  double tau, kappa;
+  double stretch, poisson, lambda, mu; /* lambda, mu derived (plane stress) */
+  double bend;                          /* N m, uniform value (the map overrides per hinge) */
+  double gravity[3];
+  double pin_stiffness;
+  double phi, psi;
+  tf_solver_settings solver;
+} sim_params;
+
+/* per connected component scratch for rigid fits and projections */
+typedef struct sim_comp {
+  int pinned;       /* has at least one pin (hard or soft): pure flow, no ballistic subspace */
+  double mass;      /* kg */
+  double com[3];    /* centre of mass at x_n */
+  double inertia[9];/* about com, at x_n */
+  /* carrier fit of the pins */
+  double pin_w, pin_c[3], pin_J[9];
+  double acc[6]; /* accumulators */
+} sim_comp;
+
+struct tf_sim {
+  tf_mem mem;
+  tf_logger logger;
+  char last_error[SIM_ERR_SIZE];
+
+  /* model */
+  trimesh mesh;
+  uint32_t n;             /* vertices */
+  double *rest;           /* (n x 3) */
+  double *mass;           /* (n) kg */
+  membrane_rest *tri;     /* (tri_count) */
+  double *hinge_theta0;   /* (hinge_count) rest dihedral angle */
+  double *hinge_geom;     /* (hinge_count) k = B * hinge_geom */
+  double *hinge_bend;     /* (hinge_count) flexural rigidity per hinge, N m */
+  sim_params par;
+
+  /* state */
+  double *x, *v;   /* (n x 3) */
+  double *vref;    /* (n x 3) carrier velocity of the last step (sec. 2.6 of the design note) */
+  double time;     /* s since create */
+
+  /* pins */
+  uint32_t pin_count;
+  uint32_t *pin_idx;     /* (n) capacity */
+  double *pin_w;         /* (n) */
+  double *pin_prev;      /* (n x 3): targets at the start of the next advance */
+  double *pin_next;      /* (n x 3): targets at its end */
+  int32_t *pin_of;       /* (n) pin slot of each vertex or -1 */
+  uint8_t *fixed;        /* (n) hard-pinned */
+  uint8_t *mark;         /* (n) scratch for argument checks, all zero between calls */
+  double *pin_sub;       /* (n x 3) targets at the end of the current substep */
+  double *pin_sub0;      /* (n x 3) targets at its start */
+
+  /* components */
+  sim_comp *comp;        /* (comp_count) */
+
+  /* step scratch */
+  double *f;      /* (n x 3) external + fictitious force */
+  double *xhat;   /* (n x 3) */
+  double *yhat;   /* (n x 3) */
+  double *y;      /* (n x 3) */
+  double *tmp;    /* (n x 3) */
+  double *vref_new; /* (n x 3) */
+  double h2;      /* of the current step */
+  bsr H;
+  newton_work nw;
+  uint32_t *tri_slot;   /* (tri_count x 9) BSR slots of each triangle's blocks */
+  uint32_t *hinge_slot; /* (hinge_count x 16) */
+
+  /* rollback copy for failed advances */
+  double *x_save, *v_save, *vref_save;
+
+  tf_stats stats;
+};
+
+/* sim.c */
+TF_LOCAL tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t n);
+TF_LOCAL void sim_destroy(tf_sim *s);
+TF_LOCAL tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+TF_LOCAL void sim_params_derive(sim_params *p);
+TF_LOCAL void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* cloth_energy.c: objective of the tau step and plain potential energy */
+TF_LOCAL double cloth_step_eval(void *ctx, const double *y, double *grad, bsr *H);
+TF_LOCAL double cloth_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad);
+
+/* rigid.c */
+TF_LOCAL void rigid_update_frames(tf_sim *s, const double *x);
+TF_LOCAL void rigid_project(tf_sim *s, const double *x, const double *u, double *out);
+
+/* pins.c */
+TF_LOCAL void pins_substep_targets(tf_sim *s, double s0, double s1);
+TF_LOCAL void pins_carrier(tf_sim *s, double dt, double *vref_out);
+TF_LOCAL void pins_refresh_components(tf_sim *s);
+
+/* step_tau.c, step_strain_rate.c */
+TF_LOCAL void step_tau(tf_sim *s, double dt, newton_result *res);
+TF_LOCAL void step_strain_rate(tf_sim *s, double dt);
+
+/* advance.c */
+TF_LOCAL tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps);
+
+#endif

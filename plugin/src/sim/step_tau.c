@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT
+ * One tau step (Young 2007 eq. 2.22 generalized to 3D; design note tau-method.md sec. 2.10):
+ * minimize  kappa (tau/dt) KE_osc + (1 - kappa) KE + (tau/dt) (PE - f.x)  over velocities, which
+ * is the incremental potential
+ *     E(y) = |y - yhat|_M^2 / (2 h^2) + PE(y) - f_d . y,   h^2 = tau dt / a,  a = kappa tau/dt + 1 - kappa
+ * in the carrier frame of the pins. The kinetic terms are measured relative to the carrier velocity
+ * (no aether drag), the ballistic (rigid) part of free pieces is advanced exactly and kept out of
+ * the minimization (tau damps deformation, never rigid motion), and external forces enter both the
+ * ballistic prediction and the potential (a free body falls undeformed, a pinned one sags to the
+ * static equilibrium). With the KE_osc weight kappa tau/dt this is backward Euler of the fixed ODE
+ *     kappa M x'' + ((1 - kappa)/tau) M x' + grad PE = f,
+ * so kappa's effect does not depend on dt (the thesis's eq. 5.4 does: its inertia is kappa dt). */
+#include <string.h>
+
+#include "core/vec3.h"
+#include "sim/sim.h"
+
+void step_tau(tf_sim *s, double dt, newton_result *res) {
+  uint32_t n = s->n;
+  const double tau = s->par.tau, kappa = s->par.kappa;
+  double *x = s->x, *v = s->v;
+
+  /* 1-2: carrier velocity from the pins' motion over this substep; fictitious acceleration */
+  pins_carrier(s, dt, s->vref_new);
+
+  /* 3: forces f = M g - M a_ref */
+  for (uint32_t i = 0; i < n; ++i) {
+    double *fi = s->f + 3 * (size_t)i;
+    double m = s->mass[i];
+    for (int k = 0; k < 3; ++k) {
+      double aref = (s->vref_new[3 * i + k] - s->vref[3 * i + k]) / dt;
+      fi[k] = m * (s->par.gravity[k] - aref);
+    }
+  }
+
+  /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
+   * deformable part f_d = f - M Pi M^-1 f, and w_n = u_n - Pi u_n */
+  rigid_update_frames(s, x);
+  double *u = s->tmp, *vR = s->xhat, *wn = s->yhat; /* xhat, yhat are rebuilt below from these */
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = v[k] - s->vref[k] + dt * s->f[k] / s->mass[k / 3];
+  rigid_project(s, x, u, vR);
+  /* f_d: project the acceleration field f/m */
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = s->f[k] / s->mass[k / 3];
+  rigid_project(s, x, u, s->y);
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) s->f[k] -= s->mass[k / 3] * s->y[k];
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = v[k] - s->vref[k];
+  rigid_project(s, x, u, s->y);
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) wn[k] = u[k] - s->y[k];
+
+  /* 6-7: targets. xhat = x + dt (v_ref + v_R), yhat = xhat + dt (kappa tau/dt) w_n / a */
+  double a = kappa * tau / dt + 1.0 - kappa;
+  s->h2 = tau * dt / a;
+  double cw = kappa * tau / a;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      size_t j = 3 * (size_t)i + k;
+      double vr = vR[j];
+      double xh = x[j] + dt * (s->vref_new[j] + vr);
+      s->tmp[j] = vr; /* keep v_R */
+      s->yhat[j] = xh + cw * wn[j];
+      s->xhat[j] = xh;
+    }
+  }
+  for (uint32_t q = 0; q < s->pin_count; ++q) {
+    uint32_t i = s->pin_idx[q];
+    if (s->fixed[i]) {
+      v3_copy(s->xhat + 3 * (size_t)i, s->pin_sub + 3 * (size_t)q);
+      v3_copy(s->yhat + 3 * (size_t)i, s->pin_sub + 3 * (size_t)q);
+    }
+  }
+
+  /* 8: minimize from y = xhat (zero deformable velocity: exact for the steady part) */
+  memcpy(s->y, s->xhat, sizeof(double) * 3 * n);
+  newton_problem p = {cloth_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat};
+  newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,
+                        s->par.solver.abs_tolerance * dt};
+  newton_solve(&p, &ns, s->y, &s->nw, res);
+
+  /* 9: w = (y - xhat)/dt without its rigid part (keeps momenta exact); v = v_ref + v_R + w */
+  double *w = s->nw.trial; /* free after the solve */
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) w[k] = (s->y[k] - s->xhat[k]) / dt;
+  rigid_project(s, x, w, s->nw.dir);
+  for (uint32_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      size_t j = 3 * (size_t)i + k;
+      if (s->fixed[i]) {
+        double p_new = s->xhat[j];
+        v[j] = (p_new - x[j]) / dt;
+        x[j] = p_new;
+      } else {
+        v[j] = s->vref_new[j] + s->tmp[j] + (w[j] - s->nw.dir[j]);
+        x[j] += dt * v[j];
+      }
+    }
+  }
+  memcpy(s->vref, s->vref_new, sizeof(double) * 3 * n);
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT
+ * Newton-PCG with inexact forcing eta = min(0.1, sqrt(|g|/|g0|)) (Eisenstat & Walker 1996) and
+ * Armijo backtracking (Nocedal & Wright alg. 3.1). Convergence is measured on the Newton step as
+ * a displacement, relative to how far this step moves the vertices, plus an absolute floor. */
+#include "solve/newton.h"
+
+#include <math.h>
+#include <string.h>
+
+static const double ARMIJO_C = 1e-4;
+static const int MAX_BACKTRACK = 30;
+static const double FORCING_MAX = 0.1;
+static const double FORCING_MIN = 1e-10;
+
+static double max_abs_diff(const double *a, const double *b, size_t m) {
+  double r = 0.0;
+  for (size_t k = 0; k < m; ++k) {
+    double d = fabs(a[k] - b[k]);
+    if (d > r) r = d;
+  }
+  return r;
+}
+
+static double max_abs(const double *a, size_t m) {
+  double r = 0.0;
+  for (size_t k = 0; k < m; ++k)
+    if (fabs(a[k]) > r) r = fabs(a[k]);
+  return r;
+}
+
+void newton_solve(const newton_problem *p, const newton_settings *s, double *y, newton_work *w,
+                  newton_result *out) {
+  uint32_t n = p->H->n;
+  size_t m = 3 * (size_t)n;
+  double mmin = INFINITY;
+  for (uint32_t i = 0; i < n; ++i)
+    if ((!p->fixed || !p->fixed[i]) && p->mass[i] < mmin) mmin = p->mass[i];
+  memset(out, 0, sizeof *out);
+  double gnorm0 = -1.0;
+  for (uint32_t it = 0; it < s->max_newton; ++it) {
+    double E0 = p->eval(p->ctx, y, w->grad, p->H);
+    out->energy = E0;
+    out->iterations = it + 1;
+    double tol = s->rtol * max_abs_diff(y, p->y_ref, m) + s->atol_pos;
+    /* cheap exit: H >= M/h2 bounds the Newton step by h2 |g|_{M^-1} / sqrt(m_min) */
+    double gm = 0.0, g2 = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const double *g = w->grad + 3 * (size_t)i;
+      double gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+      g2 += gg;
+      if (!p->fixed || !p->fixed[i]) gm += gg / p->mass[i];
+    }
+    double bound = isfinite(mmin) ? p->h2 * sqrt(gm / mmin) : 0.0;
+    if (bound <= tol) {
+      out->converged = 1;
+      out->residual = bound / tol;
+      return;
+    }
+    double gnorm = sqrt(g2);
+    if (gnorm0 < 0.0) gnorm0 = gnorm;
+    double eta = fmin(FORCING_MAX, sqrt(gnorm / gnorm0));
+    if (eta < FORCING_MIN) eta = FORCING_MIN;
+    /* H d = -g */
+    for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
+    pcg_result pr;
+    pcg_solve(p->H, w->trial, w->dir, p->fixed, eta, s->max_cg, &w->pcg, &pr);
+    out->cg_iterations += pr.iterations;
+    double dmax = max_abs(w->dir, m);
+    double gd = 0.0;
+    for (size_t k = 0; k < m; ++k) gd += w->grad[k] * w->dir[k];
+    out->residual = dmax / tol;
+    if (dmax <= tol) {
+      /* the remaining correction is below tolerance: take it and stop */
+      for (size_t k = 0; k < m; ++k) y[k] += w->dir[k];
+      out->converged = 1;
+      return;
+    }
+    if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
+    double alpha = 1.0;
+    int accepted = 0;
+    for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
+      for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
+      double E = p->eval(p->ctx, w->trial, NULL, NULL);
+      if (E <= E0 + ARMIJO_C * alpha * gd) {
+        accepted = 1;
+        out->energy = E;
+        break;
+      }
+      /* round-off floor: the energy cannot resolve steps this small */
+      if (alpha * dmax <= tol) break;
+      alpha *= 0.5;
+    }
+    if (!accepted) {
+      if (alpha * dmax <= tol) out->converged = 1;
+      return;
+    }
+    memcpy(y, w->trial, m * sizeof *y);
+  }
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT
+ * PCG (Saad, Iterative Methods for Sparse Linear Systems, alg. 9.1) with inverted 3x3 diagonal
+ * blocks as preconditioner. A non-positive curvature p^T A p ends the solve with the current
+ * iterate, which is still a descent direction for the Newton step. */
+#include "solve/pcg.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/vec3.h"
+
+static void apply_prec(const double *pinv, const double *r, double *z, uint32_t n, const uint8_t *fixed) {
+  for (uint32_t i = 0; i < n; ++i) {
+    if (fixed && fixed[i]) {
+      z[3 * i] = z[3 * i + 1] = z[3 * i + 2] = 0.0;
+      continue;
+    }
+    m3_mulv(z + 3 * i, pinv + 9 * (size_t)i, r + 3 * i);
+  }
+}
+
+static double dot(const double *a, const double *b, size_t n) {
+  double s = 0.0;
+  for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
+               uint32_t max_iter, pcg_work *w, pcg_result *out) {
+  uint32_t n = A->n;
+  size_t m = 3 * (size_t)n;
+  /* block-Jacobi: invert each diagonal block (fall back to its diagonal if singular) */
+  for (uint32_t i = 0; i < n; ++i) {
+    const double *d = A->val + 9 * (size_t)A->diag[i];
+    double *pi = w->pinv + 9 * (size_t)i;
+    if (!m3_inverse(pi, d, 1e-300)) {
+      memset(pi, 0, 9 * sizeof *pi);
+      for (int k = 0; k < 3; ++k) pi[4 * k] = d[4 * k] > 0.0 ? 1.0 / d[4 * k] : 1.0;
+    }
+  }
+  memset(x, 0, m * sizeof *x);
+  for (size_t k = 0; k < m; ++k) w->r[k] = (fixed && fixed[k / 3]) ? 0.0 : b[k];
+  apply_prec(w->pinv, w->r, w->z, n, fixed);
+  memcpy(w->p, w->z, m * sizeof *x);
+  double rz = dot(w->r, w->z, m);
+  double rz0 = rz;
+  out->iterations = 0;
+  out->converged = 0;
+  out->rel_residual = 0.0;
+  if (!(rz0 > 0.0)) {
+    out->converged = 1;
+    return;
+  }
+  double tol2 = rtol * rtol * rz0;
+  uint32_t it = 0;
+  while (it < max_iter) {
+    bsr_mul(A, w->p, w->q, fixed);
+    double pq = dot(w->p, w->q, m);
+    if (!(pq > 0.0)) break; /* not positive definite along p: keep x */
+    double alpha = rz / pq;
+    for (size_t k = 0; k < m; ++k) {
+      x[k] += alpha * w->p[k];
+      w->r[k] -= alpha * w->q[k];
+    }
+    ++it;
+    apply_prec(w->pinv, w->r, w->z, n, fixed);
+    double rz_new = dot(w->r, w->z, m);
+    if (rz_new <= tol2) {
+      rz = rz_new;
+      out->converged = 1;
+      break;
+    }
+    double beta = rz_new / rz;
+    rz = rz_new;
+    for (size_t k = 0; k < m; ++k) w->p[k] = w->z[k] + beta * w->p[k];
+  }
+  out->iterations = it;
+  out->rel_residual = sqrt(fmax(rz, 0.0) / rz0);
+}
