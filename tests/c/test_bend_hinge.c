@@ -186,6 +186,22 @@ TF_TEST(energy_hinge_angle_sign_convention) {
   TF_NOTE("angle sweep -179..180 deg in random poses: max |theta - constructed| = %.2e rad", worst);
 }
 
+TF_TEST(energy_hinge_wrap_at_pi) {
+  /* a hinge folded through theta = pi is 0.1 rad past its rest angle, not 2 pi - 0.1 */
+  rng r = {31};
+  const double k = 1.5;
+  for (int side = -1; side <= 1; side += 2) {
+    for (int i = 0; i < 8; ++i) {
+      double theta0 = side * (PI - 0.05), theta = -side * (PI - 0.05 - 0.01 * i), x[12];
+      make_hinge(&r, theta, x);
+      double d = wrap(theta - theta0);
+      ENSURE(fabs(d) < 0.2);
+      ENSURE_NEAR(hinge_energy(x, k, theta0, NULL, NULL), k * d * d, 1e-12);
+      ENSURE_NEAR(hinge_energy_psd(x, k, theta0, NULL, NULL), k * d * d, 1e-12);
+    }
+  }
+}
+
 TF_TEST(energy_hinge_gradient_fd) {
   /* central differences of the energy; step 1e-5 on unit-sized hinges keeps truncation
    * (~h^2) and rounding (~eps / h) both near 1e-10 */
@@ -206,12 +222,14 @@ TF_TEST(energy_hinge_gradient_fd) {
       memcpy(xm, x, sizeof xm);
       xp[j] += h;
       xm[j] -= h;
-      double fd = (hinge_energy(xp, k, th0, NULL, NULL) - hinge_energy(xm, k, th0, NULL, NULL)) / (2 * h);
+      double ep = hinge_energy(xp, k, th0, NULL, NULL), em = hinge_energy(xm, k, th0, NULL, NULL);
+      double fd = (ep - em) / (2 * h);
       if (fabs(fd - g[j]) > err) err = fabs(fd - g[j]);
     }
     err /= maxabs(g, 12);
     if (err > worst) worst = err;
-    ENSURE_MSG(err < 1e-6, "case %d (theta %.3f, theta0 %.3f): rel err %.3g", c, hinge_angle(x), th0, err);
+    ENSURE_MSG(err < 1e-6, "case %d (theta %.3f, theta0 %.3f): rel err %.3g", c, hinge_angle(x),
+               th0, err);
   }
   TF_NOTE("gradient vs central FD, %d hinges up to +-170 deg: max rel err %.2e", CASE_COUNT, worst);
 }
@@ -244,7 +262,8 @@ TF_TEST(energy_hinge_hessian_fd) {
     asym /= hmax;
     if (err > worst) worst = err;
     if (asym > worst_asym) worst_asym = asym;
-    ENSURE_MSG(err < 1e-5, "case %d (theta %.3f, theta0 %.3f): rel err %.3g", c, hinge_angle(x), th0, err);
+    ENSURE_MSG(err < 1e-5, "case %d (theta %.3f, theta0 %.3f): rel err %.3g", c, hinge_angle(x),
+               th0, err);
     ENSURE_MSG(asym < 1e-12, "case %d: asymmetry %.3g", c, asym);
   }
   TF_NOTE("exact Hessian vs central FD of gradient, %d hinges: max rel err %.2e, asymmetry %.1e",
@@ -311,7 +330,8 @@ TF_TEST(energy_hinge_rest_and_invariance) {
           for (int j = 0; j < 3; ++j) {
             double s = 0.0;
             for (int a = 0; a < 3; ++a)
-              for (int b = 0; b < 3; ++b) s += R[3 * i + a] * H[(3 * p + a) * 12 + 3 * q + b] * R[3 * j + b];
+              for (int b = 0; b < 3; ++b)
+                s += R[3 * i + a] * H[(3 * p + a) * 12 + 3 * q + b] * R[3 * j + b];
             ENSURE_NEAR(Hy[(3 * p + i) * 12 + 3 * q + j], s, 1e-10 * hmax);
           }
 
@@ -330,7 +350,11 @@ TF_TEST(energy_hinge_rest_and_invariance) {
 
 /* ---- cylinder bending of flat meshes ---- */
 
-enum { GRID_MAX = 64, MESH_MAX_VERTS = (GRID_MAX + 1) * (GRID_MAX + 1), MESH_MAX_TRIS = 2 * GRID_MAX * GRID_MAX };
+enum {
+  GRID_MAX = 64,
+  MESH_MAX_VERTS = (GRID_MAX + 1) * (GRID_MAX + 1),
+  MESH_MAX_TRIS = 2 * GRID_MAX * GRID_MAX
+};
 
 typedef struct mesh {
   int vert_count, tri_count;
@@ -463,7 +487,7 @@ TF_TEST(energy_hinge_cylinder_resolution) {
      * hinges along the axis bend, by exactly hc / R, with k = (B/2) 3 hc^2 / hc^2 */
     double lattice = 1.5 * B * (hc / R) * (hc / R) * n * (n - 1);
     TF_NOTE("grid %2d: E = %.6e J, 1/2 B c^2 L^2 = %.6e J, ratio %.4f; without the boundary "
-            "half columns (x n/(n-1)) %.4f; %d of %d hinges bent, all theta <= %.1e, max |theta| %.4f",
+            "half columns (x n/(n-1)) %.4f; %d of %d hinges bent, max theta %.1e, max |theta| %.4f",
             n, br.energy, br.analytic, ratio[s], ratio[s] * n / (n - 1), br.bent_count,
             br.hinge_count, br.max_positive, br.max_theta);
     ENSURE_NEAR(br.energy, lattice, 1e-10 * lattice);
@@ -534,7 +558,8 @@ TF_TEST(energy_hinge_degenerate) {
     ENSURE_MSG(hinge_angle(cases[c]) == 0.0, "case %d", c);
     ENSURE_MSG(hinge_rest_stiffness(cases[c], 1.0) == 0.0, "case %d", c);
     for (int psd = 0; psd < 2; ++psd) {
-      double e = psd ? hinge_energy_psd(cases[c], 1.0, 0.5, g, H) : hinge_energy(cases[c], 1.0, 0.5, g, H);
+      double e = psd ? hinge_energy_psd(cases[c], 1.0, 0.5, g, H)
+                     : hinge_energy(cases[c], 1.0, 0.5, g, H);
       ENSURE_MSG(e == 0.0, "case %d psd %d: energy %g", c, psd, e);
       ENSURE_MSG(maxabs(g, 12) == 0.0, "case %d psd %d", c, psd);
       ENSURE_MSG(maxabs(H, 144) == 0.0, "case %d psd %d", c, psd);
@@ -557,22 +582,24 @@ static double now_seconds(void) {
 }
 
 TF_TEST(energy_hinge_timing) {
-  enum { POOL = 64, CALLS = 200000 };
+  enum { POOL = 64, CALLS = 100000 };
   static double pool[POOL][12], kpool[POOL], tpool[POOL];
   rng r = {2024};
   for (int i = 0; i < POOL; ++i) make_case(&r, i, pool[i], &kpool[i], &tpool[i]);
-  double g[12], H[144], sink = 0.0, t[3];
-  for (int variant = 0; variant < 3; ++variant) {
-    double t0 = now_seconds();
-    for (int c = 0; c < CALLS; ++c) {
-      int i = c % POOL;
-      if (variant == 0) sink += hinge_energy_psd(pool[i], kpool[i], tpool[i], g, H);
-      if (variant == 1) sink += hinge_energy_psd(pool[i], kpool[i], tpool[i], g, NULL);
-      if (variant == 2) sink += hinge_energy(pool[i], kpool[i], tpool[i], g, H);
-      sink += g[c % 12] + H[c % 144];
+  double g[12], H[144], sink = 0.0, t[3] = {INFINITY, INFINITY, INFINITY};
+  /* best of three, interleaved, so a busy machine does not decide the comparison below */
+  for (int rep = 0; rep < 3; ++rep)
+    for (int variant = 0; variant < 3; ++variant) {
+      double t0 = now_seconds();
+      for (int c = 0; c < CALLS; ++c) {
+        int i = c % POOL;
+        if (variant == 0) sink += hinge_energy_psd(pool[i], kpool[i], tpool[i], g, H);
+        if (variant == 1) sink += hinge_energy_psd(pool[i], kpool[i], tpool[i], g, NULL);
+        if (variant == 2) sink += hinge_energy(pool[i], kpool[i], tpool[i], g, H);
+        sink += g[c % 12] + H[c % 144];
+      }
+      t[variant] = fmin(t[variant], 1e9 * (now_seconds() - t0) / CALLS);
     }
-    t[variant] = 1e9 * (now_seconds() - t0) / CALLS;
-  }
   TF_NOTE("ns per call: hinge_energy_psd %.1f (gradient only %.1f), hinge_energy exact %.1f",
           t[0], t[1], t[2]);
   ENSURE(isfinite(sink));

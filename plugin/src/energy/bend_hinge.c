@@ -4,8 +4,9 @@
  * its triangle, the opposite vertices with weight 1 / height and the edge vertices with the
  * barycentric share of the foot of that height. The exact Hessian differentiates that closed form
  * in the translation-free coordinates e = x1 - x0, a = x2 - x0, b = x3 - x0 (an independent
- * derivation of what Tamstorf & Grinspun 2013 give in closed form), then scatters the 9 x 9 result to the 12 vertex
- * coordinates with x0 = minus the sum of the others. Nothing here allocates.
+ * derivation of what Tamstorf & Grinspun 2013 give in closed form), then scatters the 9 x 9
+ * result to the 12 vertex coordinates with x0 = minus the sum of the others. Nothing here
+ * allocates.
  */
 #include "energy/bend_hinge.h"
 
@@ -55,7 +56,8 @@ static int hinge_geom_init(hinge_geom *g, const double x[12]) {
 /* dtheta/dx (12), the closed form of Bridson et al. 2003 (their bending modes u1..u4) with the
  * signs of this theta:
  * dtheta/dx2 = -|e| nA / |nA|^2, dtheta/dx3 = -|e| nB / |nB|^2,
- * dtheta/dx1 = -sA dtheta/dx2 - sB dtheta/dx3, dtheta/dx0 = -(1 - sA) dtheta/dx2 - (1 - sB) dtheta/dx3,
+ * dtheta/dx1 = -sA dtheta/dx2 - sB dtheta/dx3,
+ * dtheta/dx0 = -(1 - sA) dtheta/dx2 - (1 - sB) dtheta/dx3,
  * with sA = a.e / |e|^2 and sB = b.e / |e|^2 the feet of the heights along the edge */
 static void hinge_angle_grad(const hinge_geom *g, double dth[12], double *out_sa, double *out_sb) {
   double sa = v3_dot(g->a, g->e) / g->e2;

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT
+ * Test scenes and measures (see scenes.h). */
+#include "scenes.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const double origin[3],
+                const double u[3], const double v[3], int pin_row0) {
+  memset(s, 0, sizeof *s);
+  s->vert_count = (nx + 1) * (ny + 1);
+  s->tri_count = 2 * nx * ny;
+  s->pos = calloc(3 * (size_t)s->vert_count, sizeof *s->pos);
+  s->tri = calloc(3 * (size_t)s->tri_count, sizeof *s->tri);
+  for (uint32_t j = 0; j <= ny; ++j)
+    for (uint32_t i = 0; i <= nx; ++i) {
+      double *p = s->pos + 3 * (size_t)(j * (nx + 1) + i);
+      for (int k = 0; k < 3; ++k) p[k] = origin[k] + (w * i / nx) * u[k] + (h * j / ny) * v[k];
+    }
+  uint32_t t = 0;
+  for (uint32_t j = 0; j < ny; ++j)
+    for (uint32_t i = 0; i < nx; ++i) {
+      uint32_t a = j * (nx + 1) + i, b = a + 1, c = a + nx + 2, d = a + nx + 1;
+      uint32_t *q = s->tri + 3 * (size_t)t;
+      q[0] = a; q[1] = b; q[2] = c;
+      q[3] = a; q[4] = c; q[5] = d;
+      t += 2;
+    }
+  if (pin_row0) {
+    s->pin_count = nx + 1;
+    s->pins = calloc(s->pin_count, sizeof *s->pins);
+    for (uint32_t i = 0; i <= nx; ++i) s->pins[i] = i;
+  }
+}
+
+void scene_young1(scene *s) {
+  static const uint32_t row_len[3] = {5, 4, 3};
+  const double h = sqrt(3.0) / 2.0;
+  memset(s, 0, sizeof *s);
+  s->vert_count = 12;
+  s->tri_count = 12;
+  s->pos = calloc(36, sizeof *s->pos);
+  s->tri = calloc(36, sizeof *s->tri);
+  uint32_t start[3] = {0, 5, 9}, k = 0;
+  for (uint32_t r = 0; r < 3; ++r)
+    for (uint32_t i = 0; i < row_len[r]; ++i, ++k) {
+      s->pos[3 * k] = 0.5 * r + i;
+      s->pos[3 * k + 1] = h * r;
+    }
+  uint32_t t = 0;
+  for (uint32_t r = 0; r < 2; ++r) {
+    uint32_t a = start[r], b = start[r + 1], n = row_len[r];
+    for (uint32_t i = 0; i + 1 < n; ++i) { /* upward triangles */
+      s->tri[3 * t] = a + i; s->tri[3 * t + 1] = a + i + 1; s->tri[3 * t + 2] = b + i; ++t;
+    }
+    for (uint32_t i = 0; i + 2 < n; ++i) { /* downward triangles */
+      s->tri[3 * t] = b + i; s->tri[3 * t + 1] = a + i + 1; s->tri[3 * t + 2] = b + i + 1; ++t;
+    }
+  }
+  s->pin_count = 5;
+  s->pins = calloc(5, sizeof *s->pins);
+  for (uint32_t i = 0; i < 5; ++i) s->pins[i] = i;
+}
+
+void scene_free(scene *s) {
+  free(s->pos);
+  free(s->tri);
+  free(s->pins);
+  memset(s, 0, sizeof *s);
+}
+
+double dist_d1(const double *x, const double *p, uint32_t n) {
+  double s = 0.0;
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) s += (x[k] - p[k]) * (x[k] - p[k]);
+  return sqrt(s);
+}
+
+double dist_d2(const double *x, const double *p, uint32_t n) {
+  double m = 0.0;
+  for (uint32_t i = 0; i < n; ++i) {
+    double s = 0.0;
+    for (int k = 0; k < 3; ++k) s += (x[3 * i + k] - p[3 * i + k]) * (x[3 * i + k] - p[3 * i + k]);
+    if (sqrt(s) > m) m = sqrt(s);
+  }
+  return m;
+}
+
+void scene_def(const scene *s, tf_cloth_def *def) {
+  tf_cloth_def_init(def);
+  def->rest_positions = s->pos;
+  def->vert_count = s->vert_count;
+  def->triangles = s->tri;
+  def->tri_count = s->tri_count;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT
+ * Test scenes: regular cloth grids and the thesis's Example 1 trapezoid, plus small measures
+ * (distance from rest, momenta) that the physics tests share. */
+#ifndef TF_TEST_SCENES_H
+#define TF_TEST_SCENES_H
+
+#include <stdint.h>
+
+#include "tauform.h"
+
+typedef struct scene {
+  uint32_t vert_count, tri_count;
+  double *pos;   /* (vert_count x 3) */
+  uint32_t *tri; /* (tri_count x 3) */
+  uint32_t pin_count;
+  uint32_t *pins;
+} scene;
+
+/* (nx+1) x (ny+1) grid of a w x h sheet. Vertex (i, j) = j*(nx+1)+i at
+ * origin + i*w/nx * u + j*h/ny * v; pins: row j = 0 when pin_row0. */
+void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const double origin[3],
+                const double u[3], const double v[3], int pin_row0);
+/* Young 2007 Example 1: 12 unit equilateral triangles in rows of 5, 4, 3 vertices in the x-y
+ * plane; the bottom row pinned. The top-middle vertex is vertex 10. */
+void scene_young1(scene *s);
+void scene_free(scene *s);
+
+/* d1 = |x - p|_2 and d2 = max_i |x_i - p_i| (thesis eqs. 4.1, 4.2) */
+double dist_d1(const double *x, const double *p, uint32_t n);
+double dist_d2(const double *x, const double *p, uint32_t n);
+
+/* a def with the scene's mesh and defaults */
+void scene_def(const scene *s, tf_cloth_def *def);
+
+#endif
