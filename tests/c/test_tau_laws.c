@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT
+ * The tau laws on 3D cloth: rest time ~ 1/tau and independent of dt, no oscillation at kappa = 0,
+ * free pieces keep their ballistic motion and momenta (tau damps deformation, never rigid
+ * motion), and a hanging sheet sags to the static equilibrium whatever tau is. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenes.h"
+#include "tf_test.h"
+
+static const double ORIGIN[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, EZ_DOWN[3] = {0, 0, -1};
+
+/* a 1 m square sheet in the x-y plane clamped along y = 0 (its first two rows pinned: one pinned
+ * line would leave the rotation about it as a zero-energy mode), bent out of plane by
+ * z = a (y - h)^2 and released without gravity: it relaxes to flat through its bending modes */
+static double pinned_sheet_rest_time(double tau, double dt, int *monotone) {
+  scene sc;
+  scene_grid(&sc, 12, 12, 1.0, 1.0, ORIGIN, EX, EY, 1);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.density = 0.1;
+  def.stretch_stiffness = 200.0;
+  def.bend_stiffness = 0.01;
+  def.gravity[2] = 0.0;
+  def.tau = tau;
+  def.solver.tolerance = 1e-8;
+  def.solver.abs_tolerance = 1e-12;
+  tf_sim *sim = NULL;
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return -1.0;
+  uint32_t clamp[26];
+  for (uint32_t i = 0; i < 26; ++i) clamp[i] = i;
+  tf_sim_set_pins(sim, clamp, NULL, 26);
+  double *x = malloc(sizeof(double) * 3 * sc.vert_count);
+  memcpy(x, sc.pos, sizeof(double) * 3 * sc.vert_count);
+  for (uint32_t i = 26; i < sc.vert_count; ++i) {
+    double y = x[3 * i + 1] - 1.0 / 12.0;
+    x[3 * i + 2] = 0.02 * y * y;
+  }
+  tf_sim_set_state(sim, x, NULL, sc.vert_count);
+  double d0 = dist_d1(x, sc.pos, sc.vert_count), dp = d0, rest = -1.0;
+  *monotone = 1;
+  int steps = (int)(20.0 / tau / dt + 0.5);
+  for (int k = 1; k <= steps && rest < 0; ++k) {
+    if (tf_sim_advance(sim, dt, 1) != TF_OK) break;
+    tf_sim_get_positions(sim, x, sc.vert_count);
+    double d = dist_d1(x, sc.pos, sc.vert_count);
+    if (d > dp * (1.0 + 1e-9)) *monotone = 0;
+    if (d < 0.01 * d0) rest = k * dt;
+    dp = d;
+  }
+  free(x);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+  return rest;
+}
+
+TF_TEST(tau_law_rest_time_scales_as_one_over_tau) {
+  int m1, m2, m3;
+  double t1 = pinned_sheet_rest_time(1.0, 0.01, &m1);
+  double t2 = pinned_sheet_rest_time(2.0, 0.01, &m2);
+  double t1h = pinned_sheet_rest_time(1.0, 0.005, &m3);
+  TF_NOTE("pinned sheet rest time: tau=1 %.3f s, tau=2 %.3f s (ratio %.3f); tau=1 at dt/2 %.3f s (%.2f %%)",
+          t1, t2, t1 / t2, t1h, 100.0 * (t1 - t1h) / t1h);
+  ENSURE(t1 > 0 && t2 > 0 && t1h > 0);
+  ENSURE(fabs(t1 / t2 - 2.0) < 0.2);
+  ENSURE(fabs(t1 - t1h) < 0.05 * t1h);
+  ENSURE_MSG(m1 && m2 && m3, "distance from rest increased at kappa = 0");
+}
+
+/* stretched free sheet (no pins) */
+static tf_sim *free_sheet(double tau, const double g[3], scene *sc, double *x) {
+  scene_grid(sc, 8, 8, 1.0, 1.0, ORIGIN, EX, EY, 0);
+  tf_cloth_def def;
+  scene_def(sc, &def);
+  def.stretch_stiffness = 500.0;
+  def.bend_stiffness = 1e-3;
+  def.tau = tau;
+  memcpy(def.gravity, g, sizeof def.gravity);
+  def.solver.tolerance = 1e-8;
+  def.solver.abs_tolerance = 1e-12;
+  tf_sim *sim = NULL;
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
+  /* deform: stretch x by 20 %, bulge z */
+  for (uint32_t i = 0; i < sc->vert_count; ++i) {
+    x[3 * i] = 1.2 * sc->pos[3 * i];
+    x[3 * i + 1] = sc->pos[3 * i + 1];
+    double u = sc->pos[3 * i] - 0.5, v = sc->pos[3 * i + 1] - 0.5;
+    x[3 * i + 2] = 0.1 * (u * u + v * v);
+  }
+  return sim;
+}
+
+TF_TEST(tau_free_fall_is_ballistic) {
+  scene sc;
+  double x[81 * 3], v[81 * 3], g[3] = {0, 0, -9.81};
+  tf_sim *sim = free_sheet(1.0, g, &sc, x);
+  ENSURE(sim);
+  double v0[81 * 3];
+  for (int i = 0; i < 81; ++i) { v0[3 * i] = 0.3; v0[3 * i + 1] = 0.0; v0[3 * i + 2] = 2.0; }
+  tf_sim_set_state(sim, x, v0, 81);
+  /* lumped masses are area/3 per triangle corner: on this grid proportional to the number of
+   * triangles at each vertex */
+  double w[81], wsum = 0.0;
+  for (int j = 0; j <= 8; ++j)
+    for (int i = 0; i <= 8; ++i) {
+      int tri = 0; /* triangles touching (i, j) with the (i,j)-(i+1,j+1) diagonal split */
+      if (i < 8 && j < 8) tri += 2;
+      if (i > 0 && j > 0) tri += 2;
+      if (i > 0 && j < 8) tri += 1;
+      if (i < 8 && j > 0) tri += 1;
+      w[j * 9 + i] = tri;
+      wsum += tri;
+    }
+  double c[3] = {0, 0, 0}, V[3] = {0.3, 0.0, 2.0};
+  for (int i = 0; i < 81; ++i)
+    for (int k = 0; k < 3; ++k) c[k] += w[i] * x[3 * i + k] / wsum;
+  const double dt = 1.0 / 24.0;
+  double max_err = 0.0;
+  for (int step = 0; step < 48; ++step) {
+    ENSURE(tf_sim_advance(sim, dt, 1) == TF_OK);
+    /* symplectic Euler of the centre of mass: V += dt g, c += dt V */
+    for (int k = 0; k < 3; ++k) { V[k] += dt * g[k]; c[k] += dt * V[k]; }
+    tf_sim_get_positions(sim, x, 81);
+    double cc[3] = {0, 0, 0};
+    for (int i = 0; i < 81; ++i)
+      for (int k = 0; k < 3; ++k) cc[k] += w[i] * x[3 * i + k] / wsum;
+    for (int k = 0; k < 3; ++k) max_err = fmax(max_err, fabs(cc[k] - c[k]));
+  }
+  tf_sim_get_velocities(sim, v, 81);
+  /* the deformation settled: every vertex moves with the centre of mass */
+  double vdev = 0.0;
+  for (int i = 0; i < 81; ++i)
+    for (int k = 0; k < 3; ++k) vdev = fmax(vdev, fabs(v[3 * i + k] - V[k]));
+  TF_NOTE("free fall 2 s: COM error vs discrete parabola %.2e m, velocity spread %.2e m/s", max_err, vdev);
+  ENSURE(max_err < 1e-9);
+  ENSURE(vdev < 1e-4);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+TF_TEST(tau_free_spin_keeps_momenta) {
+  scene sc;
+  double x[81 * 3], v[81 * 3], g[3] = {0, 0, 0};
+  tf_sim *sim = free_sheet(0.5, g, &sc, x);
+  ENSURE(sim);
+  /* spin about z through the middle plus a deformation velocity */
+  const double om[3] = {0.3, 0.0, 2.0};
+  for (int i = 0; i < 81; ++i) {
+    double r[3] = {x[3 * i] - 0.6, x[3 * i + 1] - 0.5, x[3 * i + 2]};
+    v[3 * i] = om[1] * r[2] - om[2] * r[1] + 0.1;
+    v[3 * i + 1] = om[2] * r[0] - om[0] * r[2] + 0.2 * r[1];
+    v[3 * i + 2] = om[0] * r[1] - om[1] * r[0] + 0.5 * r[0] * r[0];
+  }
+  tf_sim_set_state(sim, x, v, 81);
+  /* momenta weighted by the lumped masses (proportional to triangle counts, as above) */
+  double w[81];
+  for (int j = 0; j <= 8; ++j)
+    for (int i = 0; i <= 8; ++i) {
+      int tri = 0;
+      if (i < 8 && j < 8) tri += 2;
+      if (i > 0 && j > 0) tri += 2;
+      if (i > 0 && j < 8) tri += 1;
+      if (i < 8 && j > 0) tri += 1;
+      w[j * 9 + i] = tri;
+    }
+  double P0[3] = {0}, L0[3] = {0};
+  for (int i = 0; i < 81; ++i) {
+    const double *p = x + 3 * i, *u = v + 3 * i;
+    for (int k = 0; k < 3; ++k) P0[k] += w[i] * u[k];
+    L0[0] += w[i] * (p[1] * u[2] - p[2] * u[1]);
+    L0[1] += w[i] * (p[2] * u[0] - p[0] * u[2]);
+    L0[2] += w[i] * (p[0] * u[1] - p[1] * u[0]);
+  }
+  double e_start;
+  tf_sim_get_energy(sim, &e_start);
+  double driftP = 0.0, driftL = 0.0;
+  double nP = sqrt(P0[0] * P0[0] + P0[1] * P0[1] + P0[2] * P0[2]);
+  double nL = sqrt(L0[0] * L0[0] + L0[1] * L0[1] + L0[2] * L0[2]);
+  for (int step = 0; step < 100; ++step) {
+    ENSURE(tf_sim_advance(sim, 0.01, 1) == TF_OK);
+    tf_sim_get_positions(sim, x, 81);
+    tf_sim_get_velocities(sim, v, 81);
+    double P[3] = {0}, L[3] = {0};
+    for (int i = 0; i < 81; ++i) {
+      const double *p = x + 3 * i, *u = v + 3 * i;
+      for (int k = 0; k < 3; ++k) P[k] += w[i] * u[k];
+      L[0] += w[i] * (p[1] * u[2] - p[2] * u[1]);
+      L[1] += w[i] * (p[2] * u[0] - p[0] * u[2]);
+      L[2] += w[i] * (p[0] * u[1] - p[1] * u[0]);
+    }
+    for (int k = 0; k < 3; ++k) {
+      driftP = fmax(driftP, fabs(P[k] - P0[k]) / nP);
+      driftL = fmax(driftL, fabs(L[k] - L0[k]) / nL);
+    }
+  }
+  double e_end;
+  tf_sim_get_energy(sim, &e_end);
+  TF_NOTE("spin 100 steps: relative drift P %.2e, L %.2e; elastic energy %.3e -> %.3e J", driftP, driftL,
+          e_start, e_end);
+  ENSURE(driftP < 1e-6);
+  ENSURE(driftL < 1e-6);
+  ENSURE(e_end < 0.05 * e_start); /* deformation came to rest */
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+TF_TEST(tau_hanging_sheet_static_equilibrium) {
+  const double taus[3] = {0.1, 1.0, 10.0};
+  for (int t = 0; t < 3; ++t) {
+    scene sc;
+    const double top[3] = {0, 0, 1};
+    scene_grid(&sc, 10, 10, 1.0, 1.0, top, EX, EZ_DOWN, 1);
+    tf_cloth_def def;
+    scene_def(&sc, &def);
+    def.stretch_stiffness = 300.0;
+    def.bend_stiffness = 1e-4;
+    def.tau = taus[t];
+    def.solver.tolerance = 1e-9;
+    def.solver.abs_tolerance = 1e-12;
+    tf_sim *sim = NULL;
+    ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+    ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
+    for (int f = 0; f < 200; ++f) ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 1) == TF_OK);
+    double f[121 * 3], x[121 * 3];
+    tf_sim_get_forces(sim, f, 121);
+    tf_sim_get_positions(sim, x, 121);
+    double worst = 0.0, weight = 0.0;
+    for (uint32_t i = 11; i < 121; ++i) {
+      worst = fmax(worst, sqrt(f[3 * i] * f[3 * i] + f[3 * i + 1] * f[3 * i + 1] + f[3 * i + 2] * f[3 * i + 2]));
+    }
+    weight = 0.1 * 1.0 * 9.81 / 121.0; /* an average vertex's weight */
+    double sag = 0.0 - x[3 * 120 + 2];
+    TF_NOTE("tau=%g: max net force on a free vertex %.2e N (%.2e of a vertex weight), bottom z %.5f", taus[t],
+            worst, worst / weight, -sag);
+    ENSURE(worst < 1e-6 * weight);
+    tf_sim_destroy(sim);
+    scene_free(&sc);
+  }
+}
