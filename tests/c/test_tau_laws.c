@@ -93,7 +93,7 @@ static tf_sim *free_sheet(double tau, const double g[3], scene *sc, double *x) {
 TF_TEST(tau_free_fall_is_ballistic) {
   scene sc;
   double x[81 * 3], v[81 * 3], g[3] = {0, 0, -9.81};
-  tf_sim *sim = free_sheet(1.0, g, &sc, x);
+  tf_sim *sim = free_sheet(3.0, g, &sc, x);
   ENSURE(sim);
   double v0[81 * 3];
   for (int i = 0; i < 81; ++i) { v0[3 * i] = 0.3; v0[3 * i + 1] = 0.0; v0[3 * i + 2] = 2.0; }
