@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT
+ * ABI: the size and field offsets of every public struct on LP64 are frozen here. A change that
+ * moves a field breaks every compiled host: append new fields at the end and update this list in
+ * the same reviewed change. Also: defaults, the old-host path (a smaller struct_size), versions,
+ * status names and the plugin table. */
+#include <stddef.h>
+#include <string.h>
+
+#include "tauform.h"
+#include "tf_test.h"
+
+typedef struct layout { const char *what; size_t got, want; } layout;
+
+TF_TEST(abi_struct_layout) {
+#if UINTPTR_MAX == 0xffffffffffffffffu
+  const layout L[] = {
+  {"tf_cloth_def.struct_size", offsetof(tf_cloth_def, struct_size), 0},
+  {"tf_cloth_def.rest_positions", offsetof(tf_cloth_def, rest_positions), 8},
+  {"tf_cloth_def.vert_count", offsetof(tf_cloth_def, vert_count), 16},
+  {"tf_cloth_def.triangles", offsetof(tf_cloth_def, triangles), 24},
+  {"tf_cloth_def.tri_count", offsetof(tf_cloth_def, tri_count), 32},
+  {"tf_cloth_def.initial_positions", offsetof(tf_cloth_def, initial_positions), 40},
+  {"tf_cloth_def.density", offsetof(tf_cloth_def, density), 48},
+  {"tf_cloth_def.total_mass", offsetof(tf_cloth_def, total_mass), 56},
+  {"tf_cloth_def.vertex_masses", offsetof(tf_cloth_def, vertex_masses), 64},
+  {"tf_cloth_def.stretch_stiffness", offsetof(tf_cloth_def, stretch_stiffness), 72},
+  {"tf_cloth_def.poisson", offsetof(tf_cloth_def, poisson), 80},
+  {"tf_cloth_def.bend_stiffness", offsetof(tf_cloth_def, bend_stiffness), 88},
+  {"tf_cloth_def.gravity", offsetof(tf_cloth_def, gravity), 96},
+  {"tf_cloth_def.integrator", offsetof(tf_cloth_def, integrator), 120},
+  {"tf_cloth_def.tau", offsetof(tf_cloth_def, tau), 128},
+  {"tf_cloth_def.kappa", offsetof(tf_cloth_def, kappa), 136},
+  {"tf_cloth_def.phi", offsetof(tf_cloth_def, phi), 144},
+  {"tf_cloth_def.psi", offsetof(tf_cloth_def, psi), 152},
+  {"tf_cloth_def.pin_stiffness", offsetof(tf_cloth_def, pin_stiffness), 160},
+  {"tf_cloth_def.solver", offsetof(tf_cloth_def, solver), 168},
+  {"tf_cloth_def.allocator", offsetof(tf_cloth_def, allocator), 192},
+  {"tf_cloth_def.logger", offsetof(tf_cloth_def, logger), 216},
+  {"tf_stats.struct_size", offsetof(tf_stats, struct_size), 0},
+  {"tf_stats.steps", offsetof(tf_stats, steps), 4},
+  {"tf_stats.newton_iterations", offsetof(tf_stats, newton_iterations), 8},
+  {"tf_stats.cg_iterations", offsetof(tf_stats, cg_iterations), 12},
+  {"tf_stats.max_newton_per_step", offsetof(tf_stats, max_newton_per_step), 16},
+  {"tf_stats.unconverged_steps", offsetof(tf_stats, unconverged_steps), 20},
+  {"tf_stats.residual", offsetof(tf_stats, residual), 24},
+  {"tf_stats.seconds", offsetof(tf_stats, seconds), 32},
+  {"tf_stats.total_steps", offsetof(tf_stats, total_steps), 40},
+  {"tf_solver_settings.max_newton", offsetof(tf_solver_settings, max_newton), 0},
+  {"tf_solver_settings.max_cg", offsetof(tf_solver_settings, max_cg), 4},
+  {"tf_solver_settings.tolerance", offsetof(tf_solver_settings, tolerance), 8},
+  {"tf_solver_settings.abs_tolerance", offsetof(tf_solver_settings, abs_tolerance), 16},
+  {"tf_allocator.alloc", offsetof(tf_allocator, alloc), 0},
+  {"tf_allocator.free", offsetof(tf_allocator, free), 8},
+  {"tf_allocator.ud", offsetof(tf_allocator, ud), 16},
+  {"tf_logger.fn", offsetof(tf_logger, fn), 0},
+  {"tf_logger.ud", offsetof(tf_logger, ud), 8},
+  {"tf_logger.min_level", offsetof(tf_logger, min_level), 16},
+  {"tf_api.struct_size", offsetof(tf_api, struct_size), 0},
+  {"tf_api.version", offsetof(tf_api, version), 4},
+  {"tf_api.cloth_create", offsetof(tf_api, cloth_create), 32},
+  {"tf_api.critical_damping", offsetof(tf_api, critical_damping), 176},
+      {"sizeof tf_cloth_def", sizeof(tf_cloth_def), 240},
+      {"sizeof tf_stats", sizeof(tf_stats), 48},
+      {"sizeof tf_solver_settings", sizeof(tf_solver_settings), 24},
+      {"sizeof tf_allocator", sizeof(tf_allocator), 24},
+      {"sizeof tf_logger", sizeof(tf_logger), 24},
+  };
+  for (size_t i = 0; i < sizeof L / sizeof L[0]; ++i)
+    ENSURE_MSG(L[i].got == L[i].want, "%s is %zu, frozen at %zu", L[i].what, L[i].got, L[i].want);
+  /* the plugin table only grows: its first 184 bytes are frozen */
+  ENSURE(sizeof(tf_api) >= 184);
+#endif
+  /* enum values are part of the ABI */
+  ENSURE(TF_OK == 0 && TF_E_INVALID_ARG == 1 && TF_E_NOMEM == 2 && TF_E_DEF_INIT == 3 && TF_E_BAD_MESH == 4 &&
+         TF_E_NOT_CONVERGED == 5 && TF_E_VERSION == 6 && TF_E_UNSUPPORTED == 7 && TF_E_IO == 8 && TF_E_SCRIPT == 9);
+  ENSURE(TF_PARAM_TAU == 0 && TF_PARAM_KAPPA == 1 && TF_PARAM_BEND_STIFFNESS == 2 && TF_PARAM_GRAVITY == 3 &&
+         TF_PARAM_PSI == 8);
+  ENSURE(TF_INTEGRATOR_TAU == 0 && TF_INTEGRATOR_STRAIN_RATE == 1);
+}
+
+TF_TEST(abi_versions_and_names) {
+  ENSURE(tf_version() == TF_VERSION);
+  ENSURE(tf_abi_version() == TF_VERSION_MAJOR);
+  ENSURE(strcmp(tf_status_name(TF_E_NOMEM), "TF_E_NOMEM") == 0);
+  ENSURE(strcmp(tf_status_name((tf_status)1234), "TF_UNKNOWN") == 0);
+  ENSURE(strcmp(tf_status_message(TF_E_BAD_MESH), "bad mesh") == 0);
+  const tf_api *api = tf_get_api(TF_VERSION_MAJOR);
+  ENSURE(api && api->struct_size == sizeof(tf_api) && api->version == TF_VERSION);
+  ENSURE(api->cloth_create == tf_cloth_create && api->critical_damping == tf_critical_damping);
+  ENSURE(tf_get_api(TF_VERSION_MAJOR + 1) == NULL);
+  ENSURE(tf_get_api(0) == NULL || TF_VERSION_MAJOR == 0);
+}
+
+TF_TEST(abi_def_defaults_and_old_hosts) {
+  tf_cloth_def d;
+  memset(&d, 0xab, sizeof d);
+  tf_cloth_def_init(&d);
+  ENSURE(d.struct_size == sizeof d);
+  ENSURE(d.tau == 0.1 && d.kappa == 0.0 && d.density == 0.1 && d.gravity[2] == -9.81);
+  ENSURE(d.rest_positions == NULL && d.vertex_masses == NULL && d.allocator.alloc == NULL);
+  ENSURE(d.solver.max_newton == 20);
+  /* an old host knows only the fields up to `tau`: the rest must not be touched by init */
+  unsigned char buf[sizeof(tf_cloth_def)];
+  memset(buf, 0xcd, sizeof buf);
+  uint32_t old_size = (uint32_t)offsetof(tf_cloth_def, kappa);
+  tf_cloth_def_init_((tf_cloth_def *)buf, old_size);
+  ENSURE(((tf_cloth_def *)buf)->struct_size == old_size);
+  for (size_t i = old_size; i < sizeof buf; ++i) ENSURE(buf[i] == 0xcd);
+  /* and create accepts such a def, defaulting the rest (here kappa 0 even though the bytes
+   * behind the old struct are garbage) */
+  double pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  uint32_t tri[3] = {0, 1, 2};
+  tf_cloth_def *od = (tf_cloth_def *)buf;
+  od->rest_positions = pos;
+  od->vert_count = 3;
+  od->triangles = tri;
+  od->tri_count = 1;
+  tf_sim *sim = NULL;
+  char err[128];
+  ENSURE_MSG(tf_cloth_create(od, &sim, err, sizeof err) == TF_OK, "%s", err);
+  double kappa = -1;
+  tf_sim_get_param(sim, TF_PARAM_KAPPA, &kappa, 1);
+  ENSURE(kappa == 0.0);
+  tf_sim_destroy(sim);
+  tf_sim_destroy(NULL);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT
+ * Bad input: every mistake a host can make gets a status and a message naming it, and a
+ * simulation that existed is unchanged afterwards (positions, velocities, parameters, pins). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenes.h"
+#include "tf_test.h"
+
+static const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+
+static tf_status try_create(scene *sc, void (*edit)(tf_cloth_def *, scene *), char *err, size_t n) {
+  tf_cloth_def def;
+  scene_def(sc, &def);
+  if (edit) edit(&def, sc);
+  tf_sim *sim = (tf_sim *)0x1; /* must be reset to NULL on failure */
+  tf_status st = tf_cloth_create(&def, &sim, err, n);
+  if (st == TF_OK) tf_sim_destroy(sim);
+  else if (sim != NULL) return (tf_status)99;
+  return st;
+}
+
+static void e_index_range(tf_cloth_def *d, scene *s) { s->tri[7] = 1000; (void)d; }
+static void e_repeat(tf_cloth_def *d, scene *s) { s->tri[4] = s->tri[3]; (void)d; }
+static void e_degenerate(tf_cloth_def *d, scene *s) {
+  (void)d; /* put vertex 1 on the line through vertices 0 and 10 */
+  s->pos[3 * 10] = 0.5; s->pos[3 * 10 + 1] = 0.0; s->pos[3 * 1] = 0.25;
+  s->tri[0] = 0; s->tri[1] = 1; s->tri[2] = 10; /* zero area */
+}
+static void e_nan(tf_cloth_def *d, scene *s) { s->pos[3 * 5 + 2] = NAN; (void)d; }
+static void e_inf(tf_cloth_def *d, scene *s) { s->pos[3 * 6] = INFINITY; (void)d; }
+static void e_tau0(tf_cloth_def *d, scene *s) { d->tau = 0.0; (void)s; }
+static void e_tau_neg(tf_cloth_def *d, scene *s) { d->tau = -1.0; (void)s; }
+static void e_kappa(tf_cloth_def *d, scene *s) { d->kappa = 1.5; (void)s; }
+static void e_kappa_neg(tf_cloth_def *d, scene *s) { d->kappa = -0.1; (void)s; }
+static void e_poisson(tf_cloth_def *d, scene *s) { d->poisson = 1.0; (void)s; }
+static void e_density(tf_cloth_def *d, scene *s) { d->density = 0.0; (void)s; }
+static void e_uninit(tf_cloth_def *d, scene *s) { d->struct_size = 0; (void)s; }
+static void e_nonmanifold(tf_cloth_def *d, scene *s) {
+  /* a third triangle on edge (0, 1): reuse triangle 1's slot with vertex 5 */
+  (void)d; s->tri[3] = 0; s->tri[4] = 1; s->tri[5] = 6;
+}
+static void e_dup(tf_cloth_def *d, scene *s) {
+  (void)d; s->tri[3] = s->tri[0]; s->tri[4] = s->tri[2]; s->tri[5] = s->tri[1];
+}
+static void e_nullpos(tf_cloth_def *d, scene *s) { d->rest_positions = NULL; (void)s; }
+
+TF_TEST(bad_input_create) {
+  struct { void (*edit)(tf_cloth_def *, scene *); tf_status want; const char *needle; } cases[] = {
+      {e_index_range, TF_E_BAD_MESH, "out of range"},
+      {e_repeat, TF_E_BAD_MESH, "repeats a vertex"},
+      {e_degenerate, TF_E_BAD_MESH, "degenerate"},
+      {e_nan, TF_E_INVALID_ARG, "vertex 5"},
+      {e_inf, TF_E_INVALID_ARG, "vertex 6"},
+      {e_tau0, TF_E_INVALID_ARG, "tau"},
+      {e_tau_neg, TF_E_INVALID_ARG, "tau"},
+      {e_kappa, TF_E_INVALID_ARG, "kappa"},
+      {e_kappa_neg, TF_E_INVALID_ARG, "kappa"},
+      {e_poisson, TF_E_INVALID_ARG, "poisson"},
+      {e_density, TF_E_INVALID_ARG, "density"},
+      {e_uninit, TF_E_DEF_INIT, "tf_cloth_def_init"},
+      {e_nonmanifold, TF_E_BAD_MESH, "non-manifold"},
+      {e_dup, TF_E_BAD_MESH, "duplicates"},
+      {e_nullpos, TF_E_INVALID_ARG, "rest_positions"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    scene sc;
+    scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 0);
+    char err[256] = "";
+    tf_status st = try_create(&sc, cases[c].edit, err, sizeof err);
+    ENSURE_MSG(st == cases[c].want, "case %zu: got %s, want %s (%s)", c, tf_status_name(st),
+               tf_status_name(cases[c].want), err);
+    ENSURE_MSG(strstr(err, cases[c].needle) != NULL, "case %zu: message '%s' lacks '%s'", c, err, cases[c].needle);
+    scene_free(&sc);
+  }
+  /* NULL errbuf is allowed, NULL out_sim is not */
+  scene sc;
+  scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 0);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  ENSURE(tf_cloth_create(&def, NULL, NULL, 0) == TF_E_INVALID_ARG);
+  def.tau = -1;
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_E_INVALID_ARG && sim == NULL);
+  scene_free(&sc);
+}
+
+/* snapshot of everything a failed call must leave alone */
+typedef struct snap { double x[48], v[48], tau, kappa, bend, g[3]; tf_stats st; } snap;
+
+static void take(tf_sim *s, snap *p) {
+  memset(p, 0, sizeof *p);
+  tf_sim_get_positions(s, p->x, 16);
+  tf_sim_get_velocities(s, p->v, 16);
+  tf_sim_get_param(s, TF_PARAM_TAU, &p->tau, 1);
+  tf_sim_get_param(s, TF_PARAM_KAPPA, &p->kappa, 1);
+  tf_sim_get_param(s, TF_PARAM_BEND_STIFFNESS, &p->bend, 1);
+  tf_sim_get_param(s, TF_PARAM_GRAVITY, p->g, 3);
+  p->st.struct_size = sizeof p->st;
+  tf_sim_get_stats(s, &p->st);
+}
+
+TF_TEST(bad_input_leaves_sim_unchanged) {
+  scene sc;
+  scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 1);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
+  ENSURE(tf_sim_advance(sim, 1.0 / 24, 2) == TF_OK);
+  snap before, after;
+  take(sim, &before);
+  double bad_tau = 0.0, bad_kappa = 2.0, nan_g[3] = {0, NAN, 0}, inf1 = INFINITY;
+  double targets[12] = {0};
+  targets[5] = NAN;
+  double pos[48];
+  memcpy(pos, before.x, sizeof pos);
+  pos[17] = NAN;
+  uint32_t bad_pins[2] = {3, 3}, far_pin[1] = {99};
+  double bad_w[1] = {1.5};
+  double map[15] = {0};
+  /* each rejected call must name the problem in the sim's last error */
+#define REJECTS(call, needle)                                                                    \
+  do {                                                                                           \
+    tf_status st_ = (call);                                                                      \
+    ENSURE_MSG(st_ != TF_OK, "%s succeeded", #call);                                             \
+    ENSURE_MSG(strstr(tf_sim_last_error(sim), needle), "%s: message '%s' lacks '%s'", #call,     \
+               tf_sim_last_error(sim), needle);                                                  \
+  } while (0)
+  REJECTS(tf_sim_set_param(sim, TF_PARAM_TAU, &bad_tau, 1), "tau must be > 0");
+  REJECTS(tf_sim_set_param(sim, TF_PARAM_KAPPA, &bad_kappa, 1), "kappa must be in [0, 1]");
+  REJECTS(tf_sim_set_param(sim, TF_PARAM_GRAVITY, nan_g, 3), "gravity must be finite");
+  REJECTS(tf_sim_set_param(sim, TF_PARAM_GRAVITY, nan_g, 1), "gravity takes 3 values");
+  REJECTS(tf_sim_set_param(sim, TF_PARAM_BEND_STIFFNESS, &inf1, 1), "bend_stiffness must be finite");
+  REJECTS(tf_sim_set_param(sim, (tf_param)77, &bad_tau, 1), "unknown parameter");
+  REJECTS(tf_sim_set_pin_targets(sim, targets, 4), "target 1 (vertex 1) is not finite");
+  REJECTS(tf_sim_set_pin_targets(sim, targets, 3), "4 vertices are pinned");
+  REJECTS(tf_sim_set_state(sim, pos, NULL, 16), "position of vertex 5 is not finite");
+  REJECTS(tf_sim_set_state(sim, before.x, NULL, 15), "vert_count is 15");
+  REJECTS(tf_sim_set_pins(sim, bad_pins, NULL, 2), "vertex 3 is pinned twice");
+  REJECTS(tf_sim_set_pins(sim, far_pin, NULL, 1), "indices[0] = 99 out of range");
+  REJECTS(tf_sim_set_pins(sim, sc.pins, bad_w, 1), "weights[0] = 1.5");
+  REJECTS(tf_sim_set_param_map(sim, TF_PARAM_BEND_STIFFNESS, map, 15), "vert_count is 15");
+  REJECTS(tf_sim_advance(sim, -1.0, 1), "frame_dt must be");
+  REJECTS(tf_sim_advance(sim, NAN, 1), "frame_dt must be");
+  REJECTS(tf_sim_advance(sim, 0.04, 0), "substeps must be >= 1");
+  REJECTS(tf_sim_get_positions(sim, pos, 15), "wrong vert_count");
+#undef REJECTS
+  take(sim, &after);
+  ENSURE(memcmp(&before, &after, sizeof before) == 0);
+  /* the pins still work after the rejected calls: the sim advances as before */
+  double tg[12];
+  for (int q = 0; q < 4; ++q) memcpy(tg + 3 * q, before.x + 3 * q, 3 * sizeof(double));
+  ENSURE(tf_sim_set_pin_targets(sim, tg, 4) == TF_OK);
+  ENSURE(tf_sim_advance(sim, 1.0 / 24, 2) == TF_OK);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+TF_TEST(bad_input_blowup_rolls_back) {
+  /* the explicit baseline with a step far above its stability limit goes non-finite: the frame
+   * is rolled back and the call fails with a message */
+  scene sc;
+  scene_grid(&sc, 6, 6, 1.0, 1.0, O, EX, EY, 1);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.integrator = TF_INTEGRATOR_STRAIN_RATE;
+  def.stretch_stiffness = 1e6;
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
+  double x0[49 * 3], x1[49 * 3];
+  /* a bump so the explicit step has forces to blow up on */
+  tf_sim_get_positions(sim, x0, 49);
+  x0[3 * 30 + 2] = 0.2;
+  ENSURE(tf_sim_set_state(sim, x0, NULL, 49) == TF_OK);
+  tf_status st = TF_OK;
+  for (int f = 0; f < 200 && st == TF_OK; ++f) {
+    tf_sim_get_positions(sim, x0, 49);
+    st = tf_sim_advance(sim, 0.04, 1);
+  }
+  ENSURE(st == TF_E_NOT_CONVERGED);
+  ENSURE(strstr(tf_sim_last_error(sim), "rolled back"));
+  tf_sim_get_positions(sim, x1, 49);
+  ENSURE(memcmp(x0, x1, sizeof x0) == 0);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}

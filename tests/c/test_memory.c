@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT
+ * Memory: all allocation goes through the host's allocator; advancing allocates nothing after
+ * create; running out of memory at any point of create fails with TF_E_NOMEM and leaks nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenes.h"
+#include "tf_test.h"
+
+typedef struct counter {
+  long allocs, frees, fail_after; /* fail_after < 0: never */
+  long long live;
+} counter;
+
+static void *count_alloc(size_t size, size_t align, void *ud) {
+  counter *c = ud;
+  if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
+  c->allocs++;
+  c->live += (long long)size;
+  size_t rounded = (size + align - 1) / align * align;
+  return aligned_alloc(align, rounded);
+}
+
+static void count_free(void *p, size_t size, void *ud) {
+  counter *c = ud;
+  c->frees++;
+  c->live -= (long long)size;
+  free(p);
+}
+
+static const double O[3] = {0, 0, 1}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, -1};
+
+TF_TEST(memory_no_allocation_per_step) {
+  scene sc;
+  scene_grid(&sc, 16, 16, 1.0, 1.0, O, EX, EZ, 1);
+  counter c = {0, 0, -1, 0};
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.allocator.alloc = count_alloc;
+  def.allocator.free = count_free;
+  def.allocator.ud = &c;
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  ENSURE(c.allocs > 0); /* the host's allocator is really used */
+  ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
+  long after_setup = c.allocs;
+  double *t = malloc(sizeof(double) * 3 * sc.pin_count);
+  for (int f = 0; f < 24; ++f) {
+    for (uint32_t q = 0; q < sc.pin_count; ++q) {
+      memcpy(t + 3 * q, sc.pos + 3 * q, 3 * sizeof(double));
+      t[3 * q + 1] += 0.02 * f; /* moving pins, the full step path */
+    }
+    ENSURE(tf_sim_set_pin_targets(sim, t, sc.pin_count) == TF_OK);
+    ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 2) == TF_OK);
+    double tau = 0.1 + 0.01 * f;
+    ENSURE(tf_sim_set_param(sim, TF_PARAM_TAU, &tau, 1) == TF_OK);
+  }
+  ENSURE_MSG(c.allocs == after_setup, "%ld allocations during 24 frames", c.allocs - after_setup);
+  tf_sim_destroy(sim);
+  ENSURE(c.live == 0 && c.frees == c.allocs);
+  free(t);
+  scene_free(&sc);
+}
+
+TF_TEST(memory_out_of_memory_leaks_nothing) {
+  scene sc;
+  scene_grid(&sc, 6, 6, 1.0, 1.0, O, EX, EZ, 1);
+  long needed = -1;
+  for (long n = 0; n < 1000; ++n) {
+    counter c = {0, 0, n, 0};
+    tf_cloth_def def;
+    scene_def(&sc, &def);
+    def.allocator.alloc = count_alloc;
+    def.allocator.free = count_free;
+    def.allocator.ud = &c;
+    tf_sim *sim = NULL;
+    char err[256] = "";
+    tf_status st = tf_cloth_create(&def, &sim, err, sizeof err);
+    if (st == TF_OK) {
+      needed = n;
+      tf_sim_destroy(sim);
+      ENSURE(c.live == 0);
+      break;
+    }
+    ENSURE_MSG(st == TF_E_NOMEM, "failing allocation %ld gave %s", n, tf_status_name(st));
+    ENSURE(sim == NULL);
+    ENSURE(strstr(err, "out of memory"));
+    ENSURE_MSG(c.live == 0, "failing allocation %ld leaked %lld bytes", n, c.live);
+  }
+  TF_NOTE("create needs %ld allocations; every earlier failure was clean", needed);
+  ENSURE(needed > 10);
+  scene_free(&sc);
+}
