@@ -375,10 +375,11 @@ int main(int argc, char **argv) {
   }
 
   const double per_step = steps > 0 ? 1.0 / (double)steps : 0.0;
-  printf("tauform_host: %u frames x %u substeps at %g fps, tau %g s, kappa %g: %.3f ms/frame; "
+  printf("tauform_host: %u frames x %u substep%s at %g fps, tau %g s, kappa %g: %.3f ms/frame; "
          "max edge strain %.3g (frame %u); %.2f Newton and %.1f CG iterations per step "
          "(max %u Newton, %llu unconverged steps); %d verts -> %s\n",
-         opt.frames, opt.substeps, opt.fps, tau, kappa, 1000.0 * advance_seconds / opt.frames,
+         opt.frames, opt.substeps, opt.substeps == 1 ? "" : "s", opt.fps, tau, kappa,
+         1000.0 * advance_seconds / opt.frames,
          max_strain, max_strain_frame, (double)newton * per_step, (double)cg * per_step,
          max_newton_per_step, (unsigned long long)unconverged, CAPE_VERT_COUNT, opt.out);
   rc = 0;
