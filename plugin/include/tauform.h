@@ -102,8 +102,10 @@ typedef enum tf_integrator {
 typedef struct tf_solver_settings {
   uint32_t max_newton; /* Newton iterations per step, default 20 */
   uint32_t max_cg;     /* CG iterations per Newton iteration, default 500 */
-  double tolerance;    /* relative: stop when the Newton step, as a velocity, is below
-                          tolerance x (the step's velocity scale) + abs_tolerance; default 1e-4 */
+  double tolerance;     /* relative, default 1e-3: a step is converged when every vertex's net force
+                           (inertia included) is below tolerance x its weight under standard
+                           gravity plus its external load, or when the Newton correction is below
+                           tolerance x the step's displacement + abs_tolerance x dt */
   double abs_tolerance; /* m/s, default 1e-7 */
 } tf_solver_settings;
 
@@ -222,7 +224,7 @@ typedef struct tf_stats {
   uint32_t cg_iterations;      /* summed over substeps and Newton iterations */
   uint32_t max_newton_per_step;
   uint32_t unconverged_steps;  /* steps that hit max_newton; the iterate still lowered the energy */
-  double residual;             /* last step: final Newton step size relative to its velocity scale */
+  double residual;             /* last step: convergence measure / tolerance, <= 1 when converged */
   double seconds;              /* wall time of the advance */
   uint64_t total_steps;        /* since create */
 } tf_stats;
@@ -231,7 +233,8 @@ TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
 /* ---------------------------------------------------------------------------------------------
  * Traditional damping (Young 2007 sec. 4.2.1): strain-rate damping parameters (phi, psi) that
  * critically damp waves of wavelength `wavelength` (m) in a material with Lame parameters lambda,
- * mu (N/m) and density rho (kg/m^2), eqs. 4.25 and 4.28. Reproduces the thesis's Table 4.2. */
+ * mu (N/m) and density rho (kg/m^2), eqs. 4.25 and 4.28. Reproduces the thesis's Table 4.2.
+ * TF_E_UNSUPPORTED (with phi = 0) when lambda < 2 mu: both waves cannot be critically damped. */
 TF_API tf_status tf_critical_damping(double lambda, double mu, double rho, double wavelength,
                                      double *out_phi, double *out_psi);
 

@@ -32,7 +32,7 @@ void tf_cloth_def_init_(tf_cloth_def *def, uint32_t struct_size) {
   d.pin_stiffness = 1000.0;
   d.solver.max_newton = 20;
   d.solver.max_cg = 500;
-  d.solver.tolerance = 1e-4;
+  d.solver.tolerance = 1e-3;
   d.solver.abs_tolerance = 1e-7;
   d.logger.min_level = TF_LOG_WARN;
   /* an older host's smaller def gets only the fields it knows */

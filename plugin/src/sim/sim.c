@@ -64,6 +64,8 @@ static void sim_free_arrays(tf_sim *s) {
   MEM_FREE_ARRAY(m, s->y, n3);
   MEM_FREE_ARRAY(m, s->tmp, n3);
   MEM_FREE_ARRAY(m, s->vref_new, n3);
+  MEM_FREE_ARRAY(m, s->force_ref, n);
+  MEM_FREE_ARRAY(m, s->wn, n3);
   MEM_FREE_ARRAY(m, s->H.diag, n);
   MEM_FREE_ARRAY(m, s->H.val, 9 * (size_t)s->mesh.adj_count);
   MEM_FREE_ARRAY(m, s->nw.grad, n3);
@@ -112,7 +114,7 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   ARR(x, n3); ARR(v, n3); ARR(vref, n3);
   ARR(pin_idx, n); ARR(pin_w, n); ARR(pin_prev, n3); ARR(pin_next, n3); ARR(pin_of, n); ARR(fixed, n); ARR(mark, n);
   ARR(pin_sub, n3); ARR(pin_sub0, n3); ARR(comp, nc);
-  ARR(f, n3); ARR(xhat, n3); ARR(yhat, n3); ARR(y, n3); ARR(tmp, n3); ARR(vref_new, n3);
+  ARR(f, n3); ARR(xhat, n3); ARR(yhat, n3); ARR(y, n3); ARR(tmp, n3); ARR(vref_new, n3); ARR(force_ref, n); ARR(wn, n3);
   ARR(H.diag, n); ARR(H.val, 9 * (size_t)s->mesh.adj_count);
   ARR(nw.grad, n3); ARR(nw.dir, n3); ARR(nw.trial, n3);
   ARR(nw.pcg.r, n3); ARR(nw.pcg.z, n3); ARR(nw.pcg.p, n3); ARR(nw.pcg.q, n3); ARR(nw.pcg.pinv, 9 * (size_t)n);

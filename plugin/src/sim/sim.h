@@ -78,6 +78,8 @@ struct tf_sim {
   double *y;      /* (n x 3) */
   double *tmp;    /* (n x 3) */
   double *vref_new; /* (n x 3) */
+  double *force_ref; /* (n) N: the balance scale of each vertex for the solver */
+  double *wn;     /* (n x 3) deformable part of the old relative velocity */
   double h2;      /* of the current step */
   bsr H;
   newton_work nw;

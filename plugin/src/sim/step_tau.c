@@ -15,6 +15,8 @@
 #include "core/vec3.h"
 #include "sim/sim.h"
 
+static const double STANDARD_GRAVITY = 9.80665; /* m/s^2 */
+
 void step_tau(tf_sim *s, double dt, newton_result *res) {
   uint32_t n = s->n;
   const double tau = s->par.tau, kappa = s->par.kappa;
@@ -36,7 +38,7 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
    * deformable part f_d = f - M Pi M^-1 f, and w_n = u_n - Pi u_n */
   rigid_update_frames(s, x);
-  double *u = s->tmp, *vR = s->xhat, *wn = s->yhat; /* xhat, yhat are rebuilt below from these */
+  double *u = s->tmp, *vR = s->xhat, *wn = s->wn; /* xhat is rebuilt below from v_R */
   for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = v[k] - s->vref[k] + dt * s->f[k] / s->mass[k / 3];
   rigid_project(s, x, u, vR);
   /* f_d: project the acceleration field f/m */
@@ -69,9 +71,14 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
     }
   }
 
-  /* 8: minimize from y = xhat (zero deformable velocity: exact for the steady part) */
+  /* 8: minimize from y = xhat: zero deformable velocity, exact for the steady part (starting
+   * from the previous deformable velocity instead stretches a rotating membrane and starts much
+   * higher). A vertex is balanced when its net force is small against its weight under standard
+   * gravity plus its external load */
+  for (uint32_t i = 0; i < n; ++i)
+    s->force_ref[i] = s->mass[i] * STANDARD_GRAVITY + v3_norm(s->f + 3 * (size_t)i);
   memcpy(s->y, s->xhat, sizeof(double) * 3 * n);
-  newton_problem p = {cloth_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat};
+  newton_problem p = {cloth_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref};
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,
                         s->par.solver.abs_tolerance * dt};
   newton_solve(&p, &ns, s->y, &s->nw, res);

@@ -6,6 +6,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef NEWTON_TRACE
+#include <stdio.h>
+#endif
 
 static const double ARMIJO_C = 1e-4;
 static const int MAX_BACKTRACK = 30;
@@ -42,18 +45,23 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     out->energy = E0;
     out->iterations = it + 1;
     double tol = s->rtol * max_abs_diff(y, p->y_ref, m) + s->atol_pos;
-    /* cheap exit: H >= M/h2 bounds the Newton step by h2 |g|_{M^-1} / sqrt(m_min) */
-    double gm = 0.0, g2 = 0.0;
+    /* cheap exits before any linear solve: (a) every vertex's net force (the residual of the
+     * step's optimality condition, inertia included) is below rtol of its reference force;
+     * (b) H >= M/h2 bounds the Newton step by h2 |g|_{M^-1} / sqrt(m_min) */
+    double gm = 0.0, g2 = 0.0, fres = 0.0;
     for (uint32_t i = 0; i < n; ++i) {
       const double *g = w->grad + 3 * (size_t)i;
       double gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
       g2 += gg;
-      if (!p->fixed || !p->fixed[i]) gm += gg / p->mass[i];
+      if (p->fixed && p->fixed[i]) continue;
+      gm += gg / p->mass[i];
+      double r = sqrt(gg) / p->force_ref[i];
+      if (r > fres) fres = r;
     }
     double bound = isfinite(mmin) ? p->h2 * sqrt(gm / mmin) : 0.0;
-    if (bound <= tol) {
+    if (fres <= s->rtol || bound <= tol) {
       out->converged = 1;
-      out->residual = bound / tol;
+      out->residual = fmin(fres / s->rtol, bound / tol);
       return;
     }
     double gnorm = sqrt(g2);
@@ -90,6 +98,9 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
       if (alpha * dmax <= tol) break;
       alpha *= 0.5;
     }
+#ifdef NEWTON_TRACE
+    fprintf(stderr, "  it %u E0 %.17g dmax %.3e tol %.3e bound %.3e gd %.3e alpha %g acc %d cg %u\n", it, E0, dmax, tol, bound, gd, alpha, accepted, pr.iterations);
+#endif
     if (!accepted) {
       if (alpha * dmax <= tol) out->converged = 1;
       return;

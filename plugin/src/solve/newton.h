@@ -20,11 +20,13 @@ typedef struct newton_problem {
   const double *mass;   /* (n) masses, with h2 gives H >= M / h2 for the cheap exit bound */
   double h2;            /* s^2 */
   const double *y_ref;  /* (3n) positions the step started from: the displacement scale */
+  const double *force_ref; /* (n) N, > 0: a vertex whose net force is below rtol x this is balanced */
 } newton_problem;
 
 typedef struct newton_settings {
   uint32_t max_newton, max_cg;
-  double rtol;     /* relative to the step's displacement max|y - y_ref| */
+  double rtol;     /* relative: Newton step vs the step's displacement max|y - y_ref|, and net
+                      force vs force_ref */
   double atol_pos; /* m */
 } newton_settings;
 
