@@ -79,6 +79,17 @@ double cloth_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
   if (grad) memset(grad, 0, sizeof(double) * 3 * n);
   if (H) bsr_zero(H);
   double E = elastic_terms(s, y, s->pin_sub, grad, H);
+  if (H && !grad) {
+    /* Hessian only: add the inertia diagonal, the energy is not needed */
+    double c0 = 1.0 / s->h2;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (s->fixed[i]) continue;
+      double *blk = H->val + 9 * (size_t)H->diag[i];
+      double c = s->mass[i] * c0;
+      blk[0] += c; blk[4] += c; blk[8] += c;
+    }
+    return E;
+  }
   double inv_h2 = 1.0 / s->h2;
   for (uint32_t i = 0; i < n; ++i) {
     if (s->fixed[i]) continue;

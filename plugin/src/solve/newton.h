@@ -8,8 +8,8 @@
 
 #include "solve/pcg.h"
 
-/* Energy at y; when grad != NULL also the gradient (3n, zero on fixed vertices) and, when
- * H != NULL, the projected Hessian values (pattern fixed). */
+/* Energy at y; when grad != NULL also the gradient (3n, zero on fixed vertices); when H != NULL
+ * the projected Hessian values (pattern fixed). Called with grad or H or neither. */
 typedef double (*newton_eval_fn)(void *ctx, const double *y, double *grad, bsr *H);
 
 typedef struct newton_problem {
