@@ -12,6 +12,7 @@
 
 #include "core/vec3.h"
 #include "energy/bend_hinge.h"
+#include "testmath.h"
 #include "tf_test.h"
 
 static const double PI = 3.14159265358979323846;
@@ -89,47 +90,7 @@ static void make_case(rng *r, int i, double x[12], double *k, double *theta0) {
   *theta0 = wrap(theta + (rng_uniform(r, -1.0, 1.0) < 0.0 ? -off : off));
 }
 
-/* eigenvalues of a symmetric n x n matrix (n <= 12) by cyclic Jacobi rotations; a is destroyed */
-static void jacobi_eigenvalues(int n, double *a, double *w) {
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    double off = 0.0, diag = 0.0;
-    for (int i = 0; i < n; ++i) {
-      diag += a[i * n + i] * a[i * n + i];
-      for (int j = i + 1; j < n; ++j) off += a[i * n + j] * a[i * n + j];
-    }
-    if (off <= 1e-32 * diag || off == 0.0) break;
-    for (int p = 0; p < n; ++p)
-      for (int q = p + 1; q < n; ++q) {
-        double apq = a[p * n + q];
-        if (apq == 0.0) continue;
-        /* rotation that zeroes a_pq (Golub & Van Loan, alg. 8.5.1) */
-        double tau = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
-        double t = (tau >= 0.0 ? 1.0 : -1.0) / (fabs(tau) + sqrt(1.0 + tau * tau));
-        double c = 1.0 / sqrt(1.0 + t * t), s = t * c;
-        for (int k = 0; k < n; ++k) {
-          double akp = a[k * n + p], akq = a[k * n + q];
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < n; ++k) {
-          double apk = a[p * n + k], aqk = a[q * n + k];
-          a[p * n + k] = c * apk - s * aqk;
-          a[q * n + k] = s * apk + c * aqk;
-        }
-      }
-  }
-  for (int i = 0; i < n; ++i) w[i] = a[i * n + i];
-}
-
-static double min_eigenvalue(const double h[144]) {
-  double a[144], w[12];
-  memcpy(a, h, sizeof a);
-  jacobi_eigenvalues(12, a, w);
-  double m = w[0];
-  for (int i = 1; i < 12; ++i)
-    if (w[i] < m) m = w[i];
-  return m;
-}
+static double min_eigenvalue(const double h[144]) { return sym_min_eigenvalue(h, 12); }
 
 TF_TEST(energy_hinge_angle_sign_convention) {
   /* canonical flat hinge: edge on x, v2 at +y, v3 at -y, both normals +z */

@@ -7,6 +7,7 @@
 
 #include "core/vec3.h"
 #include "energy/membrane_tri.h"
+#include "testmath.h"
 #include "tf_test.h"
 
 static double frand(unsigned *s) {
@@ -21,38 +22,7 @@ static void random_triangle(unsigned *seed, double rest[9], double x[9], double 
   for (int k = 0; k < 9; ++k) x[k] = rest[k] * (1.0 + strain * frand(seed)) + 0.3 * strain * frand(seed);
 }
 
-/* symmetric Jacobi eigenvalues of an n x n matrix (test-only) */
-static double min_eigenvalue(const double *Ain, int n) {
-  double A[81];
-  memcpy(A, Ain, sizeof(double) * n * n);
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    double off = 0.0;
-    for (int p = 0; p < n; ++p)
-      for (int q = p + 1; q < n; ++q) off += A[p * n + q] * A[p * n + q];
-    if (off < 1e-30) break;
-    for (int p = 0; p < n; ++p)
-      for (int q = p + 1; q < n; ++q) {
-        double apq = A[p * n + q];
-        if (fabs(apq) < 1e-300) continue;
-        double th = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
-        double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
-        double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-        for (int k = 0; k < n; ++k) {
-          double akp = A[k * n + p], akq = A[k * n + q];
-          A[k * n + p] = c * akp - s * akq;
-          A[k * n + q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < n; ++k) {
-          double apk = A[p * n + k], aqk = A[q * n + k];
-          A[p * n + k] = c * apk - s * aqk;
-          A[q * n + k] = s * apk + c * aqk;
-        }
-      }
-  }
-  double m = A[0];
-  for (int i = 1; i < n; ++i) m = fmin(m, A[i * n + i]);
-  return m;
-}
+static double min_eigenvalue(const double *A, int n) { return sym_min_eigenvalue(A, n); }
 
 TF_TEST(energy_membrane_gradient_fd) {
   unsigned seed = 7;

@@ -30,15 +30,20 @@ static void count_free(void *p, size_t size, void *ud) {
 
 static const double O[3] = {0, 0, 1}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, -1};
 
+/* the scene's def with every allocation going through the counter */
+static void counted_def(const scene *sc, counter *c, tf_cloth_def *def) {
+  scene_def(sc, def);
+  def->allocator.alloc = count_alloc;
+  def->allocator.free = count_free;
+  def->allocator.ud = c;
+}
+
 TF_TEST(memory_no_allocation_per_step) {
   scene sc;
   scene_grid(&sc, 16, 16, 1.0, 1.0, O, EX, EZ, 1);
   counter c = {0, 0, -1, 0};
   tf_cloth_def def;
-  scene_def(&sc, &def);
-  def.allocator.alloc = count_alloc;
-  def.allocator.free = count_free;
-  def.allocator.ud = &c;
+  counted_def(&sc, &c, &def);
   tf_sim *sim = NULL;
   ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
   ENSURE(c.allocs > 0); /* the host's allocator is really used */
@@ -69,10 +74,7 @@ TF_TEST(memory_out_of_memory_leaks_nothing) {
   for (long n = 0; n < 1000; ++n) {
     counter c = {0, 0, n, 0};
     tf_cloth_def def;
-    scene_def(&sc, &def);
-    def.allocator.alloc = count_alloc;
-    def.allocator.free = count_free;
-    def.allocator.ud = &c;
+    counted_def(&sc, &c, &def);
     tf_sim *sim = NULL;
     char err[256] = "";
     tf_status st = tf_cloth_create(&def, &sim, err, sizeof err);

@@ -67,6 +67,23 @@ TF_TEST(tau_law_rest_time_scales_as_one_over_tau) {
   ENSURE_MSG(m1 && m2 && m3, "distance from rest increased at kappa = 0");
 }
 
+/* lumped masses (area/3 per triangle corner) of an n x n grid are proportional to the number of
+ * triangles at each vertex (the (i,j)-(i+1,j+1) diagonal split); returns their sum */
+static double grid_mass_weights(int n, double *w) {
+  double sum = 0.0;
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i) {
+      int tri = 0;
+      if (i < n && j < n) tri += 2;
+      if (i > 0 && j > 0) tri += 2;
+      if (i > 0 && j < n) tri += 1;
+      if (i < n && j > 0) tri += 1;
+      w[j * (n + 1) + i] = tri;
+      sum += tri;
+    }
+  return sum;
+}
+
 /* stretched free sheet (no pins) */
 static tf_sim *free_sheet(double tau, const double g[3], scene *sc, double *x) {
   scene_grid(sc, 8, 8, 1.0, 1.0, ORIGIN, EX, EY, 0);
@@ -98,19 +115,7 @@ TF_TEST(tau_free_fall_is_ballistic) {
   double v0[81 * 3];
   for (int i = 0; i < 81; ++i) { v0[3 * i] = 0.3; v0[3 * i + 1] = 0.0; v0[3 * i + 2] = 2.0; }
   tf_sim_set_state(sim, x, v0, 81);
-  /* lumped masses are area/3 per triangle corner: on this grid proportional to the number of
-   * triangles at each vertex */
-  double w[81], wsum = 0.0;
-  for (int j = 0; j <= 8; ++j)
-    for (int i = 0; i <= 8; ++i) {
-      int tri = 0; /* triangles touching (i, j) with the (i,j)-(i+1,j+1) diagonal split */
-      if (i < 8 && j < 8) tri += 2;
-      if (i > 0 && j > 0) tri += 2;
-      if (i > 0 && j < 8) tri += 1;
-      if (i < 8 && j > 0) tri += 1;
-      w[j * 9 + i] = tri;
-      wsum += tri;
-    }
+  double w[81], wsum = grid_mass_weights(8, w);
   double c[3] = {0, 0, 0}, V[3] = {0.3, 0.0, 2.0};
   for (int i = 0; i < 81; ++i)
     for (int k = 0; k < 3; ++k) c[k] += w[i] * x[3 * i + k] / wsum;
@@ -152,17 +157,8 @@ TF_TEST(tau_free_spin_keeps_momenta) {
     v[3 * i + 2] = om[0] * r[1] - om[1] * r[0] + 0.5 * r[0] * r[0];
   }
   tf_sim_set_state(sim, x, v, 81);
-  /* momenta weighted by the lumped masses (proportional to triangle counts, as above) */
   double w[81];
-  for (int j = 0; j <= 8; ++j)
-    for (int i = 0; i <= 8; ++i) {
-      int tri = 0;
-      if (i < 8 && j < 8) tri += 2;
-      if (i > 0 && j > 0) tri += 2;
-      if (i > 0 && j < 8) tri += 1;
-      if (i < 8 && j > 0) tri += 1;
-      w[j * 9 + i] = tri;
-    }
+  grid_mass_weights(8, w);
   double P0[3] = {0}, L0[3] = {0};
   for (int i = 0; i < 81; ++i) {
     const double *p = x + 3 * i, *u = v + 3 * i;
