@@ -143,6 +143,18 @@ TF_TEST(tau_free_fall_is_ballistic) {
   scene_free(&sc);
 }
 
+/* linear and angular momentum (about the origin) with mass weights w */
+static void momenta(const double *x, const double *v, const double *w, int n, double P[3], double L[3]) {
+  for (int k = 0; k < 3; ++k) P[k] = L[k] = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double *p = x + 3 * i, *u = v + 3 * i;
+    for (int k = 0; k < 3; ++k) P[k] += w[i] * u[k];
+    L[0] += w[i] * (p[1] * u[2] - p[2] * u[1]);
+    L[1] += w[i] * (p[2] * u[0] - p[0] * u[2]);
+    L[2] += w[i] * (p[0] * u[1] - p[1] * u[0]);
+  }
+}
+
 TF_TEST(tau_free_spin_keeps_momenta) {
   scene sc;
   double x[81 * 3], v[81 * 3], g[3] = {0, 0, 0};
@@ -159,14 +171,8 @@ TF_TEST(tau_free_spin_keeps_momenta) {
   tf_sim_set_state(sim, x, v, 81);
   double w[81];
   grid_mass_weights(8, w);
-  double P0[3] = {0}, L0[3] = {0};
-  for (int i = 0; i < 81; ++i) {
-    const double *p = x + 3 * i, *u = v + 3 * i;
-    for (int k = 0; k < 3; ++k) P0[k] += w[i] * u[k];
-    L0[0] += w[i] * (p[1] * u[2] - p[2] * u[1]);
-    L0[1] += w[i] * (p[2] * u[0] - p[0] * u[2]);
-    L0[2] += w[i] * (p[0] * u[1] - p[1] * u[0]);
-  }
+  double P0[3], L0[3];
+  momenta(x, v, w, 81, P0, L0);
   double e_start;
   tf_sim_get_energy(sim, &e_start);
   double driftP = 0.0, driftL = 0.0;
@@ -176,14 +182,8 @@ TF_TEST(tau_free_spin_keeps_momenta) {
     ENSURE(tf_sim_advance(sim, 0.01, 1) == TF_OK);
     tf_sim_get_positions(sim, x, 81);
     tf_sim_get_velocities(sim, v, 81);
-    double P[3] = {0}, L[3] = {0};
-    for (int i = 0; i < 81; ++i) {
-      const double *p = x + 3 * i, *u = v + 3 * i;
-      for (int k = 0; k < 3; ++k) P[k] += w[i] * u[k];
-      L[0] += w[i] * (p[1] * u[2] - p[2] * u[1]);
-      L[1] += w[i] * (p[2] * u[0] - p[0] * u[2]);
-      L[2] += w[i] * (p[0] * u[1] - p[1] * u[0]);
-    }
+    double P[3], L[3];
+    momenta(x, v, w, 81, P, L);
     for (int k = 0; k < 3; ++k) {
       driftP = fmax(driftP, fabs(P[k] - P0[k]) / nP);
       driftL = fmax(driftL, fabs(L[k] - L0[k]) / nL);
