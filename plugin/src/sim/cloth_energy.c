@@ -27,6 +27,7 @@ static double elastic_terms(const tf_sim *s, const double *y, const double *pins
       const uint32_t *slot = s->tri_slot + 9 * (size_t)t;
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) {
+          if (slot[3 * a + b] == UINT32_MAX) continue; /* lower triangle: its transpose is stored */
           double blk[9];
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 9 + 3 * b + j];
@@ -46,6 +47,7 @@ static double elastic_terms(const tf_sim *s, const double *y, const double *pins
       const uint32_t *slot = s->hinge_slot + 16 * (size_t)e;
       for (int a = 0; a < 4; ++a)
         for (int b = 0; b < 4; ++b) {
+          if (slot[4 * a + b] == UINT32_MAX) continue;
           double blk[9];
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 12 + 3 * b + j];

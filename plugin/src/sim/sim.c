@@ -67,7 +67,9 @@ static void sim_free_arrays(tf_sim *s) {
   MEM_FREE_ARRAY(m, s->force_ref, n);
   MEM_FREE_ARRAY(m, s->wn, n3);
   MEM_FREE_ARRAY(m, s->H.diag, n);
-  MEM_FREE_ARRAY(m, s->H.val, 9 * (size_t)s->mesh.adj_count);
+  MEM_FREE_ARRAY(m, s->hess_row_ptr, (size_t)n + 1);
+  MEM_FREE_ARRAY(m, s->hess_col, s->hess_count);
+  MEM_FREE_ARRAY(m, s->H.val, 9 * (size_t)s->hess_count);
   MEM_FREE_ARRAY(m, s->nw.grad, n3);
   MEM_FREE_ARRAY(m, s->nw.dir, n3);
   MEM_FREE_ARRAY(m, s->nw.trial, n3);
@@ -115,7 +117,10 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   ARR(pin_idx, n); ARR(pin_w, n); ARR(pin_prev, n3); ARR(pin_next, n3); ARR(pin_of, n); ARR(fixed, n); ARR(mark, n);
   ARR(pin_sub, n3); ARR(pin_sub0, n3); ARR(comp, nc);
   ARR(f, n3); ARR(xhat, n3); ARR(yhat, n3); ARR(y, n3); ARR(tmp, n3); ARR(vref_new, n3); ARR(force_ref, n); ARR(wn, n3);
-  ARR(H.diag, n); ARR(H.val, 9 * (size_t)s->mesh.adj_count);
+  /* Hessian pattern: the upper triangle of the mesh adjacency (diagonal included) */
+  s->hess_count = (s->mesh.adj_count + n) / 2;
+  ARR(H.diag, n); ARR(hess_row_ptr, (size_t)n + 1); ARR(hess_col, s->hess_count);
+  ARR(H.val, 9 * (size_t)s->hess_count);
   ARR(nw.grad, n3); ARR(nw.dir, n3); ARR(nw.trial, n3);
   ARR(nw.pcg.r, n3); ARR(nw.pcg.z, n3); ARR(nw.pcg.p, n3); ARR(nw.pcg.q, n3); ARR(nw.pcg.pinv, 9 * (size_t)n);
   ARR(tri_slot, 9 * (size_t)nt); ARR(hinge_slot, 16 * (size_t)nh);
@@ -172,9 +177,18 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   }
 
   /* Hessian pattern = mesh adjacency; element block slots */
+  {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      s->hess_row_ptr[i] = k;
+      for (uint32_t a = s->mesh.adj_ptr[i]; a < s->mesh.adj_ptr[i + 1]; ++a)
+        if (s->mesh.adj[a] >= i) s->hess_col[k++] = s->mesh.adj[a];
+    }
+    s->hess_row_ptr[n] = k;
+  }
   s->H.n = n;
-  s->H.row_ptr = s->mesh.adj_ptr;
-  s->H.col = s->mesh.adj;
+  s->H.row_ptr = s->hess_row_ptr;
+  s->H.col = s->hess_col;
   for (uint32_t i = 0; i < n; ++i) s->H.diag[i] = bsr_slot(&s->H, i, i);
   for (uint32_t t = 0; t < nt; ++t)
     for (int a = 0; a < 3; ++a)

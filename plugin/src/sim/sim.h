@@ -82,6 +82,8 @@ struct tf_sim {
   double *wn;     /* (n x 3) deformable part of the old relative velocity */
   double h2;      /* of the current step */
   bsr H;
+  uint32_t *hess_row_ptr, *hess_col; /* upper-triangle pattern of H */
+  uint32_t hess_count;
   newton_work nw;
   uint32_t *tri_slot;   /* (tri_count x 9) BSR slots of each triangle's blocks */
   uint32_t *hinge_slot; /* (hinge_count x 16) */

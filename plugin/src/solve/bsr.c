@@ -7,25 +7,40 @@
 void bsr_zero(bsr *A) { memset(A->val, 0, sizeof(double) * 9 * (size_t)A->row_ptr[A->n]); }
 
 void bsr_mul(const bsr *A, const double *x, double *y, const uint8_t *fixed) {
+  memset(y, 0, sizeof(double) * 3 * (size_t)A->n);
   for (uint32_t i = 0; i < A->n; ++i) {
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    if (!fixed || !fixed[i]) {
-      for (uint32_t k = A->row_ptr[i]; k < A->row_ptr[i + 1]; ++k) {
-        const double *b = A->val + 9 * (size_t)k;
-        const double *xj = x + 3 * (size_t)A->col[k];
-        s0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
-        s1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
-        s2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
-      }
+    const double *xi = x + 3 * (size_t)i;
+    double *yi = y + 3 * (size_t)i;
+    /* diagonal block, then each upper block B_ij adds B x_j to row i and B^T x_i to row j */
+    uint32_t k = A->row_ptr[i];
+    const double *d = A->val + 9 * (size_t)k;
+    double s0 = d[0] * xi[0] + d[1] * xi[1] + d[2] * xi[2];
+    double s1 = d[3] * xi[0] + d[4] * xi[1] + d[5] * xi[2];
+    double s2 = d[6] * xi[0] + d[7] * xi[1] + d[8] * xi[2];
+    for (++k; k < A->row_ptr[i + 1]; ++k) {
+      const double *b = A->val + 9 * (size_t)k;
+      uint32_t j = A->col[k];
+      const double *xj = x + 3 * (size_t)j;
+      double *yj = y + 3 * (size_t)j;
+      s0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
+      s1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
+      s2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
+      yj[0] += b[0] * xi[0] + b[3] * xi[1] + b[6] * xi[2];
+      yj[1] += b[1] * xi[0] + b[4] * xi[1] + b[7] * xi[2];
+      yj[2] += b[2] * xi[0] + b[5] * xi[1] + b[8] * xi[2];
     }
-    /* fixed columns: x is zero there by construction (PCG keeps fixed entries 0) */
-    y[3 * i] = s0;
-    y[3 * i + 1] = s1;
-    y[3 * i + 2] = s2;
+    yi[0] += s0;
+    yi[1] += s1;
+    yi[2] += s2;
   }
+  /* fixed rows are zero; fixed columns meet x = 0 there (PCG keeps fixed entries 0) */
+  if (fixed)
+    for (uint32_t i = 0; i < A->n; ++i)
+      if (fixed[i]) y[3 * i] = y[3 * i + 1] = y[3 * i + 2] = 0.0;
 }
 
 uint32_t bsr_slot(const bsr *A, uint32_t i, uint32_t j) {
+  if (i > j) return UINT32_MAX;
   uint32_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1];
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * 3x3 block-sparse symmetric matrix in block-CSR form (both triangles stored, so the product is
- * one pass). The pattern is borrowed from the mesh adjacency and fixed at set-up; only the
- * values change per Newton iteration. */
+ * 3x3 block-sparse symmetric matrix in block-CSR form, upper triangle only (column >= row, the
+ * diagonal block first in each row): the product reads each stored block once and applies it and
+ * its transpose, half the memory traffic of storing both triangles. The pattern is fixed at
+ * set-up; only the values change per Newton iteration. */
 #ifndef TF_SOLVE_BSR_H
 #define TF_SOLVE_BSR_H
 
@@ -10,7 +11,7 @@
 typedef struct bsr {
   uint32_t n;              /* block rows */
   const uint32_t *row_ptr; /* (n + 1) */
-  const uint32_t *col;     /* (row_ptr[n]) sorted per row */
+  const uint32_t *col;     /* (row_ptr[n]) sorted per row, all >= the row */
   uint32_t *diag;          /* (n) index of the diagonal block of each row */
   double *val;             /* (row_ptr[n] x 9) row-major blocks */
 } bsr;
@@ -18,7 +19,7 @@ typedef struct bsr {
 TF_LOCAL void bsr_zero(bsr *A);
 /* y = A x, skipping (zeroing) rows and columns of fixed vertices; fixed Nullable */
 TF_LOCAL void bsr_mul(const bsr *A, const double *x, double *y, const uint8_t *fixed);
-/* block slot of (i, j), UINT32_MAX if not in the pattern */
+/* block slot of (i, j) for i <= j, UINT32_MAX if i > j or not in the pattern */
 TF_LOCAL uint32_t bsr_slot(const bsr *A, uint32_t i, uint32_t j);
 /* add a 3x3 block (row-major) at slot s */
 static inline void bsr_add_block(bsr *A, uint32_t s, const double *b) {

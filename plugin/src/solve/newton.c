@@ -14,6 +14,7 @@ static const double ARMIJO_C = 1e-4;
 static const int MAX_BACKTRACK = 30;
 static const double FORCING_MAX = 0.1;
 static const double FORCING_MIN = 1e-10;
+static const double ENERGY_ROUNDOFF = 1e-13;
 
 static double max_abs_diff(const double *a, const double *b, size_t m) {
   double r = 0.0;
@@ -88,6 +89,8 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
     double alpha = 1.0;
     int accepted = 0;
+    /* below this the energy cannot resolve a decrease (round-off of a sum of O(|E|) terms) */
+    double resolvable = ENERGY_ROUNDOFF * (fabs(E0) + fabs(gd));
     for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
       for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
       double E = p->eval(p->ctx, w->trial, NULL, NULL);
@@ -96,17 +99,24 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
         out->energy = E;
         break;
       }
-      /* round-off floor: the energy cannot resolve steps this small */
-      if (alpha * dmax <= tol) break;
+      if (-alpha * gd <= resolvable) {
+        /* the energy cannot tell: accept the step if it lowers the gradient norm instead (the
+         * quadratic regime near a minimum), using the PCG residual array as scratch */
+        p->eval(p->ctx, w->trial, w->pcg.r, NULL);
+        double t2 = 0.0;
+        for (size_t k = 0; k < m; ++k) t2 += w->pcg.r[k] * w->pcg.r[k];
+        if (t2 < g2) {
+          accepted = 1;
+          out->energy = E;
+        }
+        break;
+      }
       alpha *= 0.5;
     }
 #ifdef NEWTON_TRACE
     fprintf(stderr, "  it %u E0 %.17g dmax %.3e tol %.3e bound %.3e gd %.3e alpha %g acc %d cg %u\n", it, E0, dmax, tol, bound, gd, alpha, accepted, pr.iterations);
 #endif
-    if (!accepted) {
-      if (alpha * dmax <= tol) out->converged = 1;
-      return;
-    }
+    if (!accepted) return; /* no progress possible: the last iterate stands, not converged */
     memcpy(y, w->trial, m * sizeof *y);
   }
 }
