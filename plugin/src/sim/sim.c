@@ -11,6 +11,8 @@
 #include "energy/bend_hinge.h"
 #include "sim/sim.h"
 
+static const uint32_t AMG_MIN_VERTICES = 400;
+
 tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -88,6 +90,7 @@ static void sim_free_arrays(tf_sim *s) {
 void sim_destroy(tf_sim *s) {
   if (!s) return;
   tf_mem mem;
+  amg_destroy(&s->mem, s->amg);
   sim_free_arrays(s);
   trimesh_free(&s->mem, &s->mesh);
   mem = s->mem;
@@ -199,6 +202,17 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
       for (int b = 0; b < 4; ++b)
         s->hinge_slot[16 * (size_t)e + 4 * a + b] =
             bsr_slot(&s->H, s->mesh.hinges[4 * e + a], s->mesh.hinges[4 * e + b]);
+
+  /* multigrid pays off once block Jacobi needs hundreds of CG iterations */
+  if (n >= AMG_MIN_VERTICES) {
+    s->amg = amg_create(&s->mem, n, s->mesh.adj_ptr, s->mesh.adj);
+    if (!s->amg && s->mem.failed) {
+      snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n);
+      sim_destroy(s);
+      return TF_E_NOMEM;
+    }
+    s->mem.failed = 0; /* a mesh that does not coarsen just keeps block Jacobi */
+  }
 
   /* state */
   memcpy(s->x, def->initial_positions ? def->initial_positions : def->rest_positions, sizeof(double) * n3);

@@ -9,6 +9,7 @@
 #include "core/mem.h"
 #include "energy/membrane_tri.h"
 #include "mesh/trimesh.h"
+#include "solve/amg.h"
 #include "solve/newton.h"
 
 #define SIM_ERR_SIZE 512
@@ -84,6 +85,7 @@ struct tf_sim {
   bsr H;
   uint32_t *hess_row_ptr, *hess_col; /* upper-triangle pattern of H */
   uint32_t hess_count;
+  amg *amg; /* multigrid preconditioner; NULL: block Jacobi (small meshes) */
   newton_work nw;
   uint32_t *tri_slot;   /* (tri_count x 9) BSR slots of each triangle's blocks */
   uint32_t *hinge_slot; /* (hinge_count x 16) */

@@ -67,6 +67,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
       return;
     }
     p->eval(p->ctx, y, NULL, p->H);
+    if (p->prec_setup) p->prec_setup(p->prec.ctx, p->H, p->fixed);
     double gnorm = sqrt(g2);
     if (gnorm0 < 0.0) gnorm0 = gnorm;
     double eta = fmin(FORCING_MAX, sqrt(gnorm / gnorm0));
@@ -74,7 +75,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     /* H d = -g */
     for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
     pcg_result pr;
-    pcg_solve(p->H, w->trial, w->dir, p->fixed, eta, s->max_cg, &w->pcg, &pr);
+    pcg_solve(p->H, w->trial, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
     out->cg_iterations += pr.iterations;
     double dmax = max_abs(w->dir, m);
     double gd = 0.0;

@@ -21,6 +21,9 @@ typedef struct newton_problem {
   double h2;            /* s^2 */
   const double *y_ref;  /* (3n) positions the step started from: the displacement scale */
   const double *force_ref; /* (n) N, > 0: a vertex whose net force is below rtol x this is balanced */
+  /* Nullable: rebuild the preconditioner from a newly assembled H, then PCG uses prec */
+  void (*prec_setup)(void *prec_ctx, const bsr *H, const uint8_t *fixed);
+  pcg_precond prec;
 } newton_problem;
 
 typedef struct newton_settings {

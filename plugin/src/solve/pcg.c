@@ -25,12 +25,25 @@ static double dot(const double *a, const double *b, size_t n) {
   return s;
 }
 
+/* z = M^-1 r with the chosen preconditioner; fixed entries stay zero */
+static void precondition(const pcg_precond *pre, const pcg_work *w, const double *r, double *z, uint32_t n,
+                         const uint8_t *fixed) {
+  if (pre && pre->apply) {
+    pre->apply(pre->ctx, r, z);
+    if (fixed)
+      for (uint32_t i = 0; i < n; ++i)
+        if (fixed[i]) z[3 * i] = z[3 * i + 1] = z[3 * i + 2] = 0.0;
+  } else {
+    apply_prec(w->pinv, r, z, n, fixed);
+  }
+}
+
 void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
-               uint32_t max_iter, pcg_work *w, pcg_result *out) {
+               uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out) {
   uint32_t n = A->n;
   size_t m = 3 * (size_t)n;
   /* block-Jacobi: invert each diagonal block (fall back to its diagonal if singular) */
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < n && !(pre && pre->apply); ++i) {
     const double *d = A->val + 9 * (size_t)A->diag[i];
     double *pi = w->pinv + 9 * (size_t)i;
     if (!m3_inverse(pi, d, 1e-300)) {
@@ -40,7 +53,7 @@ void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, d
   }
   memset(x, 0, m * sizeof *x);
   for (size_t k = 0; k < m; ++k) w->r[k] = (fixed && fixed[k / 3]) ? 0.0 : b[k];
-  apply_prec(w->pinv, w->r, w->z, n, fixed);
+  precondition(pre, w, w->r, w->z, n, fixed);
   memcpy(w->p, w->z, m * sizeof *x);
   double rz = dot(w->r, w->z, m);
   double rz0 = rz;
@@ -63,7 +76,7 @@ void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, d
       w->r[k] -= alpha * w->q[k];
     }
     ++it;
-    apply_prec(w->pinv, w->r, w->z, n, fixed);
+    precondition(pre, w, w->r, w->z, n, fixed);
     double rz_new = dot(w->r, w->z, m);
     if (rz_new <= tol2) {
       rz = rz_new;

@@ -12,14 +12,21 @@ typedef struct pcg_work {
   double *pinv;          /* (9n) inverted diagonal blocks */
 } pcg_work;
 
+/* z = M^-1 r for an SPD preconditioner M; apply NULL: block Jacobi */
+typedef struct pcg_precond {
+  void (*apply)(void *ctx, const double *r, double *z);
+  void *ctx;
+} pcg_precond;
+
 typedef struct pcg_result {
   uint32_t iterations;
   double rel_residual; /* sqrt(r^T z / r0^T z0) at exit */
   int converged;
 } pcg_result;
 
-/* Solve A x = b from x = 0 until sqrt(r^T M^-1 r) <= rtol sqrt(b^T M^-1 b). fixed Nullable. */
+/* Solve A x = b from x = 0 until sqrt(r^T M^-1 r) <= rtol sqrt(b^T M^-1 b). fixed and pre
+ * Nullable (pre NULL or pre->apply NULL: block Jacobi). */
 TF_LOCAL void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
-                        uint32_t max_iter, pcg_work *w, pcg_result *out);
+                        uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out);
 
 #endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT
+ * Smoothed-aggregation algebraic multigrid (Vanek, Mandel & Brezina 1996) as a preconditioner for
+ * the Newton systems: aggregates of mesh neighbours, a prolongator from the translations of each
+ * aggregate smoothed by one damped block-Jacobi step, Galerkin coarse matrices P^T A P, symmetric
+ * block Gauss-Seidel smoothing and a dense Cholesky solve on the coarsest level. One V-cycle is
+ * one application; it is symmetric positive definite, so PCG can use it.
+ *
+ * The hierarchy's structure (aggregates, sparsity of P, A P and every coarse matrix) is built
+ * once from the mesh adjacency (amg_create); amg_setup recomputes the numbers from a new Hessian
+ * without allocating. */
+#ifndef TF_SOLVE_AMG_H
+#define TF_SOLVE_AMG_H
+
+#include "core/mem.h"
+#include "solve/bsr.h"
+
+typedef struct amg amg;
+
+/* Structure from the full (both triangles, diagonal included) adjacency of n vertices. NULL when
+ * out of memory. */
+TF_LOCAL amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj);
+TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
+/* Numbers from the upper-triangle Hessian H; fixed (Nullable) vertices are Dirichlet. */
+TF_LOCAL void amg_setup(amg *a, const bsr *H, const uint8_t *fixed);
+/* z = one V-cycle applied to r (both 3n). The pcg_precond callback signature. */
+TF_LOCAL void amg_apply(void *a, const double *r, double *z);
+TF_LOCAL uint32_t amg_level_count(const amg *a);
+
+#endif
