@@ -188,18 +188,23 @@ TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out
 TF_API tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values, uint32_t vert_count);
 
 /* Replace the pin set. indices: (count) distinct vertices; weights: Nullable (count) in (0, 1],
- * 1 = hard (follows its target exactly), < 1 = soft goal spring. count 0 removes all pins.
- * Targets start at the pinned vertices' current positions. */
+ * 1 = hard (follows its target exactly, and carries its piece: a piece with hard pins has no
+ * ballistic motion of its own), < 1 = soft goal spring (part of the potential; a piece with only
+ * soft pins stays free). count 0 removes all pins. Targets start at the pinned vertices' current
+ * positions. */
 TF_API tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count);
 /* Pin targets for the end of the next tf_sim_advance; substeps interpolate linearly from the
  * previous targets so a moving pin does not jerk. targets: (count x 3) m, count = pin count. */
 TF_API tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count);
 
-/* Advance by frame_dt seconds in `substeps` equal steps (>= 1). */
+#define TF_MAX_SUBSTEPS 10000
+/* Advance by frame_dt seconds in `substeps` equal steps (1 to TF_MAX_SUBSTEPS). */
 TF_API tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps);
 
-/* Overwrite the state. positions (vert_count x 3) m; velocities Nullable (vert_count x 3) m/s,
- * NULL = zero. Pinned vertices keep their targets. */
+/* Overwrite the state (e.g. restart from a cache). positions (vert_count x 3) m; velocities
+ * Nullable (vert_count x 3) m/s, NULL = zero. Pin targets restart at the pinned vertices' new
+ * positions and the pins' carrier motion at their given velocities, so a restored state continues
+ * as the original run did once the host sets the same targets. */
 TF_API tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities,
                                   uint32_t vert_count);
 

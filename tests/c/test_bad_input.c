@@ -86,12 +86,14 @@ TF_TEST(bad_input_create) {
 }
 
 /* snapshot of everything a failed call must leave alone */
-typedef struct snap { double x[48], v[48], tau, kappa, bend, g[3]; tf_stats st; } snap;
+typedef struct snap { double x[48], v[48], f[48], energy, tau, kappa, bend, g[3]; tf_stats st; } snap;
 
 static void take(tf_sim *s, snap *p) {
   memset(p, 0, sizeof *p);
   tf_sim_get_positions(s, p->x, 16);
   tf_sim_get_velocities(s, p->v, 16);
+  tf_sim_get_forces(s, p->f, 16); /* sees pin targets, soft-pin weights and hinge stiffness */
+  tf_sim_get_energy(s, &p->energy);
   tf_sim_get_param(s, TF_PARAM_TAU, &p->tau, 1);
   tf_sim_get_param(s, TF_PARAM_KAPPA, &p->kappa, 1);
   tf_sim_get_param(s, TF_PARAM_BEND_STIFFNESS, &p->bend, 1);
@@ -144,7 +146,7 @@ TF_TEST(bad_input_leaves_sim_unchanged) {
   REJECTS(tf_sim_set_param_map(sim, TF_PARAM_BEND_STIFFNESS, map, 15), "vert_count is 15");
   REJECTS(tf_sim_advance(sim, -1.0, 1), "frame_dt must be");
   REJECTS(tf_sim_advance(sim, NAN, 1), "frame_dt must be");
-  REJECTS(tf_sim_advance(sim, 0.04, 0), "substeps must be >= 1");
+  REJECTS(tf_sim_advance(sim, 0.04, 0), "substeps must be in [1, 10000]");
   REJECTS(tf_sim_get_positions(sim, pos, 15), "wrong vert_count");
 #undef REJECTS
   take(sim, &after);

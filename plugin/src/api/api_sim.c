@@ -74,6 +74,10 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   for (uint32_t i = 0; i < vert_count; ++i)
     FAIL_IF(sim, !(values[i] >= 0.0) || !api_finite(values[i]), TF_E_INVALID_ARG,
             "tf_sim_set_param_map: bend_stiffness[%u] must be finite and >= 0 N m, got %g", i, values[i]);
+  /* the uniform value reported by get_param becomes the map's mean over vertices */
+  double mean = 0.0;
+  for (uint32_t i = 0; i < vert_count; ++i) mean += values[i] / vert_count;
+  sim->par.bend = mean;
   for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) {
     const uint32_t *h = sim->mesh.hinges + 4 * (size_t)e;
     sim->hinge_bend[e] = 0.5 * (values[h[0]] + values[h[1]]);
@@ -108,18 +112,13 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
   for (uint32_t q = 0; q < marked; ++q) sim->mark[indices[q]] = 0;
   if (st != TF_OK) return st;
   /* commit: targets start at the vertices' current positions */
-  for (uint32_t q = 0; q < sim->pin_count; ++q) sim->pin_of[sim->pin_idx[q]] = -1;
   sim->pin_count = count;
   for (uint32_t q = 0; q < count; ++q) {
-    uint32_t i = indices[q];
-    sim->pin_idx[q] = i;
+    sim->pin_idx[q] = indices[q];
     sim->pin_w[q] = weights ? weights[q] : 1.0;
-    sim->pin_of[i] = (int32_t)q;
-    v3_copy(sim->pin_prev + 3 * (size_t)q, sim->x + 3 * (size_t)i);
-    v3_copy(sim->pin_next + 3 * (size_t)q, sim->x + 3 * (size_t)i);
-    v3_copy(sim->pin_sub + 3 * (size_t)q, sim->x + 3 * (size_t)i);
   }
   pins_refresh_components(sim);
+  pins_restart(sim);
   return TF_OK;
 }
 
@@ -139,7 +138,10 @@ tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps) {
   SIM_ARG(sim);
   FAIL_IF(sim, !(frame_dt > 0.0) || !api_finite(frame_dt), TF_E_INVALID_ARG,
           "tf_sim_advance: frame_dt must be a finite time > 0 s, got %g", frame_dt);
-  FAIL_IF(sim, substeps < 1, TF_E_INVALID_ARG, "tf_sim_advance: substeps must be >= 1");
+  FAIL_IF(sim, substeps < 1 || substeps > TF_MAX_SUBSTEPS, TF_E_INVALID_ARG,
+          "tf_sim_advance: substeps must be in [1, %u], got %u", TF_MAX_SUBSTEPS, substeps);
+  FAIL_IF(sim, !(frame_dt / substeps > 0.0), TF_E_INVALID_ARG,
+          "tf_sim_advance: frame_dt / substeps underflows (%g s / %u)", frame_dt, substeps);
   return sim_advance(sim, frame_dt, substeps);
 }
 
@@ -157,6 +159,7 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
   memcpy(sim->x, positions, bytes);
   if (velocities) memcpy(sim->v, velocities, bytes);
   else memset(sim->v, 0, bytes);
+  pins_restart(sim);
   return TF_OK;
 }
 

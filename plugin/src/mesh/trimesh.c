@@ -160,7 +160,9 @@ tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris
       uint32_t r = uf_find(t->comp, i);
       if (map[r] == UINT32_MAX) map[r] = cc++;
     }
-    for (uint32_t i = 0; i < nv; ++i) t->comp[i] = map[uf_find(t->comp, i)];
+    /* resolve every root before relabelling: comp is both the forest and the output */
+    for (uint32_t i = 0; i < nv; ++i) t->comp[i] = uf_find(t->comp, i);
+    for (uint32_t i = 0; i < nv; ++i) t->comp[i] = map[t->comp[i]];
     t->comp_count = cc;
     MEM_FREE_ARRAY(m, map, nv);
   }

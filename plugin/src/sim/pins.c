@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * Pins: per-substep targets interpolated between the host's frame targets, and the carrier
- * velocity: the rigid velocity field fitted (least squares) to the pins' target velocities.
+ * velocity: the rigid velocity field fitted (least squares) to the hard pins' velocities.
  * Measuring kinetic energy relative to the carrier and adding its fictitious force keeps a cloth
- * dragged by its pins from lagging through an "aether" (design note sec. 2.6). */
+ * dragged by its pins from lagging through an "aether" (design note sec. 2.6). Only hard pins
+ * make a piece "pinned" and carry it: a soft pin is a spring of the potential, however stiff. */
 #include <string.h>
 
 #include "core/eigen3.h"
@@ -11,13 +12,16 @@
 
 static const double CARRIER_PINV_CUT = 1e-9;
 
+static int pin_is_hard(const tf_sim *s, uint32_t q) { return s->pin_w[q] >= 1.0; }
+
 void pins_refresh_components(tf_sim *s) {
   for (uint32_t c = 0; c < s->mesh.comp_count; ++c) s->comp[c].pinned = 0;
   memset(s->fixed, 0, s->n);
   for (uint32_t q = 0; q < s->pin_count; ++q) {
+    if (!pin_is_hard(s, q)) continue;
     uint32_t i = s->pin_idx[q];
     s->comp[s->mesh.comp[i]].pinned = 1;
-    if (s->pin_w[q] >= 1.0) s->fixed[i] = 1;
+    s->fixed[i] = 1;
   }
 }
 
@@ -30,7 +34,9 @@ void pins_substep_targets(tf_sim *s, double s0, double s1) {
     }
 }
 
-void pins_carrier(tf_sim *s, double dt, double *vref) {
+/* vref = per piece, the rigid field V + w x (x - c) closest (least squares) to the hard pins'
+ * velocities pin_vel at positions pin_pos (both per pin slot); zero on pieces without hard pins */
+static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel, double *vref) {
   uint32_t nc = s->mesh.comp_count;
   for (uint32_t c = 0; c < nc; ++c) {
     sim_comp *cc = &s->comp[c];
@@ -39,15 +45,13 @@ void pins_carrier(tf_sim *s, double dt, double *vref) {
     memset(cc->pin_J, 0, sizeof cc->pin_J);
     memset(cc->acc, 0, sizeof cc->acc);
   }
-  /* weighted centroid of the pins at the substep start, and their mean velocity */
+  /* centroid of the hard pins and their mean velocity */
   for (uint32_t q = 0; q < s->pin_count; ++q) {
+    if (!pin_is_hard(s, q)) continue;
     sim_comp *cc = &s->comp[s->mesh.comp[s->pin_idx[q]]];
-    double w = s->pin_w[q], u[3];
-    v3_sub(u, s->pin_sub + 3 * q, s->pin_sub0 + 3 * q);
-    v3_scale(u, u, 1.0 / dt);
-    cc->pin_w += w;
-    v3_axpy(cc->pin_c, w, s->pin_sub0 + 3 * q);
-    v3_axpy(cc->acc, w, u);
+    cc->pin_w += 1.0;
+    v3_add(cc->pin_c, cc->pin_c, pin_pos + 3 * (size_t)q);
+    v3_add(cc->acc, cc->acc, pin_vel + 3 * (size_t)q);
   }
   for (uint32_t c = 0; c < nc; ++c) {
     sim_comp *cc = &s->comp[c];
@@ -56,19 +60,19 @@ void pins_carrier(tf_sim *s, double dt, double *vref) {
       v3_scale(cc->acc, cc->acc, 1.0 / cc->pin_w);
     }
   }
-  /* angular part: (sum w (|r|^2 I - r r^T)) omega = sum w r x (u - V) */
+  /* angular part: (sum (|r|^2 I - r r^T)) w = sum r x (u - V); collinear pins leave the rotation
+   * about their line undetermined: the pseudo-inverse gives the minimum-norm w */
   for (uint32_t q = 0; q < s->pin_count; ++q) {
+    if (!pin_is_hard(s, q)) continue;
     sim_comp *cc = &s->comp[s->mesh.comp[s->pin_idx[q]]];
-    double w = s->pin_w[q], r[3], u[3], l[3];
-    v3_sub(r, s->pin_sub0 + 3 * q, cc->pin_c);
-    v3_sub(u, s->pin_sub + 3 * q, s->pin_sub0 + 3 * q);
-    v3_scale(u, u, 1.0 / dt);
-    v3_sub(u, u, cc->acc);
+    double r[3], u[3], l[3];
+    v3_sub(r, pin_pos + 3 * (size_t)q, cc->pin_c);
+    v3_sub(u, pin_vel + 3 * (size_t)q, cc->acc);
     v3_cross(l, r, u);
-    v3_axpy(cc->acc + 3, w, l);
+    v3_add(cc->acc + 3, cc->acc + 3, l);
     double rr = v3_norm2(r);
     for (int a = 0; a < 3; ++a)
-      for (int bb = 0; bb < 3; ++bb) cc->pin_J[3 * a + bb] += w * ((a == bb ? rr : 0.0) - r[a] * r[bb]);
+      for (int b = 0; b < 3; ++b) cc->pin_J[3 * a + b] += (a == b ? rr : 0.0) - r[a] * r[b];
   }
   for (uint32_t c = 0; c < nc; ++c) {
     sim_comp *cc = &s->comp[c];
@@ -90,4 +94,24 @@ void pins_carrier(tf_sim *s, double dt, double *vref) {
     v3_cross(wr, cc->acc + 3, r);
     v3_add(o, cc->acc, wr);
   }
+}
+
+void pins_carrier(tf_sim *s, double dt, double *vref) {
+  /* the pins' target velocities over this substep */
+  for (uint32_t q = 0; q < s->pin_count; ++q)
+    for (int k = 0; k < 3; ++k) s->pin_vel[3 * q + k] = (s->pin_sub[3 * q + k] - s->pin_sub0[3 * q + k]) / dt;
+  carrier_fit(s, s->pin_sub0, s->pin_vel, vref);
+}
+
+void pins_restart(tf_sim *s) {
+  /* targets start where the pinned vertices now are; the carrier is the pins' current motion */
+  for (uint32_t q = 0; q < s->pin_count; ++q) {
+    const double *xi = s->x + 3 * (size_t)s->pin_idx[q];
+    v3_copy(s->pin_prev + 3 * (size_t)q, xi);
+    v3_copy(s->pin_next + 3 * (size_t)q, xi);
+    v3_copy(s->pin_sub + 3 * (size_t)q, xi);
+    v3_copy(s->pin_sub0 + 3 * (size_t)q, xi);
+    v3_copy(s->pin_vel + 3 * (size_t)q, s->v + 3 * (size_t)s->pin_idx[q]);
+  }
+  carrier_fit(s, s->pin_sub0, s->pin_vel, s->vref);
 }

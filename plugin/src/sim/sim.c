@@ -54,11 +54,12 @@ static void sim_free_arrays(tf_sim *s) {
   MEM_FREE_ARRAY(m, s->pin_w, n);
   MEM_FREE_ARRAY(m, s->pin_prev, n3);
   MEM_FREE_ARRAY(m, s->pin_next, n3);
-  MEM_FREE_ARRAY(m, s->pin_of, n);
   MEM_FREE_ARRAY(m, s->fixed, n);
   MEM_FREE_ARRAY(m, s->mark, n);
   MEM_FREE_ARRAY(m, s->pin_sub, n3);
   MEM_FREE_ARRAY(m, s->pin_sub0, n3);
+  MEM_FREE_ARRAY(m, s->pin_vel, n3);
+  MEM_FREE_ARRAY(m, s->fsoft, n3);
   MEM_FREE_ARRAY(m, s->comp, nc);
   MEM_FREE_ARRAY(m, s->f, n3);
   MEM_FREE_ARRAY(m, s->xhat, n3);
@@ -117,8 +118,8 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   ARR(rest, n3); ARR(mass, n); ARR(tri, nt);
   ARR(hinge_theta0, nh); ARR(hinge_geom, nh); ARR(hinge_bend, nh);
   ARR(x, n3); ARR(v, n3); ARR(vref, n3);
-  ARR(pin_idx, n); ARR(pin_w, n); ARR(pin_prev, n3); ARR(pin_next, n3); ARR(pin_of, n); ARR(fixed, n); ARR(mark, n);
-  ARR(pin_sub, n3); ARR(pin_sub0, n3); ARR(comp, nc);
+  ARR(pin_idx, n); ARR(pin_w, n); ARR(pin_prev, n3); ARR(pin_next, n3); ARR(fixed, n); ARR(mark, n);
+  ARR(pin_sub, n3); ARR(pin_sub0, n3); ARR(pin_vel, n3); ARR(fsoft, n3); ARR(comp, nc);
   ARR(f, n3); ARR(xhat, n3); ARR(yhat, n3); ARR(y, n3); ARR(tmp, n3); ARR(vref_new, n3); ARR(force_ref, n); ARR(wn, n3);
   /* Hessian pattern: the upper triangle of the mesh adjacency (diagonal included) */
   s->hess_count = (s->mesh.adj_count + n) / 2;
@@ -164,10 +165,15 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
     double rho = def->total_mass > 0.0 ? def->total_mass / total_area : def->density;
     for (uint32_t t = 0; t < nt; ++t)
       for (int k = 0; k < 3; ++k) s->mass[s->mesh.tris[3 * t + k]] += rho * s->tri[t].area / 3.0;
-    /* a vertex in no triangle gets the mean vertex mass, so it stays a valid particle */
-    double mean = rho * total_area / n;
-    for (uint32_t i = 0; i < n; ++i)
+    /* a vertex in no triangle gets the mean vertex mass, so it stays a valid particle; with
+     * total_mass everything is then rescaled so the total is what the host asked for */
+    double mean = rho * total_area / n, sum = 0.0;
+    for (uint32_t i = 0; i < n; ++i) {
       if (!(s->mass[i] > 0.0)) s->mass[i] = mean;
+      sum += s->mass[i];
+    }
+    if (def->total_mass > 0.0)
+      for (uint32_t i = 0; i < n; ++i) s->mass[i] *= def->total_mass / sum;
   }
 
   /* hinges: rest angle and geometric stiffness factor (k = B * factor) */
@@ -216,7 +222,6 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
 
   /* state */
   memcpy(s->x, def->initial_positions ? def->initial_positions : def->rest_positions, sizeof(double) * n3);
-  for (uint32_t i = 0; i < n; ++i) s->pin_of[i] = -1;
   pins_refresh_components(s);
   s->stats.struct_size = sizeof s->stats;
   *out = s;

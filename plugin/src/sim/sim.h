@@ -63,11 +63,12 @@ struct tf_sim {
   double *pin_w;         /* (n) */
   double *pin_prev;      /* (n x 3): targets at the start of the next advance */
   double *pin_next;      /* (n x 3): targets at its end */
-  int32_t *pin_of;       /* (n) pin slot of each vertex or -1 */
   uint8_t *fixed;        /* (n) hard-pinned */
   uint8_t *mark;         /* (n) scratch for argument checks, all zero between calls */
   double *pin_sub;       /* (n x 3) targets at the end of the current substep */
   double *pin_sub0;      /* (n x 3) targets at its start */
+  double *pin_vel;       /* (n x 3) scratch: pin velocities for the carrier fit */
+  double *fsoft;         /* (n x 3) scratch: soft-pin pull on free pieces */
 
   /* components */
   sim_comp *comp;        /* (comp_count) */
@@ -116,6 +117,8 @@ TF_LOCAL void rigid_project(tf_sim *s, const double *x, const double *u, double 
 TF_LOCAL void pins_substep_targets(tf_sim *s, double s0, double s1);
 TF_LOCAL void pins_carrier(tf_sim *s, double dt, double *vref_out);
 TF_LOCAL void pins_refresh_components(tf_sim *s);
+/* after the state or the pin set changed: targets at the pinned vertices, carrier from their velocities */
+TF_LOCAL void pins_restart(tf_sim *s);
 
 /* step_tau.c, step_strain_rate.c */
 TF_LOCAL void step_tau(tf_sim *s, double dt, newton_result *res);
