@@ -53,6 +53,7 @@ typedef struct bench_config {
   unsigned substeps;
   double tau, kappa;
   double stretch, poisson, bend;
+  unsigned max_newton; /* 0: the library's default */
 } bench_config;
 
 typedef struct bench_result {
@@ -183,6 +184,7 @@ static int run_case(bench_result *r) {
   def.integrator = TF_INTEGRATOR_TAU;
   def.tau = cfg->tau;
   def.kappa = cfg->kappa;
+  if (cfg->max_newton > 0) def.solver.max_newton = cfg->max_newton;
   char errbuf[256] = "";
   tf_status s = tf_cloth_create(&def, &sim, errbuf, sizeof errbuf);
   if (s != TF_OK) {
@@ -296,12 +298,13 @@ static void print_result_json(const bench_result *r) {
          "\"mass_per_vertex\": %.6g, \"frames\": %u, \"setup_s\": %.4f, \"seconds\": %.6f, "
          "\"ms_per_frame\": %.4f, \"ms_median_frame\": %.4f, \"cpu_ms_per_frame\": %.4f, "
          "\"steps\": %llu, \"newton_per_step\": %.4f, \"cg_per_step\": %.4f, "
-         "\"max_newton_per_step\": %u, \"unconverged_steps\": %llu, \"finite\": %s, ",
+         "\"max_newton_per_step\": %u, \"newton_budget\": %u, \"unconverged_steps\": %llu, \"finite\": %s, ",
          tf_version_string(), SCENE_NAME[c->scene], c->n, c->n, r->verts, r->edges, c->tau,
          c->kappa, c->substeps, c->stretch, c->poisson, c->bend, SHEET_MASS / r->verts, c->frames,
          r->setup_s, r->wall_s, 1000.0 * r->wall_s / c->frames, 1000.0 * r->median_frame_s,
          1000.0 * r->cpu_s / c->frames, (unsigned long long)r->steps, (double)r->newton * per_step,
-         (double)r->cg * per_step, r->max_newton_per_step, (unsigned long long)r->unconverged,
+         (double)r->cg * per_step, r->max_newton_per_step, c->max_newton ? c->max_newton : 20u,
+         (unsigned long long)r->unconverged,
          r->finite ? "true" : "false");
   printf("\"max_strain\": ");
   json_number(r->finite ? r->max_strain : NAN);
@@ -351,7 +354,8 @@ static void print_table_row(const bench_result *r) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: tauform_bench [--scene cloth|swing] [--n N] [--tau S] [--kappa K]\n"
-          "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M] [--all]\n"
+          "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
+          "                     [--newton N] [--all]\n"
           "  --scene     CLOTH-N (hanging, default) or SWING-N (falls from horizontal)\n"
           "  --n         quads per side (default %u)\n"
           "  --tau       tau in s, > 0 (default %g)\n"
@@ -360,6 +364,7 @@ static void usage(FILE *f) {
           "  --frames    frames at 24 fps (default %u)\n"
           "  --stretch   stretch stiffness, N/m (default %g)\n"
           "  --bend      bend stiffness, N m (default %g)\n"
+          "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
           "  --all       CLOTH and SWING for N = 32, 64, 128\n",
           DEFAULT_N, DEFAULT_TAU, DEFAULT_KAPPA, DEFAULT_SUBSTEPS, DEFAULT_FRAMES, DEFAULT_STRETCH,
           DEFAULT_BEND);
@@ -383,7 +388,7 @@ static int parse_unsigned(const char *s, unsigned *out) {
 
 int main(int argc, char **argv) {
   bench_config cfg = {SCENE_CLOTH, DEFAULT_N, DEFAULT_FRAMES, DEFAULT_SUBSTEPS, DEFAULT_TAU,
-                      DEFAULT_KAPPA, DEFAULT_STRETCH, DEFAULT_POISSON, DEFAULT_BEND};
+                      DEFAULT_KAPPA, DEFAULT_STRETCH, DEFAULT_POISSON, DEFAULT_BEND, 0};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
@@ -420,6 +425,8 @@ int main(int argc, char **argv) {
       bad = parse_double(v, &cfg.stretch) != 0 || !(cfg.stretch > 0.0);
     } else if (strcmp(a, "--bend") == 0) {
       bad = parse_double(v, &cfg.bend) != 0 || cfg.bend < 0.0;
+    } else if (strcmp(a, "--newton") == 0) {
+      bad = parse_unsigned(v, &cfg.max_newton) != 0 || cfg.max_newton == 0;
     } else {
       fprintf(stderr, "tauform_bench: unknown option %s\n", a);
       usage(stderr);
