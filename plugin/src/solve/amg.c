@@ -130,9 +130,9 @@ static int level_coarsen(tf_mem *m, level *l, level *c) {
   uint32_t n = l->n;
   uint32_t *tmp = mem_array(m, n, sizeof *tmp);
   l->agg = mem_array(m, n, sizeof *l->agg);
-  if (!tmp || !l->agg) return 0;
-  l->nc = aggregate(&l->A, l->agg, tmp);
+  if (tmp && l->agg) l->nc = aggregate(&l->A, l->agg, tmp);
   MEM_FREE_ARRAY(m, tmp, n);
+  if (!l->agg) return 0;
   l->cnt = mem_array(m, l->nc, sizeof *l->cnt);
   if (!l->cnt) return 0;
   /* P: row i reaches the aggregates of its neighbours */
