@@ -82,7 +82,7 @@ static double dot(const double *a, const double *b, size_t n) {
 
 TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
   lin_system s;
-  ENSURE(build_system(&s, 40, 1e4, 1e-2));
+  ENSURE(build_system(&s, 128, 1e4, 1e-2));
   amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj);
   ENSURE(a && amg_level_count(a) >= 3);
   amg_setup(a, &s.A, s.fixed);
@@ -95,6 +95,18 @@ TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
     seed = seed * 1664525u + 1013904223u;
     w[k] = s.fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
   }
+  /* operator complexity: all levels' blocks over the fine level's */
+  double blocks = 0.0;
+  uint32_t n0, nnz0;
+  amg_level_size(a, 0, &n0, &nnz0);
+  for (uint32_t k = 0; k < amg_level_count(a); ++k) {
+    uint32_t nk, zk;
+    amg_level_size(a, k, &nk, &zk);
+    TF_NOTE("level %u: %u nodes, %u blocks (%.1f per row)", k, nk, zk, (double)zk / nk);
+    blocks += zk;
+  }
+  TF_NOTE("operator complexity %.2f", blocks / nnz0);
+  ENSURE(blocks / nnz0 < 2.5);
   amg_apply(a, u, mu);
   amg_apply(a, w, mw);
   double uw = dot(u, mw, m), wu = dot(w, mu, m);

@@ -265,6 +265,11 @@ void amg_destroy(tf_mem *m, amg *a) {
 
 uint32_t amg_level_count(const amg *a) { return a->L; }
 
+void amg_level_size(const amg *a, uint32_t k, uint32_t *n, uint32_t *nnz) {
+  *n = k < a->L ? a->lv[k].n : 0;
+  *nnz = k < a->L ? a->lv[k].A.nnz : 0;
+}
+
 /* --- numbers ------------------------------------------------------------------------------- */
 
 static void m3_mul(double *r, const double *A, const double *B) {

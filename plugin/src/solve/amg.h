@@ -25,5 +25,7 @@ TF_LOCAL void amg_setup(amg *a, const bsr *H, const uint8_t *fixed);
 /* z = one V-cycle applied to r (both 3n). The pcg_precond callback signature. */
 TF_LOCAL void amg_apply(void *a, const double *r, double *z);
 TF_LOCAL uint32_t amg_level_count(const amg *a);
+/* nodes and stored 3x3 blocks of a level (0 for levels past the last) */
+TF_LOCAL void amg_level_size(const amg *a, uint32_t level, uint32_t *n, uint32_t *nnz);
 
 #endif
