@@ -273,6 +273,8 @@ typedef struct tf_api {
   tf_status (*sim_get_stats)(const tf_sim *sim, tf_stats *out_stats);
   tf_status (*critical_damping)(double lambda, double mu, double rho, double wavelength,
                                 double *out_phi, double *out_psi);
+  const char *(*status_message)(tf_status s);
+  const char *(*version_string)(void);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -81,6 +81,8 @@ static const tf_api g_api = {
     tf_sim_get_energy,
     tf_sim_get_stats,
     tf_critical_damping,
+    tf_status_message,
+    tf_version_string,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }
