@@ -1,0 +1,24 @@
+-- SPDX-License-Identifier: MIT
+-- tauform: cloth simulation with tau damping (Young 2007), Lua 5.4 API.
+--   local tauform = require "tauform"
+--   local sim <close> = tauform.cloth{ vertices = ..., triangles = ..., tau = 0.5 }
+-- The simulation methods come from the C binding (tauform.core); this module adds the mesh
+-- helpers, keyframe curves, rigs, caches and the frame-range runner.
+local core = require "tauform.core"
+
+local tauform = {
+  version = core.version,
+  core = core,
+  cloth = core.cloth,
+  critical_damping = core.critical_damping,
+  native_bytes = core.native_bytes,
+}
+
+tauform.mesh = require "tauform.mesh"
+tauform.keyframes = require "tauform.keyframes"
+tauform.key = tauform.keyframes.curve
+tauform.cache = require "tauform.cache"
+tauform.rig = require "tauform.rig"
+tauform.run = require("tauform.run").run
+
+return tauform

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT
+ * Lua 5.4 binding of the C ABI: `tauform.core`, a simulation userdata with methods, plus the
+ * library functions. Misuse raises "bad argument #n to 'name' (...)"; expected run-time
+ * failures return nil, message, status name. Arrays come in as flat {x1, y1, z1, x2, ...} or
+ * nested {{x, y, z}, ...} tables; vertex indices are 1-based as everywhere in Lua. All native
+ * memory goes through a counting allocator whose total `tauform.core.native_bytes()` reports,
+ * so tests can see that close and garbage collection release a simulation exactly once.
+ *
+ * This file only calls the public tf_* API: it is linked into the Lua module (against the
+ * interpreter's Lua) and into the rig runner (against the library's private Lua). */
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind/lua_tauform.h"
+#include "tauform.h"
+
+#define SIM_MT "tauform.sim"
+#define MEM_KEY "tauform.memory"
+
+typedef struct lsim {
+  tf_sim *sim; /* NULL once closed */
+  uint32_t n;
+} lsim;
+
+/* ---- counting allocator, one per lua_State (kept in the registry) ------------------------- */
+
+typedef struct lmem {
+  long long live_bytes;
+  long long allocations;
+} lmem;
+
+static void *count_alloc(size_t size, size_t align, void *ud) {
+  lmem *m = ud;
+  size_t rounded = (size + align - 1) / align * align;
+  void *p = aligned_alloc(align, rounded);
+  if (p) {
+    m->live_bytes += (long long)size;
+    m->allocations++;
+  }
+  return p;
+}
+
+static void count_free(void *p, size_t size, void *ud) {
+  lmem *m = ud;
+  m->live_bytes -= (long long)size;
+  free(p);
+}
+
+static lmem *get_mem(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, MEM_KEY);
+  lmem *m = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!m) {
+    m = lua_newuserdatauv(L, sizeof *m, 0);
+    memset(m, 0, sizeof *m);
+    lua_setfield(L, LUA_REGISTRYINDEX, MEM_KEY);
+  }
+  return m;
+}
+
+/* ---- reading arrays ------------------------------------------------------------------------ */
+
+/* count of 3-vectors in a flat or nested table at idx */
+static lua_Integer vec3_count(lua_State *L, int idx, int arg, const char *what) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_Integer len = luaL_len(L, idx);
+  if (len == 0) return 0;
+  int t = lua_geti(L, idx, 1);
+  lua_pop(L, 1);
+  if (t == LUA_TTABLE) return len;
+  if (len % 3 != 0)
+    luaL_argerror(L, arg, lua_pushfstring(L, "%s: flat array length %d is not a multiple of 3", what, (int)len));
+  return len / 3;
+}
+
+/* read count 3-vectors (flat or nested) into out; raises naming the entry */
+static void read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer count, double *out) {
+  int t = count ? lua_geti(L, idx, 1) : LUA_TNIL;
+  lua_pop(L, 1);
+  for (lua_Integer i = 0; i < count; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      int isnum = 0;
+      if (t == LUA_TTABLE) {
+        if (lua_geti(L, idx, i + 1) != LUA_TTABLE)
+          luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d] is not a table of 3 numbers", what, (int)(i + 1)));
+        lua_geti(L, -1, k + 1);
+        out[3 * i + k] = lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 2);
+      } else {
+        lua_geti(L, idx, 3 * i + k + 1);
+        out[3 * i + k] = lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+      }
+      if (!isnum)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s: coordinate %d of entry %d is not a number", what, k + 1, (int)(i + 1)));
+    }
+  }
+}
+
+/* 1-based index array (flat, or nested triples when triples != 0) into 0-based out */
+static void read_indices(lua_State *L, int idx, int arg, const char *what, lua_Integer count, int triples,
+                         uint32_t limit, uint32_t *out) {
+  int nested = 0;
+  if (triples && count) {
+    nested = lua_geti(L, idx, 1) == LUA_TTABLE;
+    lua_pop(L, 1);
+  }
+  for (lua_Integer i = 0; i < count; ++i) {
+    int isint = 0;
+    lua_Integer v;
+    if (nested) {
+      lua_geti(L, idx, i / 3 + 1);
+      lua_geti(L, -1, i % 3 + 1);
+      v = lua_tointegerx(L, -1, &isint);
+      lua_pop(L, 2);
+    } else {
+      lua_geti(L, idx, i + 1);
+      v = lua_tointegerx(L, -1, &isint);
+      lua_pop(L, 1);
+    }
+    if (!isint) luaL_argerror(L, arg, lua_pushfstring(L, "%s: entry %d is not an integer", what, (int)(i + 1)));
+    if (v < 1 || (limit && v > (lua_Integer)limit))
+      luaL_argerror(L, arg, lua_pushfstring(L, "%s: index %d out of range 1..%d", what, (int)v, (int)limit));
+    out[i] = (uint32_t)(v - 1);
+  }
+}
+
+/* a numeric field of table idx into *out when present; raises on a non-number */
+static int opt_number_field(lua_State *L, int idx, int arg, const char *key, double *out) {
+  int t = lua_getfield(L, idx, key);
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  int isnum = 0;
+  double v = lua_tonumberx(L, -1, &isnum);
+  lua_pop(L, 1);
+  if (!isnum) luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be a number, got %s", key, lua_typename(L, t)));
+  *out = v;
+  return 1;
+}
+
+static void opt_vec3_field(lua_State *L, int idx, int arg, const char *key, double out[3]) {
+  if (lua_getfield(L, idx, key) != LUA_TNIL) {
+    if (!lua_istable(L, -1) || vec3_count(L, lua_gettop(L), arg, key) != 1)
+      luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be {x, y, z}", key));
+    read_vec3(L, lua_gettop(L), arg, key, 1, out);
+  }
+  lua_pop(L, 1);
+}
+
+/* ---- simulation userdata --------------------------------------------------------------------- */
+
+static lsim *check_open(lua_State *L) {
+  lsim *p = luaL_checkudata(L, 1, SIM_MT);
+  luaL_argcheck(L, p->sim != NULL, 1, "simulation is closed");
+  return p;
+}
+
+/* expected failure: nil, message, status name */
+static int push_fail(lua_State *L, tf_sim *sim, tf_status st) {
+  luaL_pushfail(L);
+  lua_pushstring(L, tf_sim_last_error(sim));
+  lua_pushstring(L, tf_status_name(st));
+  return 3;
+}
+
+static const char *const INTEGRATORS[] = {"tau", "strain_rate", NULL};
+
+static int l_cloth(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  tf_cloth_def def;
+  tf_cloth_def_init(&def);
+  /* mesh */
+  if (lua_getfield(L, 1, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'vertices' (a table) is required");
+  int vi = lua_gettop(L);
+  lua_Integer nv = vec3_count(L, vi, 1, "vertices");
+  if (lua_getfield(L, 1, "triangles") != LUA_TTABLE) luaL_argerror(L, 1, "field 'triangles' (a table) is required");
+  int ti = lua_gettop(L);
+  lua_Integer tlen = luaL_len(L, ti), nt3 = tlen;
+  if (tlen > 0) {
+    int nested = lua_geti(L, ti, 1) == LUA_TTABLE;
+    lua_pop(L, 1);
+    nt3 = nested ? 3 * tlen : tlen;
+  }
+  if (nt3 % 3 != 0) luaL_argerror(L, 1, "field 'triangles': flat array length is not a multiple of 3");
+  if (nv < 3 || nv > 0x3fffffff) luaL_argerror(L, 1, "field 'vertices': need at least 3 vertices");
+  /* scratch in Lua-managed memory so a raised error frees it */
+  double *pos = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)nv, 0);
+  uint32_t *tri = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(nt3 ? nt3 : 1), 0);
+  read_vec3(L, vi, 1, "vertices", nv, pos);
+  read_indices(L, ti, 1, "triangles", nt3, 1, (uint32_t)nv, tri);
+  def.rest_positions = pos;
+  def.vert_count = (uint32_t)nv;
+  def.triangles = tri;
+  def.tri_count = (uint32_t)(nt3 / 3);
+  double *masses = NULL;
+  if (lua_getfield(L, 1, "masses") == LUA_TTABLE) {
+    int mi = lua_gettop(L);
+    if (luaL_len(L, mi) != nv) luaL_argerror(L, 1, "field 'masses' must have one entry per vertex");
+    masses = lua_newuserdatauv(L, sizeof(double) * (size_t)nv, 0);
+    for (lua_Integer i = 0; i < nv; ++i) {
+      lua_geti(L, mi, i + 1);
+      int isnum = 0;
+      masses[i] = lua_tonumberx(L, -1, &isnum);
+      if (!isnum) luaL_argerror(L, 1, lua_pushfstring(L, "masses[%d] is not a number", (int)(i + 1)));
+      lua_pop(L, 1);
+    }
+    def.vertex_masses = masses;
+  }
+  opt_number_field(L, 1, 1, "density", &def.density);
+  opt_number_field(L, 1, 1, "total_mass", &def.total_mass);
+  opt_number_field(L, 1, 1, "stretch", &def.stretch_stiffness);
+  opt_number_field(L, 1, 1, "poisson", &def.poisson);
+  opt_number_field(L, 1, 1, "bend", &def.bend_stiffness);
+  opt_number_field(L, 1, 1, "tau", &def.tau);
+  opt_number_field(L, 1, 1, "kappa", &def.kappa);
+  opt_number_field(L, 1, 1, "phi", &def.phi);
+  opt_number_field(L, 1, 1, "psi", &def.psi);
+  opt_number_field(L, 1, 1, "pin_stiffness", &def.pin_stiffness);
+  opt_vec3_field(L, 1, 1, "gravity", def.gravity);
+  if (lua_getfield(L, 1, "integrator") != LUA_TNIL) {
+    const char *name = lua_tostring(L, -1);
+    int k = -1;
+    for (int i = 0; name && INTEGRATORS[i]; ++i)
+      if (strcmp(name, INTEGRATORS[i]) == 0) k = i;
+    if (k < 0) luaL_argerror(L, 1, "field 'integrator' must be \"tau\" or \"strain_rate\"");
+    def.integrator = (tf_integrator)k;
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, 1, "solver") == LUA_TTABLE) {
+    int si = lua_gettop(L);
+    double v;
+    if (opt_number_field(L, si, 1, "max_newton", &v)) def.solver.max_newton = v >= 1 ? (uint32_t)v : 0;
+    if (opt_number_field(L, si, 1, "max_cg", &v)) def.solver.max_cg = v >= 1 ? (uint32_t)v : 0;
+    opt_number_field(L, si, 1, "tolerance", &def.solver.tolerance);
+    opt_number_field(L, si, 1, "abs_tolerance", &def.solver.abs_tolerance);
+  }
+  lua_pop(L, 1);
+  lmem *mem = get_mem(L);
+  def.allocator.alloc = count_alloc;
+  def.allocator.free = count_free;
+  def.allocator.ud = mem;
+  lsim *p = lua_newuserdatauv(L, sizeof *p, 0);
+  p->sim = NULL; /* closed until create succeeds */
+  p->n = (uint32_t)nv;
+  luaL_setmetatable(L, SIM_MT);
+  char err[512];
+  tf_status st = tf_cloth_create(&def, &p->sim, err, sizeof err);
+  if (st == TF_E_NOMEM) return luaL_error(L, "tauform.cloth: %s", err);
+  if (st != TF_OK) return luaL_argerror(L, 1, err);
+  return 1;
+}
+
+static int l_advance(lua_State *L) {
+  lsim *p = check_open(L);
+  lua_Number dt = luaL_checknumber(L, 2);
+  lua_Integer sub = luaL_optinteger(L, 3, 1);
+  luaL_argcheck(L, dt > 0, 2, "dt must be positive");
+  luaL_argcheck(L, sub >= 1 && sub <= TF_MAX_SUBSTEPS, 3, "substeps must be in 1..10000");
+  tf_status st = tf_sim_advance(p->sim, dt, (uint32_t)sub);
+  if (st != TF_OK) return push_fail(L, p->sim, st);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+typedef tf_status (*read_fn)(const tf_sim *, double *, uint32_t);
+
+/* flat {x1, y1, z1, ...} into table arg 2 (reused) or a new one */
+static int push_vectors(lua_State *L, read_fn fn) {
+  lsim *p = check_open(L);
+  if (lua_isnoneornil(L, 2)) lua_createtable(L, (int)(3 * p->n), 0);
+  else luaL_checktype(L, 2, LUA_TTABLE), lua_pushvalue(L, 2);
+  /* the scratch stays on the stack (alive) while the table is filled */
+  double *buf = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
+  fn(p->sim, buf, p->n);
+  for (uint32_t k = 0; k < 3 * p->n; ++k) {
+    lua_pushnumber(L, buf[k]);
+    lua_rawseti(L, -3, (lua_Integer)k + 1);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int l_positions(lua_State *L) { return push_vectors(L, tf_sim_get_positions); }
+static int l_velocities(lua_State *L) { return push_vectors(L, tf_sim_get_velocities); }
+static int l_normals(lua_State *L) { return push_vectors(L, tf_sim_get_normals); }
+static int l_forces(lua_State *L) { return push_vectors(L, tf_sim_get_forces); }
+
+static int l_position(lua_State *L) {
+  lsim *p = check_open(L);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->n, 2, "vertex index out of range");
+  double *buf = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
+  tf_sim_get_positions(p->sim, buf, p->n);
+  lua_pushnumber(L, buf[3 * (i - 1)]);
+  lua_pushnumber(L, buf[3 * (i - 1) + 1]);
+  lua_pushnumber(L, buf[3 * (i - 1) + 2]);
+  return 3;
+}
+
+static int l_vert_count(lua_State *L) {
+  lsim *p = check_open(L);
+  lua_pushinteger(L, p->n);
+  return 1;
+}
+
+static int l_energy(lua_State *L) {
+  lsim *p = check_open(L);
+  double e = 0.0;
+  tf_sim_get_energy(p->sim, &e);
+  lua_pushnumber(L, e);
+  return 1;
+}
+
+static const struct { const char *name; tf_param id; int count; } PARAMS[] = {
+    {"tau", TF_PARAM_TAU, 1}, {"kappa", TF_PARAM_KAPPA, 1}, {"bend", TF_PARAM_BEND_STIFFNESS, 1},
+    {"gravity", TF_PARAM_GRAVITY, 3}, {"stretch", TF_PARAM_STRETCH_STIFFNESS, 1},
+    {"poisson", TF_PARAM_POISSON, 1}, {"pin_stiffness", TF_PARAM_PIN_STIFFNESS, 1},
+    {"phi", TF_PARAM_PHI, 1}, {"psi", TF_PARAM_PSI, 1}};
+
+/* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value
+ * is checked before any is applied, so a bad table changes nothing */
+static int l_set(lua_State *L) {
+  lsim *p = check_open(L);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  /* unknown keys are misuse */
+  lua_pushnil(L);
+  while (lua_next(L, 2)) {
+    const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    int known = 0;
+    for (size_t k = 0; key && k < sizeof PARAMS / sizeof PARAMS[0]; ++k) known |= strcmp(key, PARAMS[k].name) == 0;
+    if (!known)
+      luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'%s", key ? key : "?",
+                                          key && strcmp(key, "wind") == 0 ? " (wind is not in this build yet)" : ""));
+    lua_pop(L, 1);
+  }
+  double vals[sizeof PARAMS / sizeof PARAMS[0]][3];
+  int present[sizeof PARAMS / sizeof PARAMS[0]] = {0};
+  double *bend_map = NULL;
+  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
+    int t = lua_getfield(L, 2, PARAMS[k].name);
+    if (t != LUA_TNIL) {
+      present[k] = 1;
+      if (PARAMS[k].count == 3) {
+        if (t != LUA_TTABLE || vec3_count(L, lua_gettop(L), 2, PARAMS[k].name) != 1)
+          luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", PARAMS[k].name));
+        read_vec3(L, lua_gettop(L), 2, PARAMS[k].name, 1, vals[k]);
+      } else if (t == LUA_TTABLE && PARAMS[k].id == TF_PARAM_BEND_STIFFNESS) {
+        if (luaL_len(L, -1) != (lua_Integer)p->n) luaL_argerror(L, 2, "'bend' map must have one value per vertex");
+        bend_map = lua_newuserdatauv(L, sizeof(double) * p->n, 0);
+        lua_insert(L, -2);
+        for (uint32_t i = 0; i < p->n; ++i) {
+          lua_geti(L, -1, (lua_Integer)i + 1);
+          int isnum = 0;
+          bend_map[i] = lua_tonumberx(L, -1, &isnum);
+          if (!isnum) luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%d] is not a number", (int)i + 1));
+          lua_pop(L, 1);
+        }
+        present[k] = 2;
+      } else {
+        int isnum = 0;
+        vals[k][0] = lua_tonumberx(L, -1, &isnum);
+        if (!isnum) luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be a number", PARAMS[k].name));
+      }
+    }
+    lua_pop(L, 1);
+  }
+  /* apply the values, then the map; the library checks each and leaves the sim unchanged when it
+   * refuses one, and the ones applied before it are put back: a bad table changes nothing */
+  double old[sizeof PARAMS / sizeof PARAMS[0]][3];
+  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) tf_sim_get_param(p->sim, PARAMS[k].id, old[k], 3);
+  for (int pass = 1; pass <= 2; ++pass)
+    for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
+      if (present[k] != pass) continue;
+      tf_status st = pass == 2 ? tf_sim_set_param_map(p->sim, PARAMS[k].id, bend_map, p->n)
+                               : tf_sim_set_param(p->sim, PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count);
+      if (st != TF_OK) {
+        const char *msg = lua_pushstring(L, tf_sim_last_error(p->sim));
+        for (size_t j = 0; j < sizeof PARAMS / sizeof PARAMS[0]; ++j)
+          if (present[j] == 1) tf_sim_set_param(p->sim, PARAMS[j].id, old[j], (uint32_t)PARAMS[j].count);
+        return luaL_argerror(L, 2, msg);
+      }
+    }
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_get(lua_State *L) {
+  lsim *p = check_open(L);
+  const char *key = luaL_checkstring(L, 2);
+  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
+    if (strcmp(key, PARAMS[k].name) != 0) continue;
+    double v[3];
+    tf_sim_get_param(p->sim, PARAMS[k].id, v, 3);
+    if (PARAMS[k].count == 1) {
+      lua_pushnumber(L, v[0]);
+    } else {
+      lua_createtable(L, 3, 0);
+      for (int i = 0; i < 3; ++i) lua_pushnumber(L, v[i]), lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+  }
+  return luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'", key));
+}
+
+static int l_pin(lua_State *L) {
+  lsim *p = check_open(L);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_Integer count = luaL_len(L, 2);
+  luaL_argcheck(L, count <= (lua_Integer)p->n, 2, "more pins than vertices");
+  uint32_t *idx = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(count ? count : 1), 0);
+  read_indices(L, 2, 2, "indices", count, 0, p->n, idx);
+  double *w = NULL;
+  if (!lua_isnoneornil(L, 3)) {
+    w = lua_newuserdatauv(L, sizeof(double) * (size_t)(count ? count : 1), 0);
+    if (lua_isnumber(L, 3)) {
+      for (lua_Integer i = 0; i < count; ++i) w[i] = lua_tonumber(L, 3);
+    } else {
+      luaL_checktype(L, 3, LUA_TTABLE);
+      luaL_argcheck(L, luaL_len(L, 3) == count, 3, "one weight per pinned vertex");
+      for (lua_Integer i = 0; i < count; ++i) {
+        lua_geti(L, 3, i + 1);
+        int isnum = 0;
+        w[i] = lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum) luaL_argerror(L, 3, lua_pushfstring(L, "weight %d is not a number", (int)(i + 1)));
+      }
+    }
+  }
+  tf_status st = tf_sim_set_pins(p->sim, idx, w, (uint32_t)count);
+  if (st != TF_OK) return luaL_argerror(L, w ? 3 : 2, tf_sim_last_error(p->sim));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_pin_targets(lua_State *L) {
+  lsim *p = check_open(L);
+  lua_Integer count = vec3_count(L, 2, 2, "targets");
+  double *t = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(count ? count : 1), 0);
+  read_vec3(L, 2, 2, "targets", count, t);
+  tf_status st = tf_sim_set_pin_targets(p->sim, t, (uint32_t)count);
+  if (st != TF_OK) return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_set_state(lua_State *L) {
+  lsim *p = check_open(L);
+  lua_Integer count = vec3_count(L, 2, 2, "positions");
+  luaL_argcheck(L, count == (lua_Integer)p->n, 2, "one position per vertex");
+  double *x = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0), *v = NULL;
+  read_vec3(L, 2, 2, "positions", count, x);
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_argcheck(L, vec3_count(L, 3, 3, "velocities") == (lua_Integer)p->n, 3, "one velocity per vertex");
+    v = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
+    read_vec3(L, 3, 3, "velocities", p->n, v);
+  }
+  tf_status st = tf_sim_set_state(p->sim, x, v, p->n);
+  if (st != TF_OK) return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_stats(lua_State *L) {
+  lsim *p = check_open(L);
+  tf_stats st;
+  memset(&st, 0, sizeof st);
+  st.struct_size = sizeof st;
+  tf_sim_get_stats(p->sim, &st);
+  lua_createtable(L, 0, 9);
+  lua_pushinteger(L, st.steps), lua_setfield(L, -2, "steps");
+  lua_pushinteger(L, st.newton_iterations), lua_setfield(L, -2, "newton_iterations");
+  lua_pushinteger(L, st.cg_iterations), lua_setfield(L, -2, "cg_iterations");
+  lua_pushinteger(L, st.max_newton_per_step), lua_setfield(L, -2, "max_newton_per_step");
+  lua_pushinteger(L, st.unconverged_steps), lua_setfield(L, -2, "unconverged_steps");
+  lua_pushnumber(L, st.residual), lua_setfield(L, -2, "residual");
+  lua_pushnumber(L, st.seconds), lua_setfield(L, -2, "seconds");
+  lua_pushinteger(L, (lua_Integer)st.total_steps), lua_setfield(L, -2, "total_steps");
+  return 1;
+}
+
+/* __gc and __close and close(): release once */
+static int l_close(lua_State *L) {
+  lsim *p = luaL_checkudata(L, 1, SIM_MT);
+  if (p->sim) {
+    tf_sim_destroy(p->sim);
+    p->sim = NULL;
+  }
+  return 0;
+}
+
+static int l_is_closed(lua_State *L) {
+  lsim *p = luaL_checkudata(L, 1, SIM_MT);
+  lua_pushboolean(L, p->sim == NULL);
+  return 1;
+}
+
+static int l_tostring(lua_State *L) {
+  lsim *p = luaL_checkudata(L, 1, SIM_MT);
+  if (p->sim) lua_pushfstring(L, "tauform.sim (%d vertices)", (int)p->n);
+  else lua_pushliteral(L, "tauform.sim (closed)");
+  return 1;
+}
+
+static int l_critical_damping(lua_State *L) {
+  double lambda = luaL_checknumber(L, 1), mu = luaL_checknumber(L, 2), rho = luaL_checknumber(L, 3);
+  double wl = luaL_checknumber(L, 4), phi = 0, psi = 0;
+  tf_status st = tf_critical_damping(lambda, mu, rho, wl, &phi, &psi);
+  if (st == TF_E_INVALID_ARG) return luaL_error(L, "critical_damping: lambda, mu, rho and wavelength must be positive");
+  lua_pushnumber(L, phi);
+  lua_pushnumber(L, psi);
+  if (st == TF_E_UNSUPPORTED) {
+    lua_pushstring(L, "lambda < 2 mu: both waves cannot be critically damped (phi clamped to 0)");
+    return 3;
+  }
+  return 2;
+}
+
+static int l_native_bytes(lua_State *L) {
+  lmem *m = get_mem(L);
+  lua_pushinteger(L, (lua_Integer)m->live_bytes);
+  lua_pushinteger(L, (lua_Integer)m->allocations);
+  return 2;
+}
+
+static const luaL_Reg SIM_METHODS[] = {
+    {"advance", l_advance},     {"positions", l_positions}, {"velocities", l_velocities},
+    {"normals", l_normals},     {"forces", l_forces},       {"position", l_position},
+    {"vert_count", l_vert_count}, {"energy", l_energy},   {"set", l_set},
+    {"get", l_get},             {"pin", l_pin},             {"pin_targets", l_pin_targets},
+    {"set_state", l_set_state}, {"stats", l_stats},         {"close", l_close},
+    {"is_closed", l_is_closed}, {NULL, NULL}};
+
+static const luaL_Reg LIB[] = {{"cloth", l_cloth},
+                               {"critical_damping", l_critical_damping},
+                               {"native_bytes", l_native_bytes},
+                               {NULL, NULL}};
+
+int tf_luaopen_core(lua_State *L) {
+  if ((tf_version() >> 16) != TF_VERSION_MAJOR) return luaL_error(L, "tauform: library ABI %d, binding built for %d", (int)(tf_version() >> 16), TF_VERSION_MAJOR);
+  if (luaL_newmetatable(L, SIM_MT)) {
+    luaL_newlib(L, SIM_METHODS);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, l_close), lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, l_close), lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, l_tostring), lua_setfield(L, -2, "__tostring");
+  }
+  lua_pop(L, 1);
+  luaL_newlib(L, LIB);
+  lua_pushstring(L, tf_version_string()), lua_setfield(L, -2, "version");
+  return 1;
+}
