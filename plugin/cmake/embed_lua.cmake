@@ -1,9 +1,9 @@
-# Generates a C file holding lua/tauform/*.lua as byte arrays, so the Lua module and the rig
+# Generates a C file holding lua/tauform/ files as byte arrays, so the Lua module and the rig
 # runner carry the pure-Lua layer they were built with (no search path needed).
 #   cmake -DOUT=file.c -DROOT=<source dir> -P embed_lua.cmake
 file(GLOB files RELATIVE ${ROOT}/lua ${ROOT}/lua/tauform/*.lua)
 list(SORT files)
-set(body "/* generated from lua/tauform/*.lua by plugin/cmake/embed_lua.cmake: do not edit */\n#include \"bind/lua_embedded.h\"\n\n")
+set(body "/* generated from lua/tauform/ files by plugin/cmake/embed_lua.cmake: do not edit */\n#include \"bind/lua_embedded.h\"\n\n")
 set(table "")
 set(i 0)
 foreach(f ${files})

@@ -12,6 +12,7 @@
 #include <lua.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bind/lua_tauform.h"
 #include "tauform.h"
@@ -408,6 +409,7 @@ static int l_get(lua_State *L) {
 
 static int l_pin(lua_State *L) {
   lsim *p = check_open(L);
+  lua_settop(L, 3); /* scratch goes above the arguments */
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_Integer count = luaL_len(L, 2);
   luaL_argcheck(L, count <= (lua_Integer)p->n, 2, "more pins than vertices");
@@ -438,6 +440,7 @@ static int l_pin(lua_State *L) {
 
 static int l_pin_targets(lua_State *L) {
   lsim *p = check_open(L);
+  lua_settop(L, 2);
   lua_Integer count = vec3_count(L, 2, 2, "targets");
   double *t = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(count ? count : 1), 0);
   read_vec3(L, 2, 2, "targets", count, t);
@@ -449,6 +452,7 @@ static int l_pin_targets(lua_State *L) {
 
 static int l_set_state(lua_State *L) {
   lsim *p = check_open(L);
+  lua_settop(L, 3);
   lua_Integer count = vec3_count(L, 2, 2, "positions");
   luaL_argcheck(L, count == (lua_Integer)p->n, 2, "one position per vertex");
   double *x = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0), *v = NULL;
@@ -519,6 +523,14 @@ static int l_critical_damping(lua_State *L) {
   return 2;
 }
 
+/* isatty("stdout" | "stderr"): progress bars only for a person at a terminal */
+static int l_isatty(lua_State *L) {
+  static const char *const names[] = {"stdin", "stdout", "stderr", NULL};
+  int fd = luaL_checkoption(L, 1, "stderr", names);
+  lua_pushboolean(L, isatty(fd));
+  return 1;
+}
+
 static int l_native_bytes(lua_State *L) {
   lmem *m = get_mem(L);
   lua_pushinteger(L, (lua_Integer)m->live_bytes);
@@ -537,6 +549,7 @@ static const luaL_Reg SIM_METHODS[] = {
 static const luaL_Reg LIB[] = {{"cloth", l_cloth},
                                {"critical_damping", l_critical_damping},
                                {"native_bytes", l_native_bytes},
+                               {"isatty", l_isatty},
                                {NULL, NULL}};
 
 int tf_luaopen_core(lua_State *L) {

@@ -8,7 +8,7 @@
 
 /* pushes the `tauform.core` table */
 int tf_luaopen_core(lua_State *L);
-/* registers tauform.core and the embedded pure-Lua modules (lua/tauform/*.lua, built in) in
+/* registers tauform.core and the embedded pure-Lua modules (lua/tauform/ files, built in) in
  * package.preload, then requires "tauform" and returns it */
 int tf_luaopen_tauform(lua_State *L);
 

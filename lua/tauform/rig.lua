@@ -1,0 +1,219 @@
+-- SPDX-License-Identifier: MIT
+-- Rigs: a Lua file (or table) that describes a shot's animated parameters over frames.
+--
+--   return {
+--     mesh = tauform.mesh.grid{...} or "cape.obj",     -- a path is relative to the rig file
+--     material = { density = 0.2, stretch = 5000, poisson = 0.3, total_mass = nil, masses = nil },
+--     fps = 24, frames = {1, 120}, substeps = 2,
+--     tau = 0.5 or tauform.key{ {1, 0.2}, {48, 2.0} },  -- number, curve or function(frame)
+--     kappa = 0, gravity = {0, 0, -9.81},                 -- likewise (gravity a 3-vector)
+--     bend = 1e-5 or curve or { value = 1e-5, groups = { collar = 1e-3 } },  -- per-vertex map
+--     pins = {
+--       { group = "row0" or indices = {...}, weight = 1,  -- 1 hard, < 1 soft
+--         translate = {x, y, z} or curve of {x, y, z},
+--         rotate = { axis = {0, 0, 1}, angle = degrees or curve, center = {x, y, z} },
+--         targets = function(frame, rest) return {x1, y1, z1, ...} end },  -- or full control
+--     },
+--     frame = function(frame, sim) end,                   -- optional hook after the rig's sets
+--   }
+--
+-- Rig:create() builds the simulation; Rig:apply(sim, frame) sets every parameter and the pin
+-- targets for `frame` (call it before advancing to that frame). Errors name the rig file and
+-- the field.
+local keyframes = require "tauform.keyframes"
+local meshlib = require "tauform.mesh"
+local core = require "tauform.core"
+
+local M = {}
+local Rig = {}
+Rig.__index = Rig
+
+local KNOWN = { mesh = 1, material = 1, fps = 1, frames = 1, substeps = 1, tau = 1, kappa = 1,
+                gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1 }
+
+local function fail(self, fmt, ...) error(("%s: " .. fmt):format(self.source, ...), 0) end
+
+local function check_param(self, name, v, vector)
+  if v == nil then return end
+  local t = type(v)
+  if t == "function" or keyframes.is_curve(v) then return end
+  if vector then
+    if t ~= "table" or #v ~= 3 then fail(self, "field '%s' must be {x, y, z}, a curve or a function", name) end
+  elseif t ~= "number" then
+    fail(self, "field '%s' must be a number, a curve or a function (got %s)", name, t)
+  end
+end
+
+-- Rodrigues rotation of p about axis (unit) through center by angle (radians)
+local function rotate(p, axis, angle, center)
+  local x, y, z = p[1] - center[1], p[2] - center[2], p[3] - center[3]
+  local c, s = math.cos(angle), math.sin(angle)
+  local kx, ky, kz = axis[1], axis[2], axis[3]
+  local dot = kx * x + ky * y + kz * z
+  local cx, cy, cz = ky * z - kz * y, kz * x - kx * z, kx * y - ky * x
+  return x * c + cx * s + kx * dot * (1 - c) + center[1],
+         y * c + cy * s + ky * dot * (1 - c) + center[2],
+         z * c + cz * s + kz * dot * (1 - c) + center[3]
+end
+
+function M.load(spec, opt)
+  opt = opt or {}
+  local source, dir = "rig", "."
+  if type(spec) == "string" then
+    source = spec
+    dir = spec:match("^(.*)/[^/]*$") or "."
+    local chunk, err = loadfile(spec, "t")
+    if not chunk then error(err, 0) end
+    local ok, res = pcall(chunk)
+    if not ok then error(res, 0) end
+    spec = res
+  end
+  if type(spec) == "function" then spec = spec() end
+  if type(spec) ~= "table" then error(("%s: a rig must return a table"):format(source), 0) end
+  local self = setmetatable({ spec = spec, source = source, dir = dir }, Rig)
+  for k in pairs(spec) do
+    if not KNOWN[k] then fail(self, "unknown field '%s'", tostring(k)) end
+  end
+  -- mesh
+  local mesh = spec.mesh
+  if type(mesh) == "string" then
+    local path = mesh:sub(1, 1) == "/" and mesh or (dir .. "/" .. mesh)
+    local ok, res = pcall(meshlib.load_obj, path)
+    if not ok then fail(self, "mesh: %s", res) end
+    mesh = res
+  end
+  if type(mesh) ~= "table" or type(mesh.vertices) ~= "table" or type(mesh.triangles) ~= "table" then
+    fail(self, "field 'mesh' must be a mesh table {vertices, triangles, groups} or an OBJ path")
+  end
+  self.mesh = mesh
+  self.n = #mesh.vertices // 3
+  self.fps = spec.fps or opt.fps or 24
+  self.substeps = spec.substeps or 1
+  self.frames = spec.frames or { 1, 48 }
+  if type(self.fps) ~= "number" or self.fps <= 0 then fail(self, "field 'fps' must be a positive number") end
+  check_param(self, "tau", spec.tau)
+  check_param(self, "kappa", spec.kappa)
+  check_param(self, "gravity", spec.gravity, true)
+  if type(spec.bend) == "table" and not keyframes.is_curve(spec.bend) then
+    local b = spec.bend
+    check_param(self, "bend.value", b.value or 0)
+    for name, v in pairs(b.groups or {}) do
+      local ok, err = pcall(meshlib.group, mesh, name)
+      if not ok then fail(self, "bend.groups: %s", err) end
+      check_param(self, "bend.groups." .. name, v)
+    end
+  else
+    check_param(self, "bend", spec.bend)
+  end
+  -- pins: resolve groups to index lists once
+  self.pins = {}
+  for k, p in ipairs(spec.pins or {}) do
+    local ids = p.indices
+    if p.group then
+      local ok, res = pcall(meshlib.group, mesh, p.group)
+      if not ok then fail(self, "pins[%d]: %s", k, res) end
+      ids = res
+    end
+    if type(ids) ~= "table" then fail(self, "pins[%d] needs a group or an indices list", k) end
+    local w = p.weight or 1
+    if type(w) ~= "number" or w <= 0 or w > 1 then fail(self, "pins[%d].weight must be in (0, 1]", k) end
+    if p.rotate and (type(p.rotate) ~= "table" or type(p.rotate.axis) ~= "table") then
+      fail(self, "pins[%d].rotate must be { axis = {x, y, z}, angle = degrees or curve, center = {x, y, z} }", k)
+    end
+    self.pins[k] = { spec = p, ids = ids, weight = w }
+  end
+  return self
+end
+
+-- the simulation at the rest mesh, with the rig's values at its first frame and its pins set
+function Rig:create()
+  local spec, m = self.spec, self.spec.material or {}
+  local def = { vertices = self.mesh.vertices, triangles = self.mesh.triangles, density = m.density,
+                total_mass = m.total_mass, masses = m.masses, stretch = m.stretch, poisson = m.poisson,
+                pin_stiffness = m.pin_stiffness, solver = spec.solver }
+  local first = self.frames[1]
+  def.tau = keyframes.sample(spec.tau, first)
+  def.kappa = keyframes.sample(spec.kappa, first)
+  def.gravity = keyframes.sample(spec.gravity, first)
+  local ok, sim = pcall(core.cloth, def)
+  if not ok then fail(self, "%s", sim) end
+  local idx, w = {}, {}
+  for _, p in ipairs(self.pins) do
+    for _, i in ipairs(p.ids) do idx[#idx + 1] = i; w[#w + 1] = p.weight end
+  end
+  if #idx > 0 then
+    local pok, err = pcall(sim.pin, sim, idx, w)
+    if not pok then fail(self, "pins: %s", err) end
+  end
+  self.pin_count = #idx
+  self:apply(sim, first)
+  if spec.setup then spec.setup(sim, self) end
+  return sim
+end
+
+-- pin targets at `frame`, flat
+function Rig:targets(frame)
+  local rest, out = self.mesh.vertices, {}
+  for k, p in ipairs(self.pins) do
+    local s = p.spec
+    local custom = s.targets and s.targets(frame, rest, p.ids)
+    if custom and #custom ~= 3 * #p.ids then
+      fail(self, "pins[%d].targets returned %d numbers for %d vertices", k, #custom, #p.ids)
+    end
+    local tr = keyframes.sample(s.translate, frame) or { 0, 0, 0 }
+    local rot = s.rotate
+    local angle = rot and math.rad(keyframes.sample(rot.angle, frame) or 0)
+    local axis, center
+    if rot then
+      axis = rot.axis
+      local l = math.sqrt(axis[1] ^ 2 + axis[2] ^ 2 + axis[3] ^ 2)
+      axis = { axis[1] / l, axis[2] / l, axis[3] / l }
+      center = rot.center or { 0, 0, 0 }
+    end
+    for j, i in ipairs(p.ids) do
+      local x, y, z
+      if custom then
+        x, y, z = custom[3 * j - 2], custom[3 * j - 1], custom[3 * j]
+      else
+        x, y, z = rest[3 * i - 2], rest[3 * i - 1], rest[3 * i]
+        if rot then x, y, z = rotate({ x, y, z }, axis, angle, center) end
+        x, y, z = x + tr[1], y + tr[2], z + tr[3]
+      end
+      out[#out + 1], out[#out + 2], out[#out + 3] = x, y, z
+    end
+  end
+  return out
+end
+
+-- per-vertex bend map at `frame` from { value = ..., groups = { name = ... } }
+local function bend_map(self, b, frame)
+  local base = keyframes.sample(b.value or 0, frame)
+  local map = {}
+  for i = 1, self.n do map[i] = base end
+  for name, v in pairs(b.groups or {}) do
+    local x = keyframes.sample(v, frame)
+    for _, i in ipairs(self.mesh.groups[name]) do map[i] = x end
+  end
+  return map
+end
+
+function Rig:apply(sim, frame)
+  local spec = self.spec
+  local set = {}
+  set.tau = keyframes.sample(spec.tau, frame)
+  set.kappa = keyframes.sample(spec.kappa, frame)
+  set.gravity = keyframes.sample(spec.gravity, frame)
+  local b = spec.bend
+  if type(b) == "table" and not keyframes.is_curve(b) then set.bend = bend_map(self, b, frame)
+  else set.bend = keyframes.sample(b, frame) end
+  local ok, err = pcall(sim.set, sim, set)
+  if not ok then fail(self, "frame %g: %s", frame, err) end
+  if self.pin_count and self.pin_count > 0 then
+    local pok, perr = pcall(sim.pin_targets, sim, self:targets(frame))
+    if not pok then fail(self, "frame %g: pin targets: %s", frame, perr) end
+  end
+  if spec.frame then spec.frame(frame, sim, self) end
+end
+
+M.Rig = Rig
+return M

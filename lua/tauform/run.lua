@@ -1,0 +1,80 @@
+-- SPDX-License-Identifier: MIT
+-- tauform.run(rig, { frames = "1-120", fps = 24, substeps = 2, out = "shot.pc2" }): steps a rig's
+-- simulation through a frame range and writes a PC2, MDD or OBJ-sequence cache; in a terminal it
+-- shows a progress bar with frame, ms/frame and time left. Returns a summary table, or nil,
+-- message, code when the solver fails (the cache then holds every frame before the failure).
+local cache = require "tauform.cache"
+local rigmod = require "tauform.rig"
+local core = require "tauform.core"
+
+local M = {}
+
+local function parse_range(r, default)
+  if r == nil then return default[1], default[2] end
+  if type(r) == "table" then return r[1], r[2] end
+  local a, b = tostring(r):match("^%s*(%-?%d+)%s*[-:]%s*(%-?%d+)%s*$")
+  if not a then
+    local single = math.tointeger(tonumber(r))
+    if single then return default[1], single end
+    error(("frames: expected 'first-last', got '%s'"):format(tostring(r)), 3)
+  end
+  return math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
+end
+
+local function progress(frame, first, last, t0)
+  local done, total = frame - first, last - first
+  local elapsed = os.clock() - t0
+  local ms = done > 0 and 1000 * elapsed / done or 0
+  local left = done > 0 and elapsed / done * (total - done) or 0
+  local width = 30
+  local fill = total > 0 and math.floor(width * done / total) or width
+  io.stderr:write(("\r[%s%s] frame %d/%d  %.1f ms/frame  %.1f s left "):format(
+    ("#"):rep(fill), ("."):rep(width - fill), frame, last, ms, left))
+  io.stderr:flush()
+end
+
+function M.run(rig, opt)
+  opt = opt or {}
+  if getmetatable(rig) ~= rigmod.Rig then rig = rigmod.load(rig, opt) end
+  local first, last = parse_range(opt.frames, rig.frames)
+  if not first or not last or last < first then error("run: bad frame range", 2) end
+  local fps = opt.fps or rig.fps
+  local substeps = opt.substeps or rig.substeps
+  local show = opt.progress
+  if show == nil then show = core.isatty("stderr") end
+  local sim <close> = rig:create()
+  rig:apply(sim, first)
+  local writer = opt.out and cache.open(opt.out, rig.n, { start = first, fps = fps, format = opt.format,
+                                                           triangles = rig.mesh.triangles })
+  local pos = sim:positions()
+  if writer then writer:write(pos) end
+  if opt.on_frame then opt.on_frame(first, sim, pos) end
+  local t0 = os.clock()
+  local stats = { newton = 0, cg = 0 }
+  for f = first + 1, last do
+    rig:apply(sim, f)
+    local ok, msg, code = sim:advance(1 / fps, substeps)
+    if not ok then
+      if writer then writer:close() end
+      if show then io.stderr:write("\n") end
+      return nil, ("%s: frame %d: %s"):format(rig.source, f, msg), code
+    end
+    sim:positions(pos)
+    if writer then writer:write(pos) end
+    local st = sim:stats()
+    stats.newton = stats.newton + st.newton_iterations
+    stats.cg = stats.cg + st.cg_iterations
+    if opt.on_frame then opt.on_frame(f, sim, pos) end
+    if show then progress(f, first, last, t0) end
+  end
+  if writer then writer:close() end
+  if show then io.stderr:write("\n") end
+  local seconds = os.clock() - t0
+  local frames = last - first
+  return { first = first, last = last, frames = frames + 1, seconds = seconds,
+           ms_per_frame = frames > 0 and 1000 * seconds / frames or 0, out = opt.out,
+           newton_per_frame = frames > 0 and stats.newton / frames or 0,
+           positions = pos }
+end
+
+return M

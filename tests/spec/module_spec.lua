@@ -1,0 +1,174 @@
+-- SPDX-License-Identifier: MIT
+-- The Lua module: loads in stock lua5.4, each method's happy path, each misuse message, the
+-- nil, message, code convention, and native memory released exactly once.
+local tauform = require "tauform"
+
+local function square(n)
+  return tauform.mesh.grid{ width = 1, height = 1, nx = n or 4, ny = n or 4 }
+end
+
+local function sheet(opt)
+  local m = square(opt and opt.n)
+  local def = { vertices = m.vertices, triangles = m.triangles, tau = 0.5 }
+  for k, v in pairs(opt or {}) do if k ~= "n" then def[k] = v end end
+  return tauform.cloth(def), m
+end
+
+describe("module", function()
+  it("loads in the stock interpreter from package.cpath alone", function()
+    local cpath = package.cpath:match("([^;]*build/lua/%?%.so)")
+    assert.is_truthy(cpath)
+    local p = io.popen(("LUA_PATH=';;' LUA_CPATH='%s;;' lua5.4 -e 'local t = require \"tauform\"; io.write(t.version, \" \", type(t.cloth), \" \", type(t.key))' 2>&1"):format(cpath))
+    local out = p:read("a")
+    p:close()
+    assert.are.equal(tauform.version .. " function function", out)
+  end)
+
+  it("has a version and the C core", function()
+    assert.matches("^%d+%.%d+%.%d+$", tauform.version)
+    assert.are.equal("function", type(tauform.core.cloth))
+  end)
+end)
+
+describe("sim", function()
+  it("advances, reads back and reuses tables", function()
+    local sim, m = sheet()
+    sim:pin(m.groups.row0)
+    assert.is_true(sim:advance(1 / 24, 2))
+    local p = sim:positions()
+    assert.are.equal(3 * 25, #p)
+    local same = sim:positions(p)
+    assert.are.equal(p, same) -- no new table per frame
+    assert.are.equal(25, sim:vert_count())
+    local x, y, z = sim:position(25)
+    assert.are.equal(p[73], x); assert.are.equal(p[74], y); assert.are.equal(p[75], z)
+    assert.are.equal(75, #sim:velocities())
+    local nrm = sim:normals()
+    assert.is_true(math.abs(nrm[1] ^ 2 + nrm[2] ^ 2 + nrm[3] ^ 2 - 1) < 1e-9)
+    assert.are.equal(75, #sim:forces())
+    assert.are.equal("number", type(sim:energy()))
+    local st = sim:stats()
+    assert.are.equal(2, st.steps)
+    assert.is_true(st.newton_iterations >= 2)
+    sim:close()
+  end)
+
+  it("sets parameters, maps and pins", function()
+    local sim, m = sheet()
+    assert.are.equal(sim, sim:set{ tau = 2, kappa = 0.3, gravity = { 0, 0, -1 }, stretch = 2000 })
+    assert.are.equal(2, sim:get("tau"))
+    assert.are.same({ 0, 0, -1 }, sim:get("gravity"))
+    local map = {}
+    for i = 1, 25 do map[i] = 1e-4 end
+    sim:set{ bend = map }
+    assert.is_true(math.abs(sim:get("bend") - 1e-4) < 1e-12)
+    sim:pin(m.groups.row0, 1)
+    local t = {}
+    for k, i in ipairs(m.groups.row0) do
+      t[k] = { m.vertices[3 * i - 2], m.vertices[3 * i - 1] + 0.1, m.vertices[3 * i] }
+    end
+    sim:pin_targets(t)
+    assert.is_true(sim:advance(0.04, 4))
+    local x = sim:positions()
+    assert.is_true(math.abs(x[2] - 0.1) < 1e-9) -- vertex 1 followed its target
+    sim:close()
+  end)
+
+  it("closes with <close>, close() and the collector, once each", function()
+    collectgarbage()
+    local base = tauform.native_bytes()
+    do
+      local sim <close> = sheet()
+      assert.is_true(tauform.native_bytes() > base)
+    end
+    assert.are.equal(base, tauform.native_bytes())
+    local s = sheet()
+    s:close()
+    s:close() -- twice is harmless
+    assert.is_true(s:is_closed())
+    assert.are.equal(base, tauform.native_bytes())
+    do local lost = sheet() end
+    collectgarbage(); collectgarbage()
+    assert.are.equal(base, tauform.native_bytes())
+    assert.matches("closed", tostring(s))
+  end)
+end)
+
+describe("misuse", function()
+  local sim, m
+  before_each(function() sim, m = sheet() end)
+  after_each(function() sim:close() end)
+
+  local function raises(pattern, f, ...)
+    local ok, err = pcall(f, ...)
+    assert.is_false(ok)
+    assert.matches(pattern, err)
+  end
+
+  it("names the argument and the method", function()
+    raises("bad argument #1 to 'advance' %(dt must be positive%)", function() sim:advance(-1) end)
+    raises("bad argument #2 to 'advance' %(substeps must be in 1..10000%)", function() sim:advance(0.1, 0) end)
+    raises("bad argument #1 to 'set' %(unknown parameter 'foo'%)", function() sim:set{ foo = 1 } end)
+    raises("bad argument #1 to 'set' %(tf_sim_set_param: tau must be > 0", function() sim:set{ tau = -1 } end)
+    raises("bad argument #1 to 'set' %('gravity' must be {x, y, z}%)", function() sim:set{ gravity = 3 } end)
+    raises("bad argument #1 to 'pin' %(indices: index 99 out of range 1..25%)", function() sim:pin{ 1, 99 } end)
+    raises("bad argument #1 to 'pin' %(tf_sim_set_pins: vertex 0 is pinned twice", function() sim:pin{ 1, 1 } end)
+    raises("bad argument #1 to 'pin_targets' %(tf_sim_set_pin_targets: count is 1 but 0", function() sim:pin_targets{ { 0, 0, 0 } } end)
+    raises("bad argument #1 to 'positions' %(table expected, got number%)", function() sim:positions(5) end)
+    raises("bad argument #1 to 'get' %(unknown parameter 'x'%)", function() sim:get("x") end)
+  end)
+
+  it("rejects bad meshes with the library's message", function()
+    raises("bad argument #1 to '[%w.]*cloth' %(field 'vertices' %(a table%) is required%)", tauform.cloth, {})
+    raises("bad argument #1 to '[%w.]*cloth' %(triangles: index 7 out of range 1..3%)", tauform.cloth,
+           { vertices = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, triangles = { 1, 2, 7 } })
+    raises("degenerate", tauform.cloth, { vertices = { 0, 0, 0, 1, 0, 0, 2, 0, 0 }, triangles = { 1, 2, 3 } })
+    raises("tau must be > 0", tauform.cloth, { vertices = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, triangles = { 1, 2, 3 }, tau = 0 })
+    raises("integrator", tauform.cloth, { vertices = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, triangles = { 1, 2, 3 }, integrator = "rk4" })
+  end)
+
+  it("refuses a closed simulation", function()
+    sim:close()
+    raises("calling 'advance' on bad self %(simulation is closed%)", function() sim:advance(0.1) end)
+  end)
+
+  it("leaves the simulation unchanged when a set fails", function()
+    sim:set{ tau = 0.7 }
+    assert.is_false(pcall(sim.set, sim, { tau = 2, kappa = 7 }))
+    assert.are.equal(0.7, sim:get("tau"))
+    assert.are.equal(0, sim:get("kappa"))
+  end)
+end)
+
+describe("run-time failures", function()
+  it("return nil, message, status name and keep the state", function()
+    local m = square(6)
+    local sim = tauform.cloth{ vertices = m.vertices, triangles = m.triangles, integrator = "strain_rate", stretch = 1e6 }
+    sim:pin(m.groups.row0)
+    local x = sim:positions()
+    x[3 * 30] = 0.2
+    sim:set_state(x)
+    local ok, msg, code
+    local before
+    for _ = 1, 200 do
+      before = sim:positions()
+      ok, msg, code = sim:advance(0.04)
+      if not ok then break end
+    end
+    assert.is_nil(ok)
+    assert.matches("rolled back", msg)
+    assert.are.equal("TF_E_NOT_CONVERGED", code)
+    assert.are.same(before, sim:positions())
+    sim:close()
+  end)
+end)
+
+describe("critical damping", function()
+  it("reproduces Table 4.2 of the thesis", function()
+    local phi, psi = tauform.critical_damping(3, 1, 1, 1)
+    assert.is_true(math.abs(phi - 0.053134) < 1e-6 and math.abs(psi - 0.22508) < 1e-5)
+    local p2, s2, note = tauform.critical_damping(1, 1, 1, 1)
+    assert.are.equal(0, p2)
+    assert.matches("lambda < 2 mu", note)
+  end)
+end)
