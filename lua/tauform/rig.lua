@@ -58,7 +58,7 @@ end
 
 function M.load(spec, opt)
   opt = opt or {}
-  local source, dir = "rig", "."
+  local source, dir = opt.name or "rig", "."
   if type(spec) == "string" then
     source = spec
     dir = spec:match("^(.*)/[^/]*$") or "."

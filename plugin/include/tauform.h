@@ -235,6 +235,41 @@ typedef struct tf_stats {
 } tf_stats;
 TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
 
+/* Current pin targets (those of the next tf_sim_advance). out_targets: (count x 3), count = pin count. */
+TF_API tf_status tf_sim_get_pin_targets(const tf_sim *sim, double *out_targets, uint32_t count);
+
+/* ---------------------------------------------------------------------------------------------
+ * Rig scripts from C. A rig is a Lua file (see lua/tauform/rig.lua) that builds a simulation and
+ * animates its parameters and pins over frames. The library runs it in a Lua state of its own
+ * (Lua 5.4, through libtauform_rig.so next to this library, loaded on the first tf_rig_load), so
+ * a host that knows no Lua can drive rigs. */
+
+typedef struct tf_rig tf_rig; /* opaque */
+
+typedef struct tf_rig_def {
+  uint32_t struct_size; /* first field, always; set by tf_rig_def_init */
+  const char *path;     /* rig file; or NULL with source set */
+  const char *source;   /* Nullable: rig source text instead of a file */
+  const char *name;     /* Nullable: name for source text in messages, default "rig" */
+} tf_rig_def;
+
+TF_API void tf_rig_def_init_(tf_rig_def *def, uint32_t struct_size);
+#define tf_rig_def_init(def) tf_rig_def_init_((def), (uint32_t)sizeof *(def))
+/* Load a rig and create its simulation at the rig's first frame. On failure errbuf (Nullable)
+ * gets the message, with file:line for errors in the script. */
+TF_API tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, size_t errbuf_size);
+TF_API void tf_rig_destroy(tf_rig *rig); /* NULL is a no-op; destroys the rig's simulation */
+/* The rig's simulation (owned by the rig): read positions etc. through the tf_sim_* calls. */
+TF_API tf_sim *tf_rig_sim(tf_rig *rig);
+/* Set every parameter and pin target the rig defines for `frame` (call before advancing to it).
+ * A script error returns TF_E_SCRIPT with "file:line: message" in tf_rig_last_error and leaves
+ * the simulation's parameters and pin targets as they were. */
+TF_API tf_status tf_rig_apply(tf_rig *rig, double frame);
+/* The rig's frame range, frame rate and substeps. All outputs Nullable. */
+TF_API tf_status tf_rig_timing(const tf_rig *rig, double *out_first, double *out_last, double *out_fps,
+                               uint32_t *out_substeps);
+TF_API const char *tf_rig_last_error(const tf_rig *rig);
+
 /* ---------------------------------------------------------------------------------------------
  * Traditional damping (Young 2007 sec. 4.2.1): strain-rate damping parameters (phi, psi) that
  * critically damp waves of wavelength `wavelength` (m) in a material with Lame parameters lambda,
@@ -275,6 +310,15 @@ typedef struct tf_api {
                                 double *out_phi, double *out_psi);
   const char *(*status_message)(tf_status s);
   const char *(*version_string)(void);
+  tf_status (*sim_get_pin_targets)(const tf_sim *sim, double *out_targets, uint32_t count);
+  void (*rig_def_init_)(tf_rig_def *def, uint32_t struct_size);
+  tf_status (*rig_load)(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, size_t errbuf_size);
+  void (*rig_destroy)(tf_rig *rig);
+  tf_sim *(*rig_sim)(tf_rig *rig);
+  tf_status (*rig_apply)(tf_rig *rig, double frame);
+  tf_status (*rig_timing)(const tf_rig *rig, double *out_first, double *out_last, double *out_fps,
+                          uint32_t *out_substeps);
+  const char *(*rig_last_error)(const tf_rig *rig);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -83,6 +83,14 @@ static const tf_api g_api = {
     tf_critical_damping,
     tf_status_message,
     tf_version_string,
+    tf_sim_get_pin_targets,
+    tf_rig_def_init_,
+    tf_rig_load,
+    tf_rig_destroy,
+    tf_rig_sim,
+    tf_rig_apply,
+    tf_rig_timing,
+    tf_rig_last_error,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

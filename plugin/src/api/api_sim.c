@@ -134,6 +134,15 @@ tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t co
   return TF_OK;
 }
 
+tf_status tf_sim_get_pin_targets(const tf_sim *sim, double *out, uint32_t count) {
+  if (!sim) return TF_E_INVALID_ARG;
+  if (count != sim->pin_count || (count && !out))
+    return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, "tf_sim_get_pin_targets: count is %u but %u vertices are pinned",
+                    count, sim->pin_count);
+  memcpy(out, sim->pin_next, sizeof(double) * 3 * count);
+  return TF_OK;
+}
+
 tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps) {
   SIM_ARG(sim);
   FAIL_IF(sim, !(frame_dt > 0.0) || !api_finite(frame_dt), TF_E_INVALID_ARG,

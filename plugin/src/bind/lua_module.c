@@ -2,8 +2,8 @@
  * The Lua module `tauform.so` for stock lua5.4: a thin library beside libtauform.so. Its Lua API
  * references stay undefined and bind to the interpreter's own Lua core at load (Debian's lua5.4
  * exports it), so no second Lua core enters the process; libtauform.so provides the tf_* ABI.
- * (libtauform.so itself cannot be the module: it embeds a private Lua core for C hosts that run
- * rig scripts, and a module bound to that core would run on the interpreter's states.) */
+ * (libtauform.so is not the module itself so that it never depends on a Lua library: the rig
+ * runner for C hosts, libtauform_rig.so, brings the system's Lua core only where rigs run from C.) */
 #include "bind/lua_tauform.h"
 
 #define TF_LUA_EXPORT __attribute__((visibility("default")))

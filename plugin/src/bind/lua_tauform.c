@@ -154,6 +154,11 @@ static void opt_vec3_field(lua_State *L, int idx, int arg, const char *key, doub
 
 /* ---- simulation userdata --------------------------------------------------------------------- */
 
+tf_sim *tf_lua_tosim(lua_State *L, int idx) {
+  lsim *p = luaL_testudata(L, idx, SIM_MT);
+  return p ? p->sim : NULL;
+}
+
 static lsim *check_open(lua_State *L) {
   lsim *p = luaL_checkudata(L, 1, SIM_MT);
   luaL_argcheck(L, p->sim != NULL, 1, "simulation is closed");

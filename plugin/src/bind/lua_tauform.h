@@ -6,10 +6,14 @@
 
 #include <lua.h>
 
+#include "tauform.h"
+
 /* pushes the `tauform.core` table */
 int tf_luaopen_core(lua_State *L);
 /* registers tauform.core and the embedded pure-Lua modules (lua/tauform/ files, built in) in
  * package.preload, then requires "tauform" and returns it */
 int tf_luaopen_tauform(lua_State *L);
+/* the simulation of a tauform.sim userdata at idx, NULL if it is not one or is closed */
+tf_sim *tf_lua_tosim(lua_State *L, int idx);
 
 #endif
