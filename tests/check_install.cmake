@@ -38,3 +38,22 @@ if(PKG_CONFIG)
   endif()
   message(STATUS "pkg-config: ${flags}")
 endif()
+
+# the Lua module and the pure-Lua layer land where lua5.4 looks (lib/lua/5.4, share/lua/5.4 under
+# the prefix), and the module finds libtauform.so through its RPATH
+if(LUA)
+  file(GLOB_RECURSE mod ${WORK}/prefix/*/lua/5.4/tauform.so)
+  file(GLOB_RECURSE init ${WORK}/prefix/share/lua/5.4/tauform/init.lua)
+  if(NOT mod OR NOT init)
+    message(FATAL_ERROR "Lua module or lua/tauform not installed under lib/lua/5.4 and share/lua/5.4")
+  endif()
+  get_filename_component(moddir ${mod} DIRECTORY)
+  set(ENV{LUA_CPATH} "${moddir}/?.so")
+  set(ENV{LUA_PATH} "${WORK}/prefix/share/lua/5.4/?.lua;${WORK}/prefix/share/lua/5.4/?/init.lua")
+  execute_process(COMMAND ${LUA} -e "local t = require 'tauform'; local s = t.cloth(t.mesh.grid{}); assert(s:advance(0.04)); io.write(t.version)"
+                  OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE e)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "installed Lua module failed: ${e}")
+  endif()
+  message(STATUS "installed Lua module: tauform ${out}")
+endif()
