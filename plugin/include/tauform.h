@@ -176,6 +176,17 @@ typedef enum tf_param {
   TF_PARAM_PIN_STIFFNESS = 6,  /* 1 value, 1/s^2 */
   TF_PARAM_PHI = 7,            /* 1 value, N s/m (strain-rate integrator) */
   TF_PARAM_PSI = 8,            /* 1 value, N s/m (strain-rate integrator) */
+  /* aerodynamics (per triangle drag and lift; on while air_density > 0) */
+  TF_PARAM_WIND = 9,              /* 3 values, m/s: base wind velocity, default 0 */
+  TF_PARAM_AIR_DENSITY = 10,      /* 1 value, kg/m^3, >= 0: 0 = no air (default), 1.225 = air */
+  TF_PARAM_DRAG = 11,             /* 1 value, >= 0: drag coefficient, default 1.2 (flat plate) */
+  TF_PARAM_LIFT = 12,             /* 1 value, >= 0: lift coefficient, default 0.6 */
+  TF_PARAM_TURBULENCE = 13,       /* 1 value, m/s, >= 0: turbulence amplitude, default 0 */
+  TF_PARAM_TURBULENCE_SCALE = 14, /* 1 value, m, > 0: size of the eddies, default 1 */
+  TF_PARAM_TURBULENCE_TIME = 15,  /* 1 value, s, > 0: how fast they change, default 0.5 */
+  TF_PARAM_TURBULENCE_SEED = 16,  /* 1 value, integer >= 0: same seed, same wind; default 0 */
+  TF_PARAM_GUST = 17,             /* 1 value, >= 0: gusts up to (1 + gust) x the base wind, default 0 */
+  TF_PARAM_GUST_PERIOD = 18,      /* 1 value, s, > 0: typical time between gusts, default 3 */
   TF_PARAM_COUNT_
 } tf_param;
 

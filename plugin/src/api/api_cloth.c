@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api_common.h"
+#include "api/api_params.h"
 #include "mesh/trimesh.h"
 
 #define ERR(...) (snprintf(err, errn, __VA_ARGS__))
@@ -51,31 +52,6 @@ static int check_solver(const tf_solver_settings *s, char *err, size_t errn) {
   return 1;
 }
 
-TF_LOCAL int api_check_param(tf_param p, const double *v, uint32_t count, char *err, size_t errn);
-int api_check_param(tf_param p, const double *v, uint32_t count, char *err, size_t errn) {
-  static const char *names[TF_PARAM_COUNT_] = {"tau", "kappa", "bend_stiffness", "gravity", "stretch_stiffness",
-                                               "poisson", "pin_stiffness", "phi", "psi"};
-  if ((unsigned)p >= TF_PARAM_COUNT_) return ERR("unknown parameter id %d", (int)p), 0;
-  uint32_t want = p == TF_PARAM_GRAVITY ? 3 : 1;
-  if (!v) return ERR("%s: values is NULL", names[p]), 0;
-  if (count != want) return ERR("%s takes %u value%s, got %u", names[p], want, want > 1 ? "s" : "", count), 0;
-  for (uint32_t k = 0; k < count; ++k)
-    if (!api_finite(v[k])) return ERR("%s must be finite, got %g", names[p], v[k]), 0;
-  double x = v[0];
-  switch (p) {
-  case TF_PARAM_TAU: if (!(x > 0.0)) return ERR("tau must be > 0 s, got %g", x), 0; break;
-  case TF_PARAM_KAPPA: if (!(x >= 0.0 && x <= 1.0)) return ERR("kappa must be in [0, 1], got %g", x), 0; break;
-  case TF_PARAM_BEND_STIFFNESS: if (!(x >= 0.0)) return ERR("bend_stiffness must be >= 0 N m, got %g", x), 0; break;
-  case TF_PARAM_STRETCH_STIFFNESS: if (!(x > 0.0)) return ERR("stretch_stiffness must be > 0 N/m, got %g", x), 0; break;
-  case TF_PARAM_POISSON: if (!(x > -1.0 && x < 1.0)) return ERR("poisson must be in (-1, 1), got %g", x), 0; break;
-  case TF_PARAM_PIN_STIFFNESS: if (!(x > 0.0)) return ERR("pin_stiffness must be > 0 1/s^2, got %g", x), 0; break;
-  case TF_PARAM_PHI: if (!(x >= 0.0)) return ERR("phi must be >= 0 N s/m, got %g", x), 0; break;
-  case TF_PARAM_PSI: if (!(x >= 0.0)) return ERR("psi must be >= 0 N s/m, got %g", x), 0; break;
-  default: break;
-  }
-  return 1;
-}
-
 static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
   tf_status st = trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, err, errn);
   if (st != TF_OK) return st;
@@ -100,7 +76,7 @@ static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
       {TF_PARAM_POISSON, &d->poisson, 1}, {TF_PARAM_PIN_STIFFNESS, &d->pin_stiffness, 1},
       {TF_PARAM_PHI, &d->phi, 1}, {TF_PARAM_PSI, &d->psi, 1}};
   for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k)
-    if (!api_check_param(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
+    if (!param_check(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
   if (d->integrator != TF_INTEGRATOR_TAU && d->integrator != TF_INTEGRATOR_STRAIN_RATE)
     return ERR("integrator %d is not a tf_integrator", (int)d->integrator), TF_E_INVALID_ARG;
   if (!check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "api/api_common.h"
+#include "api/api_params.h"
 #include "core/vec3.h"
 
-TF_LOCAL int api_check_param(tf_param p, const double *v, uint32_t count, char *err, size_t errn);
 
 #define SIM_ARG(sim) \
   do {               \
@@ -23,45 +23,23 @@ const char *tf_sim_last_error(const tf_sim *sim) { return sim ? sim->last_error 
 tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
   SIM_ARG(sim);
   char err[SIM_ERR_SIZE];
-  if (!api_check_param(param, values, count, err, sizeof err))
+  if (!param_check(param, values, count, err, sizeof err))
     return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param: %s", err);
-  sim_params *p = &sim->par;
-  switch (param) {
-  case TF_PARAM_TAU: p->tau = values[0]; break;
-  case TF_PARAM_KAPPA: p->kappa = values[0]; break;
-  case TF_PARAM_BEND_STIFFNESS:
-    p->bend = values[0];
+  const param_desc *d = param_find(param);
+  double *dst = param_ptr(&sim->par, d);
+  for (uint32_t k = 0; k < d->count; ++k) dst[k] = values[k];
+  /* a uniform bending stiffness replaces any per-vertex map */
+  if (param == TF_PARAM_BEND_STIFFNESS)
     for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) sim->hinge_bend[e] = values[0];
-    break;
-  case TF_PARAM_GRAVITY: v3_copy(p->gravity, values); break;
-  case TF_PARAM_STRETCH_STIFFNESS: p->stretch = values[0]; break;
-  case TF_PARAM_POISSON: p->poisson = values[0]; break;
-  case TF_PARAM_PIN_STIFFNESS: p->pin_stiffness = values[0]; break;
-  case TF_PARAM_PHI: p->phi = values[0]; break;
-  case TF_PARAM_PSI: p->psi = values[0]; break;
-  default: break;
-  }
-  sim_params_derive(p);
+  sim_params_derive(&sim->par);
   return TF_OK;
 }
 
 tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out, uint32_t count) {
-  if (!sim || !out) return TF_E_INVALID_ARG;
-  const sim_params *p = &sim->par;
-  uint32_t want = param == TF_PARAM_GRAVITY ? 3 : 1;
-  if ((unsigned)param >= TF_PARAM_COUNT_ || count < want) return TF_E_INVALID_ARG;
-  switch (param) {
-  case TF_PARAM_TAU: out[0] = p->tau; break;
-  case TF_PARAM_KAPPA: out[0] = p->kappa; break;
-  case TF_PARAM_BEND_STIFFNESS: out[0] = p->bend; break;
-  case TF_PARAM_GRAVITY: v3_copy(out, p->gravity); break;
-  case TF_PARAM_STRETCH_STIFFNESS: out[0] = p->stretch; break;
-  case TF_PARAM_POISSON: out[0] = p->poisson; break;
-  case TF_PARAM_PIN_STIFFNESS: out[0] = p->pin_stiffness; break;
-  case TF_PARAM_PHI: out[0] = p->phi; break;
-  case TF_PARAM_PSI: out[0] = p->psi; break;
-  default: break;
-  }
+  const param_desc *d = param_find(param);
+  if (!sim || !out || !d || count < d->count) return TF_E_INVALID_ARG;
+  const double *src = param_ptr((sim_params *)&sim->par, d);
+  for (uint32_t k = 0; k < d->count; ++k) out[k] = src[k];
   return TF_OK;
 }
 

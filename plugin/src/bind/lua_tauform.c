@@ -325,7 +325,11 @@ static const struct { const char *name; tf_param id; int count; } PARAMS[] = {
     {"tau", TF_PARAM_TAU, 1}, {"kappa", TF_PARAM_KAPPA, 1}, {"bend", TF_PARAM_BEND_STIFFNESS, 1},
     {"gravity", TF_PARAM_GRAVITY, 3}, {"stretch", TF_PARAM_STRETCH_STIFFNESS, 1},
     {"poisson", TF_PARAM_POISSON, 1}, {"pin_stiffness", TF_PARAM_PIN_STIFFNESS, 1},
-    {"phi", TF_PARAM_PHI, 1}, {"psi", TF_PARAM_PSI, 1}};
+    {"phi", TF_PARAM_PHI, 1}, {"psi", TF_PARAM_PSI, 1}, {"wind", TF_PARAM_WIND, 3},
+    {"air_density", TF_PARAM_AIR_DENSITY, 1}, {"drag", TF_PARAM_DRAG, 1}, {"lift", TF_PARAM_LIFT, 1},
+    {"turbulence", TF_PARAM_TURBULENCE, 1}, {"turbulence_scale", TF_PARAM_TURBULENCE_SCALE, 1},
+    {"turbulence_time", TF_PARAM_TURBULENCE_TIME, 1}, {"turbulence_seed", TF_PARAM_TURBULENCE_SEED, 1},
+    {"gust", TF_PARAM_GUST, 1}, {"gust_period", TF_PARAM_GUST_PERIOD, 1}};
 
 /* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value
  * is checked before any is applied, so a bad table changes nothing */
@@ -339,8 +343,7 @@ static int l_set(lua_State *L) {
     int known = 0;
     for (size_t k = 0; key && k < sizeof PARAMS / sizeof PARAMS[0]; ++k) known |= strcmp(key, PARAMS[k].name) == 0;
     if (!known)
-      luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'%s", key ? key : "?",
-                                          key && strcmp(key, "wind") == 0 ? " (wind is not in this build yet)" : ""));
+      luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'", key ? key : "?"));
     lua_pop(L, 1);
   }
   double vals[sizeof PARAMS / sizeof PARAMS[0]][3];

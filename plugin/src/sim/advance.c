@@ -32,6 +32,7 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   double dt = frame_dt / substeps;
   for (uint32_t k = 0; k < substeps; ++k) {
     pins_substep_targets(s, (double)k / substeps, (double)(k + 1) / substeps);
+    s->step_time = s->time + k * dt;
     if (s->par.integrator == TF_INTEGRATOR_STRAIN_RATE) {
       step_strain_rate(s, dt);
     } else {

@@ -75,12 +75,43 @@ static double elastic_terms(const tf_sim *s, const double *y, const double *pins
   return E;
 }
 
+/* linearized drag of the step: sum_t c_t / (2 dt) (n_t . (ybar_t - ybar_drag_t))^2 */
+static double drag_terms(const tf_sim *s, const double *y, double *grad, bsr *H) {
+  const trimesh *m = &s->mesh;
+  double E = 0.0, inv_dt = 1.0 / s->step_dt;
+  for (uint32_t t = 0; t < m->tri_count; ++t) {
+    double c = s->aero_c[t];
+    if (c == 0.0) continue;
+    const uint32_t *tv = m->tris + 3 * t;
+    const double *nt = s->aero_n + 3 * (size_t)t;
+    double d = 0.0;
+    for (int q = 0; q < 3; ++q) {
+      double dy[3];
+      v3_sub(dy, y + 3 * (size_t)tv[q], s->ydrag + 3 * (size_t)tv[q]);
+      d += v3_dot(nt, dy) / 3.0;
+    }
+    E += 0.5 * c * inv_dt * d * d;
+    if (grad)
+      for (int q = 0; q < 3; ++q) v3_axpy(grad + 3 * (size_t)tv[q], c * inv_dt * d / 3.0, nt);
+    if (H) {
+      double blk[9], w = c * inv_dt / 9.0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) blk[3 * i + j] = w * nt[i] * nt[j];
+      const uint32_t *slot = s->tri_slot + 9 * (size_t)t;
+      for (int a = 0; a < 9; ++a)
+        if (slot[a] != UINT32_MAX) bsr_add_block(H, slot[a], blk);
+    }
+  }
+  return E;
+}
+
 double cloth_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
   const tf_sim *s = ctx;
   uint32_t n = s->n;
   if (grad) memset(grad, 0, sizeof(double) * 3 * n);
   if (H) bsr_zero(H);
   double E = elastic_terms(s, y, s->pin_sub, grad, H);
+  if (s->aero_on) E += drag_terms(s, y, grad, H);
   if (H && !grad) {
     /* Hessian only: add the inertia diagonal, the energy is not needed */
     double c0 = 1.0 / s->h2;

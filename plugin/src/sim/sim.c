@@ -69,6 +69,9 @@ static void sim_free_arrays(tf_sim *s) {
   MEM_FREE_ARRAY(m, s->vref_new, n3);
   MEM_FREE_ARRAY(m, s->force_ref, n);
   MEM_FREE_ARRAY(m, s->wn, n3);
+  MEM_FREE_ARRAY(m, s->aero_c, nt);
+  MEM_FREE_ARRAY(m, s->aero_n, 3 * (size_t)nt);
+  MEM_FREE_ARRAY(m, s->ydrag, n3);
   MEM_FREE_ARRAY(m, s->H.diag, n);
   MEM_FREE_ARRAY(m, s->hess_row_ptr, (size_t)n + 1);
   MEM_FREE_ARRAY(m, s->hess_col, s->hess_count);
@@ -120,7 +123,7 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   ARR(x, n3); ARR(v, n3); ARR(vref, n3);
   ARR(pin_idx, n); ARR(pin_w, n); ARR(pin_prev, n3); ARR(pin_next, n3); ARR(fixed, n); ARR(mark, n);
   ARR(pin_sub, n3); ARR(pin_sub0, n3); ARR(pin_vel, n3); ARR(fsoft, n3); ARR(comp, nc);
-  ARR(f, n3); ARR(xhat, n3); ARR(yhat, n3); ARR(y, n3); ARR(tmp, n3); ARR(vref_new, n3); ARR(force_ref, n); ARR(wn, n3);
+  ARR(f, n3); ARR(xhat, n3); ARR(yhat, n3); ARR(y, n3); ARR(tmp, n3); ARR(vref_new, n3); ARR(force_ref, n); ARR(wn, n3); ARR(aero_c, nt); ARR(aero_n, 3 * (size_t)nt); ARR(ydrag, n3);
   /* Hessian pattern: the upper triangle of the mesh adjacency (diagonal included) */
   s->hess_count = (s->mesh.adj_count + n) / 2;
   ARR(H.diag, n); ARR(hess_row_ptr, (size_t)n + 1); ARR(hess_col, s->hess_count);
@@ -148,6 +151,13 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   p->phi = def->phi;
   p->psi = def->psi;
   p->solver = def->solver;
+  /* aerodynamics off (no air) until the host gives an air density; plausible cloth coefficients */
+  p->air_density = 0.0;
+  p->drag = 1.2;
+  p->lift = 0.6;
+  p->turbulence_scale = 1.0;
+  p->turbulence_time = 0.5;
+  p->gust_period = 3.0;
   sim_params_derive(p);
 
   /* model: rest copy, rest frames, lumped masses */

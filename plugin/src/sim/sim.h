@@ -22,6 +22,9 @@ typedef struct sim_params {
   double gravity[3];
   double pin_stiffness;
   double phi, psi;
+  /* aerodynamics: on while air_density > 0 */
+  double wind[3], air_density, drag, lift;
+  double turbulence, turbulence_scale, turbulence_time, turbulence_seed, gust, gust_period;
   tf_solver_settings solver;
 } sim_params;
 
@@ -82,6 +85,12 @@ struct tf_sim {
   double *vref_new; /* (n x 3) */
   double *force_ref; /* (n) N: the balance scale of each vertex for the solver */
   double *wn;     /* (n x 3) deformable part of the old relative velocity */
+  double *aero_c; /* (tri_count) drag damping coefficient of each triangle, N s/m (0: none) */
+  double *aero_n; /* (tri_count x 3) its unit normal */
+  double *ydrag;  /* (n x 3) x_n + dt v_n: where the linearized drag is zero */
+  int aero_on;    /* the current step has aerodynamic damping terms */
+  double step_dt; /* of the current step */
+  double step_time; /* s, at the current step's start */
   double h2;      /* of the current step */
   bsr H;
   uint32_t *hess_row_ptr, *hess_col; /* upper-triangle pattern of H */
@@ -119,6 +128,13 @@ TF_LOCAL void pins_carrier(tf_sim *s, double dt, double *vref_out);
 TF_LOCAL void pins_refresh_components(tf_sim *s);
 /* after the state or the pin set changed: targets at the pinned vertices, carrier from their velocities */
 TF_LOCAL void pins_restart(tf_sim *s);
+
+/* wind.c */
+TF_LOCAL int wind_active(const sim_params *p);
+TF_LOCAL void wind_at(const sim_params *p, const double x[3], double t, double out[3]);
+/* aero.c: drag and lift on every triangle at (x, v) and time t: per-vertex forces added to f;
+ * per-triangle drag damping (c, n) stored for the step's implicit term */
+TF_LOCAL void aero_forces(tf_sim *s, const double *x, const double *v, double t, double *f);
 
 /* step_tau.c, step_strain_rate.c */
 TF_LOCAL void step_tau(tf_sim *s, double dt, newton_result *res);

@@ -37,6 +37,8 @@ void step_strain_rate(tf_sim *s, double dt) {
       for (int k = 0; k < 3; ++k) v3_add(fd + 3 * (size_t)tv[k], fd + 3 * (size_t)tv[k], lf + 3 * k);
     }
   }
+  /* aerodynamics, explicit like the rest of this integrator */
+  if (wind_active(&s->par)) aero_forces(s, x, v, s->step_time, fd);
   /* eqs. 4.8-4.9; hard pins follow their targets */
   for (uint32_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) {

@@ -37,6 +37,14 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
     }
   }
 
+  /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective (aero.c) */
+  s->aero_on = wind_active(&s->par);
+  s->step_dt = dt;
+  if (s->aero_on) {
+    aero_forces(s, x, v, s->step_time, s->f);
+    for (size_t k = 0; k < 3 * (size_t)n; ++k) s->ydrag[k] = x[k] + dt * v[k];
+  }
+
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
    * deformable part f_d = f - M Pi M^-1 f, and w_n = u_n - Pi u_n */
   rigid_update_frames(s, x);

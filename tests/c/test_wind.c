@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT
+ * Aerodynamic wind: the per-triangle force against its formula (direction and magnitude, edge-on,
+ * moving with the air, both sides), the terminal velocity of a falling sheet, a flag streaming
+ * downwind, deterministic turbulence, and bad input. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/vec3.h"
+#include "energy/aero_tri.h"
+#include "scenes.h"
+#include "tf_test.h"
+
+static const aero_coeffs AIR = {1.225, 1.2, 0.6};
+
+TF_TEST(wind_triangle_force_matches_formula) {
+  /* triangle in the x-y plane, area 1/2, normal +z; air at angle phi from the normal */
+  const double x[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, still[9] = {0};
+  const double U = 10.0, A = 0.5;
+  const double phis[5] = {0, 30, 60, 89, 90};
+  for (int k = 0; k < 5; ++k) {
+    double ph = phis[k] * TF_PI / 180.0;
+    double w[3] = {U * sin(ph), 0, U * cos(ph)}, f[3], c, n[3];
+    ENSURE(aero_triangle(x, still, w, &AIR, f, &c, n));
+    double cosp = cos(ph), q = 0.5 * AIR.rho * A * U * U;
+    /* drag along n, lift along n - cos(phi) u_hat */
+    double expect[3] = {q * AIR.cl * cosp * (0 - cosp * sin(ph)), 0,
+                        q * AIR.cd * cosp + q * AIR.cl * cosp * (1 - cosp * cosp)};
+    for (int i = 0; i < 3; ++i) ENSURE_NEAR(f[i], expect[i], 1e-12 * q + 1e-12);
+    /* the lift is across the flow */
+    double l[3] = {f[0], f[1], f[2] - q * AIR.cd * cosp};
+    ENSURE_NEAR(v3_dot(l, w), 0.0, 1e-9 * q * U);
+  }
+  /* edge-on: nothing; moving with the air: nothing */
+  double w[3] = {U, 0, 0}, f[3], c;
+  aero_triangle(x, still, w, &AIR, f, &c, NULL);
+  ENSURE(v3_maxabs(f) < 1e-12);
+  double with[9] = {3, 1, 2, 3, 1, 2, 3, 1, 2}, w2[3] = {3, 1, 2};
+  aero_triangle(x, with, w2, &AIR, f, &c, NULL);
+  ENSURE(v3_maxabs(f) == 0.0);
+  /* both sides act alike: the flipped triangle feels the same force */
+  const double flipped[9] = {0, 0, 0, 0, 1, 0, 1, 0, 0};
+  double w3[3] = {2, 1, -7}, fa[3], fb[3];
+  aero_triangle(x, still, w3, &AIR, fa, &c, NULL);
+  aero_triangle(flipped, still, w3, &AIR, fb, &c, NULL);
+  for (int i = 0; i < 3; ++i) ENSURE_NEAR(fa[i], fb[i], 1e-12);
+  /* the drag damping is its derivative along n: finite differences of the normal force */
+  double v0[9] = {0}, vp[9], fp[3], f0[3], c0;
+  double wz[3] = {1.0, 0.5, 4.0};
+  const aero_coeffs drag_only = {1.225, 1.2, 0.0};
+  aero_triangle(x, v0, wz, &drag_only, f0, &c0, NULL);
+  for (int i = 0; i < 9; ++i) vp[i] = (i % 3 == 2) ? 1e-6 : 0.0; /* all corners +z */
+  aero_triangle(x, vp, wz, &drag_only, fp, &c, NULL);
+  ENSURE_NEAR((fp[2] - f0[2]) / 1e-6, -c0, 1e-5 * c0);
+}
+
+TF_TEST(wind_falling_sheet_terminal_velocity) {
+  static const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+  scene sc;
+  scene_grid(&sc, 8, 8, 1.0, 1.0, O, EX, EY, 0);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.density = 0.1;
+  def.tau = 1.0;
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  double rho = 1.225, lift = 0.0, cd = 1.2;
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_AIR_DENSITY, &rho, 1) == TF_OK);
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_LIFT, &lift, 1) == TF_OK);
+  for (int f = 0; f < 48; ++f) ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 1) == TF_OK);
+  double v[81 * 3], vz = 0.0;
+  tf_sim_get_velocities(sim, v, 81);
+  for (int i = 0; i < 81; ++i) vz += v[3 * i + 2] / 81.0;
+  /* drag balances weight: 1/2 rho cd A v^2 = m g */
+  double vt = sqrt(2.0 * 0.1 * 9.81 / (rho * cd * 1.0));
+  TF_NOTE("terminal velocity %.4f m/s, drag balance %.4f m/s (%.2f %%)", -vz, vt, 100.0 * (-vz - vt) / vt);
+  ENSURE(fabs(-vz - vt) < 0.05 * vt);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+/* a 1 m x 0.6 m flag on a vertical pole (its first column pinned), starting across the wind
+ * (in the y-z plane) with the wind along +x */
+static tf_sim *flag(double kappa, double turbulence, double seed, scene *sc) {
+  static const double O[3] = {0, 0, 2}, EY[3] = {0, 1, 0}, EZ[3] = {0, 0, -1};
+  scene_grid(sc, 16, 10, 1.0, 0.6, O, EY, EZ, 0);
+  tf_cloth_def def;
+  scene_def(sc, &def);
+  def.density = 0.15;
+  def.stretch_stiffness = 2000;
+  def.bend_stiffness = 1e-4;
+  def.tau = 1.0;
+  def.kappa = kappa;
+  tf_sim *sim = NULL;
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
+  uint32_t pole[11];
+  for (uint32_t j = 0; j <= 10; ++j) pole[j] = j * 17;
+  tf_sim_set_pins(sim, pole, NULL, 11);
+  double wind[3] = {10, 0, 0}, rho = 1.225;
+  tf_sim_set_param(sim, TF_PARAM_WIND, wind, 3);
+  tf_sim_set_param(sim, TF_PARAM_AIR_DENSITY, &rho, 1);
+  tf_sim_set_param(sim, TF_PARAM_TURBULENCE, &turbulence, 1);
+  tf_sim_set_param(sim, TF_PARAM_TURBULENCE_SEED, &seed, 1);
+  return sim;
+}
+
+TF_TEST(wind_flag_streams_downwind) {
+  scene sc;
+  tf_sim *sim = flag(0.0, 0.0, 0, &sc);
+  ENSURE(sim);
+  double v[187 * 3], x[187 * 3], vmax = 0.0, tip[3] = {0, 0, 0};
+  for (int f = 0; f < 120; ++f) {
+    ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 1) == TF_OK);
+    if (f < 100) continue;
+    tf_sim_get_velocities(sim, v, 187);
+    tf_sim_get_positions(sim, x, 187);
+    for (int i = 0; i < 3 * 187; ++i) vmax = fmax(vmax, fabs(v[i]));
+    /* the free edge (grid column 16) started across the wind at y = 1 */
+    for (uint32_t j = 0; j <= 10; ++j)
+      for (int k = 0; k < 3; ++k) tip[k] += x[3 * (j * 17 + 16) + k] / (11.0 * 20.0);
+  }
+  /* Known limit: the pressure load follows the cloth's orientation (a non-conservative force),
+   * so even at kappa = 0 the streaming flag does not come to rest: it keeps fluttering. */
+  TF_NOTE("flag at 10 m/s, kappa 0: free edge on average at (%.3f, %.3f, %.3f) m over frames 100-120 "
+          "(started at (0, 1, 1.7)); largest speed %.2f m/s (it flutters)", tip[0], tip[1], tip[2], vmax);
+  ENSURE(tip[0] > 0.8);      /* streams downwind (length 1 m) */
+  ENSURE(fabs(tip[1]) < 0.3);
+  ENSURE(vmax < 50.0);       /* bounded: the implicit drag keeps it stable */
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+static uint64_t flag_hash(double seed, double kappa) {
+  scene sc;
+  tf_sim *sim = flag(kappa, 3.0, seed, &sc);
+  if (!sim) return 0;
+  uint64_t h = 1469598103934665603ull;
+  double x[187 * 3];
+  for (int f = 0; f < 24; ++f) {
+    tf_sim_advance(sim, 1.0 / 24.0, 1);
+    tf_sim_get_positions(sim, x, 187);
+    const unsigned char *b = (const unsigned char *)x;
+    for (size_t i = 0; i < sizeof x; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  }
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+  return h;
+}
+
+TF_TEST(wind_turbulence_is_deterministic_per_seed) {
+  uint64_t a = flag_hash(7, 0.0), b = flag_hash(7, 0.0), c = flag_hash(8, 0.0);
+  ENSURE(a != 0 && a == b);
+  ENSURE(a != c);
+}
+
+TF_TEST(wind_bad_input) {
+  scene sc;
+  tf_sim *sim = flag(0.0, 0.0, 0, &sc);
+  ENSURE(sim);
+  double nanw[3] = {1, NAN, 0}, neg = -1.0, frac = 1.5, zero = 0.0;
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_WIND, nanw, 3) == TF_E_INVALID_ARG);
+  ENSURE(strstr(tf_sim_last_error(sim), "wind must be finite"));
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_AIR_DENSITY, &neg, 1) == TF_E_INVALID_ARG);
+  ENSURE(strstr(tf_sim_last_error(sim), "air_density must be >= 0 kg/m^3, got -1"));
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_TURBULENCE_SEED, &frac, 1) == TF_E_INVALID_ARG);
+  ENSURE(strstr(tf_sim_last_error(sim), "turbulence_seed must be a whole number"));
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_TURBULENCE_SCALE, &zero, 1) == TF_E_INVALID_ARG);
+  double w[3];
+  tf_sim_get_param(sim, TF_PARAM_WIND, w, 3);
+  ENSURE(w[0] == 10 && w[1] == 0 && w[2] == 0); /* unchanged */
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
