@@ -4,7 +4,8 @@
 --   "constant"  holds the left value (a step at the next key)
 --   "linear"    straight line
 --   "smooth"    monotone cubic Hermite (Fritsch & Carlson 1980): C1, and never overshoots the
---               key values, so a tau keyed from 0.2 to 2 never goes negative (the default)
+--               key values, so a tau keyed from 0.2 to 2 never goes negative (the default);
+--               flat at the first and last key, where the curve starts and stops holding
 -- ease = "in" | "out" | "in_out" reshapes the segment's parameter (quadratic in/out,
 -- smoothstep), starting or stopping it with zero slope. Values are numbers or tables of
 -- numbers (vectors, interpolated per component). Before the first key and after the last the
@@ -26,7 +27,8 @@ local function monotone_tangents(times, vals)
   local m, d = {}, {}
   for i = 1, n - 1 do d[i] = (vals[i + 1] - vals[i]) / (times[i + 1] - times[i]) end
   if n == 1 then return { 0 } end
-  m[1], m[n] = d[1], d[n - 1]
+  -- zero slope at the first and last key: the curve holds outside them, so it stays C1 there too
+  m[1], m[n] = 0, 0
   for i = 2, n - 1 do
     if d[i - 1] * d[i] <= 0 then m[i] = 0 else m[i] = (d[i - 1] + d[i]) / 2 end
   end

@@ -14,6 +14,10 @@
 --         rotate = { axis = {0, 0, 1}, angle = degrees or curve, center = {x, y, z} },
 --         targets = function(frame, rest) return {x1, y1, z1, ...} end },  -- or full control
 --     },
+--     wind = { velocity = {10, 0, 0} or curve,             -- m/s; air density 1.225 by default
+--              drag = 1.2, lift = 0.6, density = 1.225,
+--              turbulence = { amplitude = 2, scale = 1, time = 0.5, seed = 0 },  -- m/s, m, s
+--              gust = { amplitude = 0.5, period = 3 } },  -- up to 1.5x the base wind, every ~3 s
 --     frame = function(frame, sim) end,                   -- optional hook after the rig's sets
 --   }
 --
@@ -29,7 +33,8 @@ local Rig = {}
 Rig.__index = Rig
 
 local KNOWN = { mesh = 1, material = 1, fps = 1, frames = 1, substeps = 1, tau = 1, kappa = 1,
-                gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1 }
+                gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1, wind = 1 }
+local AIR_DENSITY = 1.225 -- kg/m^3, sea level: the default once a rig has wind
 
 local function fail(self, fmt, ...) error(("%s: " .. fmt):format(self.source, ...), 0) end
 
@@ -104,6 +109,17 @@ function M.load(spec, opt)
     end
   else
     check_param(self, "bend", spec.bend)
+  end
+  if spec.wind ~= nil then
+    local w = spec.wind
+    if type(w) ~= "table" then fail(self, "field 'wind' must be a table { velocity = ..., ... }") end
+    check_param(self, "wind.velocity", w.velocity or { 0, 0, 0 }, true)
+    for _, k in ipairs({ "density", "drag", "lift" }) do check_param(self, "wind." .. k, w[k]) end
+    for _, part in ipairs({ "turbulence", "gust" }) do
+      if w[part] ~= nil and type(w[part]) ~= "table" then fail(self, "field 'wind.%s' must be a table", part) end
+    end
+    check_param(self, "wind.turbulence.amplitude", (w.turbulence or {}).amplitude)
+    check_param(self, "wind.gust.amplitude", (w.gust or {}).amplitude)
   end
   -- pins: resolve groups to index lists once
   self.pins = {}
@@ -206,6 +222,21 @@ function Rig:apply(sim, frame)
   local b = spec.bend
   if type(b) == "table" and not keyframes.is_curve(b) then set.bend = bend_map(self, b, frame)
   else set.bend = keyframes.sample(b, frame) end
+  local w = spec.wind
+  if w then
+    local sample = keyframes.sample
+    set.wind = sample(w.velocity or { 0, 0, 0 }, frame)
+    set.air_density = sample(w.density or AIR_DENSITY, frame)
+    set.drag = sample(w.drag, frame)
+    set.lift = sample(w.lift, frame)
+    local t, g = w.turbulence or {}, w.gust or {}
+    set.turbulence = sample(t.amplitude, frame)
+    set.turbulence_scale = t.scale
+    set.turbulence_time = t.time
+    set.turbulence_seed = t.seed
+    set.gust = sample(g.amplitude, frame)
+    set.gust_period = g.period
+  end
   local ok, err = pcall(sim.set, sim, set)
   if not ok then fail(self, "frame %g: %s", frame, err) end
   if self.pin_count and self.pin_count > 0 then

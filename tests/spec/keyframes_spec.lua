@@ -32,8 +32,9 @@ describe("keyframes", function()
     assert.is_true(math.abs(left - right) < 1e-4)
     -- slope() matches finite differences inside a segment
     near(c:slope(5), (c(5 + h) - c(5 - h)) / (2 * h), 1e-6)
-    -- flat between equal keys
+    -- flat between equal keys, and at the first and last key (C1 into the held ends)
     near(c(11), 2.0)
+    near(c:slope(0), 0); near(c:slope(30), 0)
   end)
 
   it("eases in and out", function()
