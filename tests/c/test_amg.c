@@ -34,19 +34,8 @@ static int build_system(lin_system *s, uint32_t cells, double k, double m) {
   s->row_ptr = calloc(n + 1, sizeof *s->row_ptr);
   s->col = calloc(s->mesh.adj_count, sizeof *s->col);
   s->A.val = calloc(9 * (size_t)s->mesh.adj_count, sizeof(double));
-  s->A.diag = calloc(n, sizeof *s->A.diag);
   s->fixed = calloc(n, 1);
-  uint32_t q = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    s->row_ptr[i] = q;
-    for (uint32_t a = s->mesh.adj_ptr[i]; a < s->mesh.adj_ptr[i + 1]; ++a)
-      if (s->mesh.adj[a] >= i) s->col[q++] = s->mesh.adj[a];
-  }
-  s->row_ptr[n] = q;
-  s->A.n = n;
-  s->A.row_ptr = s->row_ptr;
-  s->A.col = s->col;
-  for (uint32_t i = 0; i < n; ++i) s->A.diag[i] = bsr_slot(&s->A, i, i);
+  bsr_init_upper(&s->A, n, s->mesh.adj_ptr, s->mesh.adj, s->row_ptr, s->col, calloc(n, sizeof(uint32_t)));
   /* Laplacian over the triangle edges */
   for (uint32_t e = 0; e < s->mesh.edge_count; ++e) {
     uint32_t a = s->mesh.edges[2 * e], b = s->mesh.edges[2 * e + 1];

@@ -36,10 +36,14 @@ void tf_cloth_def_init_(tf_cloth_def *def, uint32_t struct_size) {
   d.solver.tolerance = 1e-3;
   d.solver.abs_tolerance = 1e-7;
   d.logger.min_level = TF_LOG_WARN;
-  /* an older host's smaller def gets only the fields it knows */
-  size_t n = struct_size < sizeof d ? struct_size : sizeof d;
-  memcpy(def, &d, n);
-  if (n >= sizeof def->struct_size) def->struct_size = struct_size < sizeof d ? struct_size : (uint32_t)sizeof d;
+  api_def_init(def, &d, sizeof d, struct_size);
+}
+
+void api_def_init(void *def, const void *defaults, size_t full_size, uint32_t struct_size) {
+  size_t n = struct_size < full_size ? struct_size : full_size;
+  memcpy(def, defaults, n);
+  uint32_t recorded = (uint32_t)n;
+  if (n >= sizeof recorded) memcpy(def, &recorded, sizeof recorded);
 }
 
 /* the checks shared by create and set_param; returns 0 and fills err when bad */

@@ -20,5 +20,9 @@
 static inline int api_finite(double x) { return x - x == 0.0; }
 
 TF_LOCAL int api_all_finite(const double *a, size_t count);
+/* copy the first min(struct_size, full_size) bytes of `defaults` (a complete def whose first field
+ * is struct_size) into def and record that size: an older host's smaller def gets only the
+ * fields it knows */
+TF_LOCAL void api_def_init(void *def, const void *defaults, size_t full_size, uint32_t struct_size);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/common.h"
+#include "api/api_common.h"
 #include "rig/rig_entry.h"
 
 #define RIG_ERR_SIZE 1024
@@ -30,9 +30,7 @@ void tf_rig_def_init_(tf_rig_def *def, uint32_t struct_size) {
   tf_rig_def d;
   memset(&d, 0, sizeof d);
   d.struct_size = (uint32_t)sizeof d;
-  size_t n = struct_size < sizeof d ? struct_size : sizeof d;
-  memcpy(def, &d, n);
-  if (n >= sizeof def->struct_size) def->struct_size = (uint32_t)n;
+  api_def_init(def, &d, sizeof d, struct_size);
 }
 
 /* dlopen libtauform_rig.so from the directory this library was loaded from */

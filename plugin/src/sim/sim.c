@@ -196,19 +196,7 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   }
 
   /* Hessian pattern = mesh adjacency; element block slots */
-  {
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      s->hess_row_ptr[i] = k;
-      for (uint32_t a = s->mesh.adj_ptr[i]; a < s->mesh.adj_ptr[i + 1]; ++a)
-        if (s->mesh.adj[a] >= i) s->hess_col[k++] = s->mesh.adj[a];
-    }
-    s->hess_row_ptr[n] = k;
-  }
-  s->H.n = n;
-  s->H.row_ptr = s->hess_row_ptr;
-  s->H.col = s->hess_col;
-  for (uint32_t i = 0; i < n; ++i) s->H.diag[i] = bsr_slot(&s->H, i, i);
+  bsr_init_upper(&s->H, n, s->mesh.adj_ptr, s->mesh.adj, s->hess_row_ptr, s->hess_col, s->H.diag);
   for (uint32_t t = 0; t < nt; ++t)
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)

@@ -4,6 +4,22 @@
 
 #include <string.h>
 
+void bsr_init_upper(bsr *A, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj, uint32_t *row_ptr,
+                    uint32_t *col, uint32_t *diag) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    row_ptr[i] = k;
+    for (uint32_t a = adj_ptr[i]; a < adj_ptr[i + 1]; ++a)
+      if (adj[a] >= i) col[k++] = adj[a];
+  }
+  row_ptr[n] = k;
+  A->n = n;
+  A->row_ptr = row_ptr;
+  A->col = col;
+  A->diag = diag;
+  for (uint32_t i = 0; i < n; ++i) diag[i] = bsr_slot(A, i, i);
+}
+
 void bsr_zero(bsr *A) { memset(A->val, 0, sizeof(double) * 9 * (size_t)A->row_ptr[A->n]); }
 
 void bsr_mul(const bsr *A, const double *x, double *y, const uint8_t *fixed) {
