@@ -1,11 +1,12 @@
 -- SPDX-License-Identifier: MIT
--- Young 2007, Example 2 (Figure 4.2, Table 4.1b): an annulus of 414 triangles (3 rings of 69
--- segments, radii 2 to 3.5), the vertices at the bottom fixed, pulled to the left and released;
+-- Young 2007, Example 2 (Figure 4.2, Table 4.1b): an annulus of 414 triangles (9 rings of 23
+-- segments, radii 1 to 2), the vertices at the bottom fixed, pulled to the left and released;
 -- St.Venant-Kirchhoff with lambda = 2, mu = 0.5, mass 0.1 per vertex, dt = 0.05 s, in the plane.
 -- The thesis shows tau = 0.33, 1 and 2 (YOUNG_TAU picks one).
 --   YOUNG_TAU=0.33 lua5.4 examples/run.lua examples/young/example2.lua --out young2.pc2
 local TAU = tonumber(os.getenv("YOUNG_TAU") or "1")
-local R0, R1, RINGS, SEG = 2.0, 3.5, 3, 69
+local PULL = 0.5 -- m, at the top
+local R0, R1, RINGS, SEG = 1.0, 2.0, 9, 23
 local vertices, triangles, bottom = {}, {}, {}
 for r = 0, RINGS do
   local rad = R0 + (R1 - R0) * r / RINGS
@@ -40,12 +41,16 @@ return {
   tau = TAU, kappa = 0, bend = 0, gravity = { 0, 0, 0 },
   solver = { tolerance = 1e-9, abs_tolerance = 1e-12 },
   pins = { { group = "bottom" } },
-  -- pulled to the left: a shear growing with height above the fixed arc
+  -- pulled to the left: a shear growing with height above the fixed vertices (which stay put:
+  -- set_state would otherwise move their pins too)
   setup = function(sim)
-    local x = sim:positions()
+    local x, fixed = sim:positions(), {}
+    for _, i in ipairs(bottom) do fixed[i] = true end
     for i = 1, #x // 3 do
-      local h = (x[3 * i - 1] + R1) / (2 * R1)
-      x[3 * i - 2] = x[3 * i - 2] - 1.0 * h * h
+      if not fixed[i] then
+        local h = (x[3 * i - 1] + R1) / (2 * R1)
+        x[3 * i - 2] = x[3 * i - 2] - PULL * h * h
+      end
     end
     sim:set_state(x)
   end,

@@ -20,5 +20,6 @@ tauform.key = tauform.keyframes.curve
 tauform.cache = require "tauform.cache"
 tauform.rig = require "tauform.rig"
 tauform.run = require("tauform.run").run
+tauform.plot = require "tauform.plot"
 
 return tauform
