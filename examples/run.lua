@@ -10,11 +10,14 @@ package.cpath = root .. "/build/lua/?.so;" .. package.cpath
 
 local usage = [[
 usage: lua5.4 examples/run.lua RIG.lua [--frames FIRST-LAST] [--out FILE] [--substeps N]
-                                       [--fps F] [--format pc2|mdd|obj] [--quiet]
+                                       [--fps F] [--format pc2|mdd|obj] [--preview FILE.png]
+                                       [--sheet FILE.png] [--quiet]
   --frames    frame range, default the rig's
   --out       cache to write: .pc2 (default format), .mdd, or .obj (one file per frame)
   --substeps  solver steps per frame, default the rig's
   --fps       frames per second, default the rig's (24)
+  --preview   PNG picture of the last frame
+  --sheet     PNG contact sheet of six evenly spaced frames
   --quiet     no progress bar]]
 
 local rigpath, opt = nil, { progress = nil }
@@ -32,6 +35,8 @@ while i <= #arg do
   elseif a == "--substeps" then opt.substeps = math.tointeger(tonumber(value()))
   elseif a == "--fps" then opt.fps = tonumber(value())
   elseif a == "--format" then opt.format = value()
+  elseif a == "--preview" then opt.preview = value()
+  elseif a == "--sheet" then opt.sheet = value()
   elseif a == "--quiet" then opt.progress = false
   elseif a:sub(1, 2) == "--" then io.stderr:write(("run.lua: unknown option %s\n%s\n"):format(a, usage)); os.exit(2)
   elseif rigpath then io.stderr:write("run.lua: one rig at a time\n"); os.exit(2)
@@ -46,3 +51,4 @@ if not ok then io.stderr:write("run.lua: " .. tostring(res) .. "\n"); os.exit(1)
 if not res then io.stderr:write("run.lua: " .. tostring(msg) .. "\n"); os.exit(1) end
 print(("%s: frames %d-%d, %.2f ms/frame, %.1f Newton iterations/frame%s"):format(rigpath, res.first, res.last,
       res.ms_per_frame, res.newton_per_frame, res.out and (" -> " .. res.out) or ""))
+for _, png in ipairs({ opt.preview, opt.sheet }) do print("picture: " .. png) end

@@ -18,6 +18,7 @@ return {
   kappa = key{ { 1, 0.5 }, { 60, 0.5 }, { 80, 0.0 } },
   bend = { value = 2e-5, groups = { row0 = 5e-4 } },   -- a stiffer hem at the shoulders
   gravity = { 0, 0, -9.81 },
+  view = { 1.2, 1.6, 0.5 },                            -- pictures: from the front, walking to the right
   pins = {
     { group = "row0",
       translate = key{ { 1, { 0, 0, 0 } }, { 12, { 0, 0.1, 0 } }, { 48, { 0, 1.2, 0.05 } }, { 60, { 0, 1.4, 0 } } },

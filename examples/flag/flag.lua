@@ -17,6 +17,7 @@ return {
   kappa = 0,
   bend = 5e-5,
   gravity = { 0, 0, -9.81 },
+  view = { 0.4, -1.6, 0.3 },
   wind = {
     velocity = key{ { 1, { 0, 0, 0 } }, { 36, { 8, 1, 0 } }, { 120, { 10, 0, 0 } } },
     drag = 1.2, lift = 0.6,

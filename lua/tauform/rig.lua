@@ -19,6 +19,7 @@
 --              turbulence = { amplitude = 2, scale = 1, time = 0.5, seed = 0 },  -- m/s, m, s
 --              gust = { amplitude = 0.5, period = 3 } },  -- up to 1.5x the base wind, every ~3 s
 --     frame = function(frame, sim) end,                   -- optional hook after the rig's sets
+--     view = {1, -1.5, 0.8},                              -- camera direction for pictures
 --   }
 --
 -- Rig:create() builds the simulation; Rig:apply(sim, frame) sets every parameter and the pin
@@ -33,7 +34,8 @@ local Rig = {}
 Rig.__index = Rig
 
 local KNOWN = { mesh = 1, material = 1, fps = 1, frames = 1, substeps = 1, tau = 1, kappa = 1,
-                gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1, wind = 1 }
+                gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1, wind = 1,
+                view = 1 }
 local AIR_DENSITY = 1.225 -- kg/m^3, sea level: the default once a rig has wind
 
 local function fail(self, fmt, ...) error(("%s: " .. fmt):format(self.source, ...), 0) end

@@ -1,7 +1,9 @@
 -- SPDX-License-Identifier: MIT
--- tauform.run(rig, { frames = "1-120", fps = 24, substeps = 2, out = "shot.pc2" }): steps a rig's
--- simulation through a frame range and writes a PC2, MDD or OBJ-sequence cache; in a terminal it
--- shows a progress bar with frame, ms/frame and time left. Returns a summary table, or nil,
+-- tauform.run(rig, { frames = "1-120", fps = 24, substeps = 2, out = "shot.pc2",
+--                    preview = "last.png", sheet = "sheet.png", sheet_frames = 6 }): steps a rig's
+-- simulation through a frame range and writes a PC2, MDD or OBJ-sequence cache, a PNG of the last
+-- frame and a contact sheet of evenly spaced frames; in a terminal it shows a progress bar with
+-- frame, ms/frame and time left. Returns a summary table, or nil,
 -- message, code when the solver fails (the cache then holds every frame before the failure).
 local cache = require "tauform.cache"
 local rigmod = require "tauform.rig"
@@ -49,6 +51,15 @@ function M.run(rig, opt)
   local pos = sim:positions()
   if writer then writer:write(pos) end
   if opt.on_frame then opt.on_frame(first, sim, pos) end
+  -- frames kept for the contact sheet: evenly spaced, first and last included
+  local keep, shapes = {}, {}
+  if opt.sheet then
+    local count = math.max(1, math.min(opt.sheet_frames or 6, last - first + 1))
+    for k = 0, count - 1 do
+      keep[first + math.floor(k * (last - first) / math.max(count - 1, 1) + 0.5)] = true
+    end
+    if keep[first] then shapes[#shapes + 1] = { table.unpack(pos) } end
+  end
   local t0 = os.clock()
   local stats = { newton = 0, cg = 0 }
   for f = first + 1, last do
@@ -65,10 +76,21 @@ function M.run(rig, opt)
     stats.newton = stats.newton + st.newton_iterations
     stats.cg = stats.cg + st.cg_iterations
     if opt.on_frame then opt.on_frame(f, sim, pos) end
+    if keep[f] then shapes[#shapes + 1] = { table.unpack(pos) } end
     if show then progress(f, first, last, t0) end
   end
   if writer then writer:close() end
   if show then io.stderr:write("\n") end
+  local view = opt.view or rig.spec.view
+  if opt.preview then
+    local ok, msg = sim:render_png(opt.preview, { view = view })
+    if not ok then return nil, msg, "TF_E_IO" end
+  end
+  if opt.sheet then
+    local ok, msg = sim:render_sheet(opt.sheet, shapes, { view = view, columns = opt.sheet_columns or 3,
+                                                           width = 480, height = 360, wireframe = false })
+    if not ok then return nil, msg, "TF_E_IO" end
+  end
   local seconds = os.clock() - t0
   local frames = last - first
   return { first = first, last = last, frames = frames + 1, seconds = seconds,

@@ -282,6 +282,31 @@ TF_API tf_status tf_rig_timing(const tf_rig *rig, double *out_first, double *out
 TF_API const char *tf_rig_last_error(const tf_rig *rig);
 
 /* ---------------------------------------------------------------------------------------------
+ * Pictures: a small software rasterizer writes PNG previews of a simulation (shaded two-sided
+ * triangles, optional wireframe, pins marked), so a headless farm job leaves something to look at. */
+
+typedef struct tf_render_def {
+  uint32_t struct_size; /* first field, always; set by tf_render_def_init */
+  uint32_t width, height; /* px, default 800 x 600 */
+  double view[3];   /* direction from the mesh towards the camera when it frames the mesh, default {1, -1.5, 0.8} */
+  double eye[3];    /* m; with target: a fixed camera instead of framing (used when eye != target) */
+  double target[3]; /* m */
+  double up[3];     /* default {0, 0, 1}: Z up */
+  double fov_deg;   /* vertical field of view, default 35 */
+  int wireframe;    /* default 1 */
+  int show_pins;    /* default 1 */
+} tf_render_def;
+
+TF_API void tf_render_def_init_(tf_render_def *def, uint32_t struct_size);
+#define tf_render_def_init(def) tf_render_def_init_((def), (uint32_t)sizeof *(def))
+/* Render the simulation's current shape to a PNG file. def Nullable (defaults). */
+TF_API tf_status tf_sim_render_png(tf_sim *sim, const tf_render_def *def, const char *path);
+/* A contact sheet: the simulation's mesh at several recorded shapes (frames[k]: (vert_count x 3) m),
+ * `columns` per row, all framed by one camera, as one PNG (each tile width x height). */
+TF_API tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const double *const *frames,
+                                         uint32_t frame_count, uint32_t columns, const char *path);
+
+/* ---------------------------------------------------------------------------------------------
  * Traditional damping (Young 2007 sec. 4.2.1): strain-rate damping parameters (phi, psi) that
  * critically damp waves of wavelength `wavelength` (m) in a material with Lame parameters lambda,
  * mu (N/m) and density rho (kg/m^2), eqs. 4.25 and 4.28. Reproduces the thesis's Table 4.2.
@@ -330,6 +355,10 @@ typedef struct tf_api {
   tf_status (*rig_timing)(const tf_rig *rig, double *out_first, double *out_last, double *out_fps,
                           uint32_t *out_substeps);
   const char *(*rig_last_error)(const tf_rig *rig);
+  void (*render_def_init_)(tf_render_def *def, uint32_t struct_size);
+  tf_status (*sim_render_png)(tf_sim *sim, const tf_render_def *def, const char *path);
+  tf_status (*sim_render_sheet_png)(tf_sim *sim, const tf_render_def *def, const double *const *frames,
+                                    uint32_t frame_count, uint32_t columns, const char *path);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

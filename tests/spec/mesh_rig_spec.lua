@@ -169,3 +169,28 @@ describe("keyed changes", function()
     assert.is_true(step > 2 * smooth)         -- a step key pops: the test can see it
   end)
 end)
+
+describe("pictures", function()
+  it("writes a preview and a contact sheet as PNG", function()
+    local png, sheet = os.tmpname() .. ".png", os.tmpname() .. ".png"
+    tauform.run(grid_rig(), { frames = "1-6", progress = false, preview = png, sheet = sheet, sheet_frames = 4 })
+    for _, p in ipairs({ png, sheet }) do
+      local f = assert(io.open(p, "rb"))
+      local s = f:read("a")
+      f:close()
+      assert.are.equal("\137PNG\r\n\26\n", s:sub(1, 8))
+      local w, h = string.unpack(">I4I4", s, 17)
+      if p == png then assert.are.same({ 800, 600 }, { w, h }) else assert.are.same({ 3 * 480 + 2 * 4, 2 * 360 + 4 }, { w, h }) end
+      os.remove(p)
+    end
+  end)
+
+  it("reports a path it cannot write as nil, message", function()
+    local m = tauform.mesh.grid{ nx = 2, ny = 2 }
+    local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangles }
+    local ok, msg = sim:render_png("/nonexistent/dir/x.png")
+    assert.is_nil(ok)
+    assert.matches("/nonexistent/dir/x.png", msg)
+    assert.has_error(function() sim:render_png("/tmp/x.png", { width = 0 }) end)
+  end)
+end)

@@ -91,6 +91,9 @@ static const tf_api g_api = {
     tf_rig_apply,
     tf_rig_timing,
     tf_rig_last_error,
+    tf_render_def_init_,
+    tf_sim_render_png,
+    tf_sim_render_sheet_png,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

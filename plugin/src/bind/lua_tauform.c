@@ -517,6 +517,69 @@ static int l_tostring(lua_State *L) {
   return 1;
 }
 
+/* render options {width, height, view = {x,y,z}, eye, target, up, fov, wireframe, pins} */
+static void read_render(lua_State *L, int idx, tf_render_def *d) {
+  tf_render_def_init(d);
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  double v;
+  if (opt_number_field(L, idx, idx, "width", &v)) d->width = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
+  if (opt_number_field(L, idx, idx, "height", &v)) d->height = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
+  opt_number_field(L, idx, idx, "fov", &d->fov_deg);
+  opt_vec3_field(L, idx, idx, "view", d->view);
+  opt_vec3_field(L, idx, idx, "eye", d->eye);
+  opt_vec3_field(L, idx, idx, "target", d->target);
+  opt_vec3_field(L, idx, idx, "up", d->up);
+  if (lua_getfield(L, idx, "wireframe") != LUA_TNIL) d->wireframe = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "pins") != LUA_TNIL) d->show_pins = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+}
+
+/* sim:render_png(path [, options]) */
+static int l_render_png(lua_State *L) {
+  lsim *p = check_open(L);
+  const char *path = luaL_checkstring(L, 2);
+  tf_render_def d;
+  read_render(L, 3, &d);
+  tf_status st = tf_sim_render_png(p->sim, &d, path);
+  if (st == TF_E_IO) return push_fail(L, p->sim, st);
+  if (st != TF_OK) return luaL_argerror(L, 3, tf_sim_last_error(p->sim));
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* sim:render_sheet(path, { positions1, positions2, ... } [, options with columns]) */
+static int l_render_sheet(lua_State *L) {
+  lsim *p = check_open(L);
+  const char *path = luaL_checkstring(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_settop(L, 4);
+  tf_render_def d;
+  read_render(L, 4, &d);
+  double cols = 3;
+  if (!lua_isnil(L, 4)) opt_number_field(L, 4, 4, "columns", &cols);
+  lua_Integer count = luaL_len(L, 3);
+  luaL_argcheck(L, count >= 1 && count <= 1024, 3, "give 1 to 1024 shapes");
+  luaL_argcheck(L, cols >= 1, 4, "columns must be >= 1");
+  const double **frames = lua_newuserdatauv(L, sizeof *frames * (size_t)count, 0);
+  for (lua_Integer k = 0; k < count; ++k) {
+    lua_geti(L, 3, k + 1);
+    int fi = lua_gettop(L);
+    if (!lua_istable(L, fi) || vec3_count(L, fi, 3, "shape") != (lua_Integer)p->n)
+      luaL_argerror(L, 3, lua_pushfstring(L, "shape %d must have one position per vertex", (int)(k + 1)));
+    double *buf = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
+    read_vec3(L, fi, 3, "shape", p->n, buf);
+    frames[k] = buf;
+    lua_remove(L, fi); /* keep the buffer on the stack, alive */
+  }
+  tf_status st = tf_sim_render_sheet_png(p->sim, &d, frames, (uint32_t)count, (uint32_t)cols, path);
+  if (st == TF_E_IO) return push_fail(L, p->sim, st);
+  if (st != TF_OK) return luaL_argerror(L, 4, tf_sim_last_error(p->sim));
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int l_critical_damping(lua_State *L) {
   double lambda = luaL_checknumber(L, 1), mu = luaL_checknumber(L, 2), rho = luaL_checknumber(L, 3);
   double wl = luaL_checknumber(L, 4), phi = 0, psi = 0;
@@ -552,7 +615,8 @@ static const luaL_Reg SIM_METHODS[] = {
     {"vert_count", l_vert_count}, {"energy", l_energy},   {"set", l_set},
     {"get", l_get},             {"pin", l_pin},             {"pin_targets", l_pin_targets},
     {"set_state", l_set_state}, {"stats", l_stats},         {"close", l_close},
-    {"is_closed", l_is_closed}, {NULL, NULL}};
+    {"is_closed", l_is_closed}, {"render_png", l_render_png}, {"render_sheet", l_render_sheet},
+    {NULL, NULL}};
 
 static const luaL_Reg LIB[] = {{"cloth", l_cloth},
                                {"critical_damping", l_critical_damping},
