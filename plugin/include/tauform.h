@@ -281,6 +281,25 @@ TF_API tf_status tf_rig_timing(const tf_rig *rig, double *out_first, double *out
                                uint32_t *out_substeps);
 TF_API const char *tf_rig_last_error(const tf_rig *rig);
 
+/* Settle time as a knob: the tau with which the slowest deformation mode of the pinned cloth,
+ * about its static equilibrium under the current gravity and pin targets, decays by 100x in
+ * settle_time seconds when stepped with steps of dt seconds (frame time / substeps). Does not
+ * change the simulation: set TF_PARAM_TAU to the result. out_lambda Nullable: that mode's
+ * eigenvalue of M^-1 K (1/s^2). Recompute when pins, stiffness or loads change much. */
+TF_API tf_status tf_sim_settle_tau(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda);
+
+/* What a recorded settling achieved: from distances-to-rest d(t) (any norm, e.g. |x - x_rest|),
+ * the time after which d stays below 1 % of d(t_0), the decay rate of the tail (log-linear fit
+ * between 10 % and 1 %) and the tau that rate means for a mode of eigenvalue lambda stepped at dt
+ * (lambda 0: not computed). */
+typedef struct tf_settle_report {
+  double settle_time; /* s, relative to times[0]; < 0 if d never stays below 1 % */
+  double rate;        /* 1/s, of the tail; 0 if too few samples in it */
+  double tau;         /* s, effective: (exp(rate dt) - 1) / (dt lambda) */
+} tf_settle_report;
+TF_API tf_status tf_measure_settle(const double *times, const double *distances, uint32_t count, double lambda,
+                                   double dt, tf_settle_report *out);
+
 /* ---------------------------------------------------------------------------------------------
  * Pictures: a small software rasterizer writes PNG previews of a simulation (shaded two-sided
  * triangles, optional wireframe, pins marked), so a headless farm job leaves something to look at. */
@@ -359,6 +378,9 @@ typedef struct tf_api {
   tf_status (*sim_render_png)(tf_sim *sim, const tf_render_def *def, const char *path);
   tf_status (*sim_render_sheet_png)(tf_sim *sim, const tf_render_def *def, const double *const *frames,
                                     uint32_t frame_count, uint32_t columns, const char *path);
+  tf_status (*sim_settle_tau)(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda);
+  tf_status (*measure_settle)(const double *times, const double *distances, uint32_t count, double lambda,
+                              double dt, tf_settle_report *out);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

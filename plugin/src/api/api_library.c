@@ -56,6 +56,36 @@ tf_status tf_critical_damping(double lambda, double mu, double rho, double wavel
   return TF_OK;
 }
 
+tf_status tf_measure_settle(const double *t, const double *d, uint32_t count, double lambda, double dt,
+                            tf_settle_report *out) {
+  if (!t || !d || !out || count < 2) return TF_E_INVALID_ARG;
+  for (uint32_t k = 0; k < count; ++k)
+    if (!isfinite(t[k]) || !isfinite(d[k]) || d[k] < 0.0 || (k && !(t[k] > t[k - 1]))) return TF_E_INVALID_ARG;
+  if (!(d[0] > 0.0) || lambda < 0.0 || !isfinite(lambda) || (lambda > 0.0 && !(dt > 0.0))) return TF_E_INVALID_ARG;
+  /* settled: after the last sample at or above 1 % */
+  int32_t last = -1;
+  for (uint32_t k = 0; k < count; ++k)
+    if (d[k] >= 0.01 * d[0]) last = (int32_t)k;
+  out->settle_time = (uint32_t)(last + 1) < count ? t[last + 1] - t[0] : -1.0;
+  /* least squares of ln d against t on the tail, 10 % down to 1 % */
+  double st = 0, sy = 0, stt = 0, sty = 0;
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    if (d[k] > 0.1 * d[0] || d[k] < 0.01 * d[0] || d[k] <= 0.0) continue;
+    double y = log(d[k]);
+    st += t[k]; sy += y; stt += t[k] * t[k]; sty += t[k] * y;
+    m++;
+  }
+  out->rate = 0.0;
+  out->tau = 0.0;
+  if (m >= 3) {
+    double den = m * stt - st * st;
+    if (den > 0.0) out->rate = -(m * sty - st * sy) / den;
+  }
+  if (lambda > 0.0 && out->rate > 0.0) out->tau = (exp(out->rate * dt) - 1.0) / (dt * lambda);
+  return TF_OK;
+}
+
 static const tf_api g_api = {
     sizeof(tf_api),
     TF_VERSION,
@@ -94,6 +124,8 @@ static const tf_api g_api = {
     tf_render_def_init_,
     tf_sim_render_png,
     tf_sim_render_sheet_png,
+    tf_sim_settle_tau,
+    tf_measure_settle,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

@@ -121,6 +121,19 @@ tf_status tf_sim_get_pin_targets(const tf_sim *sim, double *out, uint32_t count)
   return TF_OK;
 }
 
+tf_status tf_sim_settle_tau(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda) {
+  SIM_ARG(sim);
+  FAIL_IF(sim, !out_tau, TF_E_INVALID_ARG, "tf_sim_settle_tau: out_tau is NULL");
+  FAIL_IF(sim, !(settle_time > 0.0) || !api_finite(settle_time), TF_E_INVALID_ARG,
+          "tf_sim_settle_tau: settle_time must be > 0 s, got %g", settle_time);
+  FAIL_IF(sim, !(dt > 0.0) || !api_finite(dt) || !(dt < settle_time), TF_E_INVALID_ARG,
+          "tf_sim_settle_tau: dt must be > 0 s and below settle_time, got %g", dt);
+  double lambda = 0.0;
+  tf_status st = sim_settle_tau(sim, settle_time, dt, out_tau, &lambda);
+  if (st == TF_OK && out_lambda) *out_lambda = lambda;
+  return st;
+}
+
 tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps) {
   SIM_ARG(sim);
   FAIL_IF(sim, !(frame_dt > 0.0) || !api_finite(frame_dt), TF_E_INVALID_ARG,

@@ -136,6 +136,9 @@ TF_LOCAL void wind_at(const sim_params *p, const double x[3], double t, double o
  * per-triangle drag damping (c, n) stored for the step's implicit term */
 TF_LOCAL void aero_forces(tf_sim *s, const double *x, const double *v, double t, double *f);
 
+/* settle.c: tau making the slowest mode decay 100x in settle_time at step dt */
+TF_LOCAL tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda);
+
 /* step_tau.c, step_strain_rate.c */
 TF_LOCAL void step_tau(tf_sim *s, double dt, newton_result *res);
 TF_LOCAL void step_strain_rate(tf_sim *s, double dt);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT
+ * Settle time as a knob: the tau that makes the slowest deformation mode of the pinned cloth decay
+ * by SETTLE_FACTOR (100x) in a requested time. The mode is found about the static equilibrium under
+ * the current loads (gravity, pins), where a membrane has out-of-plane stiffness, not about the flat
+ * rest state: a Newton solve of the equilibrium, then inverse iteration on K v = lambda M v with
+ * the pinned degrees of freedom removed (K the projected Hessian there, each solve by the
+ * multigrid-preconditioned CG of the step). The conversion uses the step's own decay factor: one
+ * tau step multiplies the mode by 1/(1 + tau dt lambda), so
+ *     (1 + tau dt lambda)^(T/dt) = 100   =>   tau = (100^(dt/T) - 1) / (dt lambda),
+ * exact for the linearized flow at that dt (and tau -> ln(100)/(lambda T) as dt -> 0).
+ * The simulation's state is not changed. */
+#include <math.h>
+#include <string.h>
+
+#include "core/vec3.h"
+#include "sim/sim.h"
+
+static const double SETTLE_FACTOR = 100.0;
+static const double STATIC_H2 = 1e8;       /* s^2: the inertia term vanishes: a static solve */
+static const int INVERSE_ITERATIONS = 40;
+static const double EIGEN_RTOL = 1e-6;     /* relative change of lambda to stop */
+static const uint32_t STATIC_NEWTON = 60;
+
+static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
+
+tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda) {
+  uint32_t n = s->n;
+  size_t n3 = 3 * (size_t)n;
+  int pinned = 0;
+  for (uint32_t c = 0; c < s->mesh.comp_count; ++c) pinned |= s->comp[c].pinned;
+  if (!pinned)
+    return sim_fail(s, TF_E_UNSUPPORTED, "settle: no hard pins: a free piece has no slowest deformation mode to settle "
+                                         "(its rigid motion is never damped)");
+  /* 1. static equilibrium under gravity with the pins at their targets, from the current shape */
+  double *y = s->x_save, *v = s->v_save, *z = s->vref_save; /* scratch: free between advances */
+  memcpy(y, s->x, n3 * sizeof *y);
+  for (uint32_t q = 0; q < s->pin_count; ++q) {
+    v3_copy(s->pin_sub + 3 * (size_t)q, s->pin_next + 3 * (size_t)q);
+    if (s->fixed[s->pin_idx[q]]) v3_copy(y + 3 * (size_t)s->pin_idx[q], s->pin_next + 3 * (size_t)q);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    v3_scale(s->f + 3 * (size_t)i, s->par.gravity, s->mass[i]);
+    s->force_ref[i] = s->mass[i] * 9.80665 + v3_norm(s->f + 3 * (size_t)i);
+  }
+  memcpy(s->yhat, y, n3 * sizeof *y);
+  memcpy(s->xhat, y, n3 * sizeof *y);
+  s->h2 = STATIC_H2;
+  s->aero_on = 0;
+  newton_problem p = {cloth_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
+                      s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
+  newton_settings ns = {STATIC_NEWTON, s->par.solver.max_cg, 1e-8, 0.0};
+  newton_result res;
+  newton_solve(&p, &ns, y, &s->nw, &res);
+  /* 2. K at the equilibrium (M / h2 is a negligible shift) and inverse iteration */
+  s->h2 = STATIC_H2;
+  memcpy(s->yhat, y, n3 * sizeof *y);
+  cloth_step_eval(s, y, NULL, &s->H);
+  if (s->amg) amg_setup(s->amg, &s->H, s->fixed);
+  pcg_precond pre = {s->amg ? amg_apply : NULL, s->amg};
+  /* start: a smooth field (the hanging sheet's swing is smooth); fixed entries zero */
+  for (size_t k = 0; k < n3; ++k) v[k] = s->fixed[k / 3] ? 0.0 : 1.0 + 0.1 * sin(0.37 * (double)k);
+  double lambda = 0.0, prev = 0.0;
+  for (int it = 0; it < INVERSE_ITERATIONS; ++it) {
+    /* z = K^-1 M v */
+    for (size_t k = 0; k < n3; ++k) s->tmp[k] = s->mass[k / 3] * v[k];
+    pcg_result pr;
+    pcg_solve(&s->H, s->tmp, z, s->fixed, 1e-10, 5000, &pre, &s->nw.pcg, &pr);
+    /* M-normalize and take the Rayleigh quotient lambda = z^T K z / z^T M z */
+    double zmz = 0.0;
+    for (size_t k = 0; k < n3; ++k) zmz += s->mass[k / 3] * z[k] * z[k];
+    if (!(zmz > 0.0)) break;
+    double sc = 1.0 / sqrt(zmz);
+    for (size_t k = 0; k < n3; ++k) v[k] = z[k] * sc;
+    bsr_mul(&s->H, v, s->tmp, s->fixed);
+    double vkv = 0.0;
+    for (size_t k = 0; k < n3; ++k) vkv += v[k] * s->tmp[k];
+    lambda = vkv - 1.0 / STATIC_H2; /* remove the mass shift */
+    if (it > 3 && fabs(lambda - prev) <= EIGEN_RTOL * fabs(lambda)) break;
+    prev = lambda;
+  }
+  if (!(lambda > 0.0) || !isfinite(lambda))
+    return sim_fail(s, TF_E_NOT_CONVERGED, "settle: the slowest mode could not be found (lambda %g)", lambda);
+  *out_lambda = lambda;
+  *out_tau = (pow(SETTLE_FACTOR, dt / settle_time) - 1.0) / (dt * lambda);
+  return TF_OK;
+}
