@@ -12,6 +12,7 @@ local tauform = {
   cloth = core.cloth,
   critical_damping = core.critical_damping,
   native_bytes = core.native_bytes,
+  measure_settle = core.measure_settle,
 }
 
 tauform.mesh = require "tauform.mesh"

@@ -6,6 +6,8 @@
 --     material = { density = 0.2, stretch = 5000, poisson = 0.3, total_mass = nil, masses = nil },
 --     fps = 24, frames = {1, 120}, substeps = 2,
 --     tau = 0.5 or tauform.key{ {1, 0.2}, {48, 2.0} },  -- number, curve or function(frame)
+--     settle = 1.5,                                       -- or: seconds to settle (replaces tau;
+--                                                         -- number, curve or function)
 --     kappa = 0, gravity = {0, 0, -9.81},                 -- likewise (gravity a 3-vector)
 --     bend = 1e-5 or curve or { value = 1e-5, groups = { collar = 1e-3 } },  -- per-vertex map
 --     pins = {
@@ -35,7 +37,9 @@ Rig.__index = Rig
 
 local KNOWN = { mesh = 1, material = 1, fps = 1, frames = 1, substeps = 1, tau = 1, kappa = 1,
                 gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1, wind = 1,
-                view = 1 }
+                view = 1, settle = 1 }
+-- the slowest mode is recomputed when a load or stiffness it depends on changes by more than this
+local SETTLE_RECOMPUTE = 0.1
 local AIR_DENSITY = 1.225 -- kg/m^3, sea level: the default once a rig has wind
 
 local function fail(self, fmt, ...) error(("%s: " .. fmt):format(self.source, ...), 0) end
@@ -99,6 +103,8 @@ function M.load(spec, opt)
   self.frames = spec.frames or { 1, 48 }
   if type(self.fps) ~= "number" or self.fps <= 0 then fail(self, "field 'fps' must be a positive number") end
   check_param(self, "tau", spec.tau)
+  check_param(self, "settle", spec.settle)
+  if spec.settle ~= nil and spec.tau ~= nil then fail(self, "give either 'tau' or 'settle', not both") end
   check_param(self, "kappa", spec.kappa)
   check_param(self, "gravity", spec.gravity, true)
   if type(spec.bend) == "table" and not keyframes.is_curve(spec.bend) then
@@ -219,6 +225,7 @@ function Rig:apply(sim, frame)
   local spec = self.spec
   local set = {}
   set.tau = keyframes.sample(spec.tau, frame)
+  if spec.settle ~= nil then set.tau = self:settle_tau(sim, keyframes.sample(spec.settle, frame), frame) end
   set.kappa = keyframes.sample(spec.kappa, frame)
   set.gravity = keyframes.sample(spec.gravity, frame)
   local b = spec.bend
@@ -246,6 +253,31 @@ function Rig:apply(sim, frame)
     if not pok then fail(self, "frame %g: pin targets: %s", frame, perr) end
   end
   if spec.frame then spec.frame(frame, sim, self) end
+end
+
+-- tau for a settle time: the slowest mode (sim:settle_tau) is found once and again only when
+-- gravity or the bending or stretch stiffness it depends on changed by more than 10 %; the
+-- conversion itself is the step's decay law (1 + tau dt lambda)^(T/dt) = 100
+function Rig:settle_tau(sim, T, frame)
+  local dt = 1 / (self.fps * self.substeps)
+  if type(T) ~= "number" or T <= dt then fail(self, "frame %g: settle time %s must exceed the step %g s", frame, tostring(T), dt) end
+  local spec = self.spec
+  local g = keyframes.sample(spec.gravity, frame) or sim:get("gravity")
+  local key = { math.sqrt(g[1] ^ 2 + g[2] ^ 2 + g[3] ^ 2), sim:get("bend"), sim:get("stretch") }
+  local function changed()
+    if not self.settle_key then return true end
+    for k = 1, 3 do
+      local a, b = key[k], self.settle_key[k]
+      if math.abs(a - b) > SETTLE_RECOMPUTE * math.max(math.abs(a), math.abs(b), 1e-30) then return true end
+    end
+    return false
+  end
+  if changed() then
+    local _, lambda, code = sim:settle_tau(T, dt)
+    if not lambda then fail(self, "frame %g: settle: %s (%s)", frame, tostring(_), tostring(code)) end
+    self.lambda, self.settle_key = lambda, key
+  end
+  return (100 ^ (dt / T) - 1) / (dt * self.lambda)
 end
 
 M.Rig = Rig

@@ -580,6 +580,44 @@ static int l_render_sheet(lua_State *L) {
   return 1;
 }
 
+/* sim:settle_tau(settle_time, dt) -> tau, lambda | nil, message, code */
+static int l_settle_tau(lua_State *L) {
+  lsim *p = check_open(L);
+  double T = luaL_checknumber(L, 2), dt = luaL_checknumber(L, 3), tau = 0, lambda = 0;
+  luaL_argcheck(L, T > 0, 2, "settle time must be positive");
+  luaL_argcheck(L, dt > 0 && dt < T, 3, "dt must be positive and below the settle time");
+  tf_status st = tf_sim_settle_tau(p->sim, T, dt, &tau, &lambda);
+  if (st != TF_OK) return push_fail(L, p->sim, st);
+  lua_pushnumber(L, tau);
+  lua_pushnumber(L, lambda);
+  return 2;
+}
+
+/* measure_settle(times, distances [, lambda, dt]) -> { settle_time, rate, tau } */
+static int l_measure_settle(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  double lambda = luaL_optnumber(L, 3, 0.0), dt = luaL_optnumber(L, 4, 0.0);
+  lua_Integer n = luaL_len(L, 1);
+  luaL_argcheck(L, n >= 2 && luaL_len(L, 2) == n, 2, "need as many distances as times (2 or more)");
+  double *t = lua_newuserdatauv(L, sizeof(double) * 2 * (size_t)n, 0), *d = t + n;
+  for (lua_Integer k = 0; k < n; ++k) {
+    lua_geti(L, 1, k + 1);
+    lua_geti(L, 2, k + 1);
+    t[k] = luaL_checknumber(L, -2);
+    d[k] = luaL_checknumber(L, -1);
+    lua_pop(L, 2);
+  }
+  tf_settle_report r;
+  if (tf_measure_settle(t, d, (uint32_t)n, lambda, dt, &r) != TF_OK)
+    return luaL_argerror(L, 1, "times must increase, distances be >= 0 and the first > 0");
+  lua_createtable(L, 0, 3);
+  if (r.settle_time >= 0) lua_pushnumber(L, r.settle_time), lua_setfield(L, -2, "settle_time");
+  lua_pushnumber(L, r.rate), lua_setfield(L, -2, "rate");
+  if (r.tau > 0) lua_pushnumber(L, r.tau), lua_setfield(L, -2, "tau");
+  return 1;
+}
+
 static int l_critical_damping(lua_State *L) {
   double lambda = luaL_checknumber(L, 1), mu = luaL_checknumber(L, 2), rho = luaL_checknumber(L, 3);
   double wl = luaL_checknumber(L, 4), phi = 0, psi = 0;
@@ -616,12 +654,14 @@ static const luaL_Reg SIM_METHODS[] = {
     {"get", l_get},             {"pin", l_pin},             {"pin_targets", l_pin_targets},
     {"set_state", l_set_state}, {"stats", l_stats},         {"close", l_close},
     {"is_closed", l_is_closed}, {"render_png", l_render_png}, {"render_sheet", l_render_sheet},
+    {"settle_tau", l_settle_tau},
     {NULL, NULL}};
 
 static const luaL_Reg LIB[] = {{"cloth", l_cloth},
                                {"critical_damping", l_critical_damping},
                                {"native_bytes", l_native_bytes},
                                {"isatty", l_isatty},
+                               {"measure_settle", l_measure_settle},
                                {NULL, NULL}};
 
 int tf_luaopen_core(lua_State *L) {
