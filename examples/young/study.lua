@@ -114,7 +114,7 @@ for e, S in ipairs(SETUP) do
   for _, c in ipairs(old) do
     line(("| traditional, Lambda = %g | %s |"):format(c.wave, c.r.stable and (c.r.rest and ("%.3f"):format(c.r.rest) or "> " .. S.T) or "unstable"))
   end
-  line(("\nwrote %s.csv and %s.svg"):format(base, base))
+  print(("\nwrote %s.csv and %s.svg"):format(base, base))
 end
 
 -- sweeps on Example 1: the 1/tau law and dt independence of the new method; the traditional
