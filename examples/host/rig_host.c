@@ -59,8 +59,8 @@ int main(int argc, char **argv) {
   pc2_writer w;
   if (!xyz || pc2_writer_open(&w, out, n, (float)first, 1.0f, err, sizeof err) != 0) return fail(out, err);
   int rc = 0;
-  /* the frame-range runner's sequence: the state at `first`, then apply and advance per frame */
-  if (api->rig_apply(rig, first) != TF_OK) rc = fail("tf_rig_apply", api->rig_last_error(rig));
+  /* the frame-range runner's sequence: the state at `first` (set up by tf_rig_load), then apply
+   * and advance per frame */
   api->sim_get_positions_f(sim, xyz, n);
   if (!rc && pc2_writer_append(&w, xyz, err, sizeof err) != 0) rc = fail(out, err);
   for (double f = first + 1; !rc && f <= last; f += 1) {

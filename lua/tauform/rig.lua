@@ -24,8 +24,9 @@
 --     view = {1, -1.5, 0.8},                              -- camera direction for pictures
 --   }
 --
--- Rig:create() builds the simulation; Rig:apply(sim, frame) sets every parameter and the pin
--- targets for `frame` (call it before advancing to that frame). Errors name the rig file and
+-- Rig:create() builds the simulation at the first frame (parameters of that frame, pinned vertices
+-- at their targets); Rig:apply(sim, frame) sets every parameter and the pin targets for `frame`
+-- (call it before advancing to that frame). Errors name the rig file and
 -- the field.
 local keyframes = require "tauform.keyframes"
 local meshlib = require "tauform.mesh"
@@ -171,6 +172,15 @@ function Rig:create()
   end
   self.pin_count = #idx
   self:apply(sim, first)
+  -- the first frame's pose: pinned vertices start at their first-frame targets (no snap between
+  -- the first two frames)
+  if #idx > 0 then
+    local x, t = sim:positions(), self:targets(first)
+    for k, i in ipairs(idx) do
+      x[3 * i - 2], x[3 * i - 1], x[3 * i] = t[3 * k - 2], t[3 * k - 1], t[3 * k]
+    end
+    sim:set_state(x)
+  end
   if spec.setup then spec.setup(sim, self) end
   return sim
 end
@@ -225,7 +235,6 @@ function Rig:apply(sim, frame)
   local spec = self.spec
   local set = {}
   set.tau = keyframes.sample(spec.tau, frame)
-  if spec.settle ~= nil then set.tau = self:settle_tau(sim, keyframes.sample(spec.settle, frame), frame) end
   set.kappa = keyframes.sample(spec.kappa, frame)
   set.gravity = keyframes.sample(spec.gravity, frame)
   local b = spec.bend
@@ -248,6 +257,11 @@ function Rig:apply(sim, frame)
   end
   local ok, err = pcall(sim.set, sim, set)
   if not ok then fail(self, "frame %g: %s", frame, err) end
+  -- settle time: from the slowest mode under this frame's loads and stiffness (set just above)
+  if spec.settle ~= nil then
+    local tau = self:settle_tau(sim, keyframes.sample(spec.settle, frame), frame)
+    sim:set{ tau = tau }
+  end
   if self.pin_count and self.pin_count > 0 then
     local pok, perr = pcall(sim.pin_targets, sim, self:targets(frame))
     if not pok then fail(self, "frame %g: pin targets: %s", frame, perr) end
@@ -273,9 +287,9 @@ function Rig:settle_tau(sim, T, frame)
     return false
   end
   if changed() then
-    local _, lambda, code = sim:settle_tau(T, dt)
-    if not lambda then fail(self, "frame %g: settle: %s (%s)", frame, tostring(_), tostring(code)) end
-    self.lambda, self.settle_key = lambda, key
+    local tau, lambda_or_msg, code = sim:settle_tau(T, dt)
+    if not tau then fail(self, "frame %g: %s (%s)", frame, tostring(lambda_or_msg), tostring(code)) end
+    self.lambda, self.settle_key = lambda_or_msg, key
   end
   return (100 ^ (dt / T) - 1) / (dt * self.lambda)
 end

@@ -42,11 +42,11 @@ function M.run(rig, opt)
   if not first or not last or last < first then error("run: bad frame range", 2) end
   local fps = opt.fps or rig.fps
   local substeps = opt.substeps or rig.substeps
+  rig.fps, rig.substeps = fps, substeps -- the step the rig's settle times are converted for
   local show = opt.progress
   if show == nil then show = core.isatty("stderr") end
   local sim <close> = rig:create()
-  rig:apply(sim, first)
-  local writer = opt.out and cache.open(opt.out, rig.n, { start = first, fps = fps, format = opt.format,
+  local writer <close> = opt.out and cache.open(opt.out, rig.n, { start = first, fps = fps, format = opt.format,
                                                            triangles = rig.mesh.triangles })
   local pos = sim:positions()
   if writer then writer:write(pos) end

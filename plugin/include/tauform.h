@@ -192,6 +192,9 @@ typedef enum tf_param {
 
 /* Set a parameter from `count` values (see tf_param for the count each takes). */
 TF_API tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count);
+/* Check values for a parameter without a simulation: TF_OK, or TF_E_INVALID_ARG with the message
+ * tf_sim_set_param would give in errbuf (Nullable). Lets a host validate a batch before applying. */
+TF_API tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size);
 /* Read a parameter into out_values (capacity `count`). */
 TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values, uint32_t count);
 /* Per-vertex map of a parameter: the per-hinge value is the mean of its two edge vertices.
@@ -266,8 +269,9 @@ typedef struct tf_rig_def {
 
 TF_API void tf_rig_def_init_(tf_rig_def *def, uint32_t struct_size);
 #define tf_rig_def_init(def) tf_rig_def_init_((def), (uint32_t)sizeof *(def))
-/* Load a rig and create its simulation at the rig's first frame. On failure errbuf (Nullable)
- * gets the message, with file:line for errors in the script. */
+/* Load a rig and create its simulation at the rig's first frame (that frame's parameters, pinned
+ * vertices at their targets): read it, then tf_rig_apply(frame) and advance for each later frame.
+ * On failure errbuf (Nullable) gets the message, with file:line for errors in the script. */
 TF_API tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, size_t errbuf_size);
 TF_API void tf_rig_destroy(tf_rig *rig); /* NULL is a no-op; destroys the rig's simulation */
 /* The rig's simulation (owned by the rig): read positions etc. through the tf_sim_* calls. */
@@ -283,8 +287,9 @@ TF_API const char *tf_rig_last_error(const tf_rig *rig);
 
 /* Settle time as a knob: the tau with which the slowest deformation mode of the pinned cloth,
  * about its static equilibrium under the current gravity and pin targets, decays by 100x in
- * settle_time seconds when stepped with steps of dt seconds (frame time / substeps). Does not
- * change the simulation: set TF_PARAM_TAU to the result. out_lambda Nullable: that mode's
+ * settle_time seconds when stepped with steps of dt seconds (frame time / substeps), for kappa = 0
+ * (with kappa > 0 the mode oscillates and settles later). Does not change the simulation: set
+ * TF_PARAM_TAU to the result. out_lambda Nullable: that mode's
  * eigenvalue of M^-1 K (1/s^2). Recompute when pins, stiffness or loads change much. */
 TF_API tf_status tf_sim_settle_tau(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda);
 
@@ -381,6 +386,7 @@ typedef struct tf_api {
   tf_status (*sim_settle_tau)(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda);
   tf_status (*measure_settle)(const double *times, const double *distances, uint32_t count, double lambda,
                               double dt, tf_settle_report *out);
+  tf_status (*param_check)(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

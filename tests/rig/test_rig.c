@@ -96,3 +96,28 @@ TF_TEST(rig_c_host_load_errors) {
   def.struct_size = 0;
   ENSURE(tf_rig_load(&def, &rig, err, sizeof err) == TF_E_DEF_INIT);
 }
+
+TF_TEST(rig_c_host_owns_its_simulation) {
+  /* a rig cannot close the host's simulation; a failed apply restores keyed wind too */
+  static const char SRC[] =
+      "local tauform = require 'tauform'\n"
+      "return { mesh = tauform.mesh.grid{ nx = 4, ny = 4 }, frames = {1, 20},\n"
+      "  wind = { velocity = tauform.key{ {1, {0, 0, 0}, interp = 'linear'}, {11, {10, 10, 10}} } },\n"
+      "  pins = { { group = 'row0' } },\n"
+      "  frame = function(f, sim) if f == 5 then sim:close() end end }\n";
+  char err[1024];
+  tf_status st;
+  tf_rig *rig = load(SRC, "owner.lua", err, sizeof err, &st);
+  ENSURE_MSG(st == TF_OK, "%s", err);
+  tf_sim *sim = tf_rig_sim(rig);
+  ENSURE(tf_rig_apply(rig, 4) == TF_OK);
+  double w4[3], w[3];
+  tf_sim_get_param(sim, TF_PARAM_WIND, w4, 3);
+  ENSURE(tf_rig_apply(rig, 5) == TF_E_SCRIPT);
+  TF_NOTE("rig error: %s", tf_rig_last_error(rig));
+  ENSURE(strstr(tf_rig_last_error(rig), "belongs to the host"));
+  tf_sim_get_param(sim, TF_PARAM_WIND, w, 3);
+  ENSURE(memcmp(w, w4, sizeof w) == 0);
+  ENSURE(tf_sim_advance(sim, 1.0 / 24, 1) == TF_OK); /* still alive */
+  tf_rig_destroy(rig);
+}

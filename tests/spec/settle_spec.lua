@@ -53,6 +53,15 @@ describe("settle time", function()
     assert.is_true(math.abs(rep.tau - tau) < 0.05 * tau)
   end)
 
+  it("finds the hanging mode from a sheet that starts flat", function()
+    local m = tauform.mesh.grid{ width = 1, height = 1, nx = 10, ny = 10 } -- horizontal
+    local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangles, stretch = 1000, bend = 1e-4 }
+    sim:pin(m.groups.row0)
+    local tau, lambda = sim:settle_tau(1.5, 1 / 24)
+    assert.is_true(math.abs(lambda - 14.1) < 0.5, tostring(lambda))
+    assert.is_true(tau > 0.2 and tau < 0.3)
+  end)
+
   it("refuses tau and settle together, and a settle shorter than a step", function()
     assert.has_error(function() tauform.rig.load(hanging{ tau = 1, settle = 1 }) end, "rig: give either 'tau' or 'settle', not both")
     local rig = tauform.rig.load(hanging{ settle = 0.01 })

@@ -126,6 +126,7 @@ static const tf_api g_api = {
     tf_sim_render_sheet_png,
     tf_sim_settle_tau,
     tf_measure_settle,
+    tf_param_check,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

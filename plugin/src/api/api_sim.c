@@ -35,6 +35,12 @@ tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, ui
   return TF_OK;
 }
 
+tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size) {
+  char local[SIM_ERR_SIZE];
+  return param_check(param, values, count, errbuf && errbuf_size ? errbuf : local,
+                     errbuf && errbuf_size ? errbuf_size : sizeof local) ? TF_OK : TF_E_INVALID_ARG;
+}
+
 tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out, uint32_t count) {
   const param_desc *d = param_find(param);
   if (!sim || !out || !d || count < d->count) return TF_E_INVALID_ARG;

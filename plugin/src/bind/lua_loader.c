@@ -37,7 +37,7 @@ static int on_path(lua_State *L, const char *name) {
   return found;
 }
 
-int tf_luaopen_tauform(lua_State *L) {
+static int open_tauform(lua_State *L, int builtin_only) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, tf_luaopen_core);
   lua_setfield(L, -2, "tauform.core");
@@ -45,7 +45,7 @@ int tf_luaopen_tauform(lua_State *L) {
   for (size_t i = 0; i < tf_lua_source_count; ++i) {
     const char *name = tf_lua_sources[i].module;
     if (strcmp(name, "tauform") == 0) root = i;
-    if (lua_getfield(L, -1, name) != LUA_TNIL || on_path(L, name)) {
+    if (lua_getfield(L, -1, name) != LUA_TNIL || (!builtin_only && on_path(L, name))) {
       lua_pop(L, 1);
       continue;
     }
@@ -62,3 +62,6 @@ int tf_luaopen_tauform(lua_State *L) {
   lua_call(L, 0, 1);
   return 1;
 }
+
+int tf_luaopen_tauform(lua_State *L) { return open_tauform(L, 0); }
+int tf_luaopen_tauform_builtin(lua_State *L) { return open_tauform(L, 1); }

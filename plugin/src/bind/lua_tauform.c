@@ -203,7 +203,9 @@ static int l_cloth(lua_State *L) {
   def.triangles = tri;
   def.tri_count = (uint32_t)(nt3 / 3);
   double *masses = NULL;
-  if (lua_getfield(L, 1, "masses") == LUA_TTABLE) {
+  int mt = lua_getfield(L, 1, "masses");
+  if (mt != LUA_TNIL && mt != LUA_TTABLE) luaL_argerror(L, 1, "field 'masses' must be a table of one mass per vertex");
+  if (mt == LUA_TTABLE) {
     int mi = lua_gettop(L);
     if (luaL_len(L, mi) != nv) luaL_argerror(L, 1, "field 'masses' must have one entry per vertex");
     masses = lua_newuserdatauv(L, sizeof(double) * (size_t)nv, 0);
@@ -377,21 +379,22 @@ static int l_set(lua_State *L) {
     }
     lua_pop(L, 1);
   }
-  /* apply the values, then the map; the library checks each and leaves the sim unchanged when it
-   * refuses one, and the ones applied before it are put back: a bad table changes nothing */
-  double old[sizeof PARAMS / sizeof PARAMS[0]][3];
-  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) tf_sim_get_param(p->sim, PARAMS[k].id, old[k], 3);
+  /* check everything first, then apply: a bad table changes nothing (no undo, which could not
+   * restore a per-vertex map) */
+  char err[512];
+  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
+    if (present[k] == 1 && tf_param_check(PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count, err, sizeof err) != TF_OK)
+      return luaL_argerror(L, 2, err);
+    if (present[k] == 2)
+      for (uint32_t i = 0; i < p->n; ++i)
+        if (tf_param_check(PARAMS[k].id, &bend_map[i], 1, err, sizeof err) != TF_OK)
+          return luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%d]: %s", (int)i + 1, err));
+  }
   for (int pass = 1; pass <= 2; ++pass)
     for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
       if (present[k] != pass) continue;
-      tf_status st = pass == 2 ? tf_sim_set_param_map(p->sim, PARAMS[k].id, bend_map, p->n)
-                               : tf_sim_set_param(p->sim, PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count);
-      if (st != TF_OK) {
-        const char *msg = lua_pushstring(L, tf_sim_last_error(p->sim));
-        for (size_t j = 0; j < sizeof PARAMS / sizeof PARAMS[0]; ++j)
-          if (present[j] == 1) tf_sim_set_param(p->sim, PARAMS[j].id, old[j], (uint32_t)PARAMS[j].count);
-        return luaL_argerror(L, 2, msg);
-      }
+      if (pass == 2) tf_sim_set_param_map(p->sim, PARAMS[k].id, bend_map, p->n);
+      else tf_sim_set_param(p->sim, PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count);
     }
   lua_settop(L, 1);
   return 1;
@@ -494,14 +497,42 @@ static int l_stats(lua_State *L) {
   return 1;
 }
 
-/* __gc and __close and close(): release once */
-static int l_close(lua_State *L) {
+#define HOST_OWNED_KEY "tauform.host_owned"
+
+/* __gc: release once */
+static int l_gc(lua_State *L) {
   lsim *p = luaL_checkudata(L, 1, SIM_MT);
   if (p->sim) {
     tf_sim_destroy(p->sim);
     p->sim = NULL;
   }
   return 0;
+}
+
+/* close() and __close: release once, unless a C host owns the simulation (rig runner) */
+static int l_close(lua_State *L) {
+  luaL_checkudata(L, 1, SIM_MT);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, HOST_OWNED_KEY) == LUA_TTABLE) {
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, -2) != LUA_TNIL)
+      return luaL_error(L, "this simulation belongs to the host that runs the rig: it cannot be closed from Lua");
+  }
+  lua_settop(L, 1);
+  return l_gc(L);
+}
+
+void tf_lua_mark_host_owned(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, HOST_OWNED_KEY) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, HOST_OWNED_KEY);
+  }
+  lua_pushvalue(L, idx);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
 }
 
 static int l_is_closed(lua_State *L) {
@@ -562,16 +593,18 @@ static int l_render_sheet(lua_State *L) {
   lua_Integer count = luaL_len(L, 3);
   luaL_argcheck(L, count >= 1 && count <= 1024, 3, "give 1 to 1024 shapes");
   luaL_argcheck(L, cols >= 1, 4, "columns must be >= 1");
-  const double **frames = lua_newuserdatauv(L, sizeof *frames * (size_t)count, 0);
+  /* one scratch block for every shape: a single stack slot however many shapes */
+  size_t per = 3 * (size_t)p->n;
+  const double **frames = lua_newuserdatauv(L, sizeof *frames * (size_t)count + sizeof(double) * per * (size_t)count, 0);
+  double *data = (double *)(frames + count);
   for (lua_Integer k = 0; k < count; ++k) {
     lua_geti(L, 3, k + 1);
     int fi = lua_gettop(L);
     if (!lua_istable(L, fi) || vec3_count(L, fi, 3, "shape") != (lua_Integer)p->n)
       luaL_argerror(L, 3, lua_pushfstring(L, "shape %d must have one position per vertex", (int)(k + 1)));
-    double *buf = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
-    read_vec3(L, fi, 3, "shape", p->n, buf);
-    frames[k] = buf;
-    lua_remove(L, fi); /* keep the buffer on the stack, alive */
+    read_vec3(L, fi, 3, "shape", p->n, data + per * (size_t)k);
+    frames[k] = data + per * (size_t)k;
+    lua_pop(L, 1);
   }
   tf_status st = tf_sim_render_sheet_png(p->sim, &d, frames, (uint32_t)count, (uint32_t)cols, path);
   if (st == TF_E_IO) return push_fail(L, p->sim, st);
@@ -600,13 +633,17 @@ static int l_measure_settle(lua_State *L) {
   double lambda = luaL_optnumber(L, 3, 0.0), dt = luaL_optnumber(L, 4, 0.0);
   lua_Integer n = luaL_len(L, 1);
   luaL_argcheck(L, n >= 2 && luaL_len(L, 2) == n, 2, "need as many distances as times (2 or more)");
+  luaL_argcheck(L, lambda == 0.0 || dt > 0.0, 4, "give the step dt with lambda");
   double *t = lua_newuserdatauv(L, sizeof(double) * 2 * (size_t)n, 0), *d = t + n;
   for (lua_Integer k = 0; k < n; ++k) {
+    int a = 0, b = 0;
     lua_geti(L, 1, k + 1);
     lua_geti(L, 2, k + 1);
-    t[k] = luaL_checknumber(L, -2);
-    d[k] = luaL_checknumber(L, -1);
+    t[k] = lua_tonumberx(L, -2, &a);
+    d[k] = lua_tonumberx(L, -1, &b);
     lua_pop(L, 2);
+    if (!a) luaL_argerror(L, 1, lua_pushfstring(L, "times[%d] is not a number", (int)(k + 1)));
+    if (!b) luaL_argerror(L, 2, lua_pushfstring(L, "distances[%d] is not a number", (int)(k + 1)));
   }
   tf_settle_report r;
   if (tf_measure_settle(t, d, (uint32_t)n, lambda, dt, &r) != TF_OK)
@@ -669,7 +706,7 @@ int tf_luaopen_core(lua_State *L) {
   if (luaL_newmetatable(L, SIM_MT)) {
     luaL_newlib(L, SIM_METHODS);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_close), lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, l_gc), lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, l_close), lua_setfield(L, -2, "__close");
     lua_pushcfunction(L, l_tostring), lua_setfield(L, -2, "__tostring");
   }

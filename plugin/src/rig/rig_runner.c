@@ -39,6 +39,13 @@ static const char LOAD_CHUNK[] =
 
 static const char APPLY_CHUNK[] = "local rig, sim, frame = ...\nrig:apply(sim, frame)\n";
 
+/* luaL_openlibs + require "tauform" (built-in modules only), run under lua_pcall */
+static int open_state(lua_State *L) {
+  luaL_openlibs(L);
+  luaL_requiref(L, "tauform", tf_luaopen_tauform_builtin, 0);
+  return 1;
+}
+
 static void runner_destroy(tf_rig_impl *r) {
   if (!r) return;
   if (r->L) lua_close(r->L); /* collects the simulation userdata: tf_sim_destroy */
@@ -55,10 +62,9 @@ static tf_status runner_load(const tf_rig_def *def, tf_rig_impl **out, char *err
     free(r);
     return snprintf(err, n, "tf_rig_load: out of memory creating the Lua state"), TF_E_NOMEM;
   }
-  luaL_openlibs(L);
-  /* require "tauform" from the built-in modules */
-  luaL_requiref(L, "tauform", tf_luaopen_tauform, 0);
-  if (luaL_loadbufferx(L, LOAD_CHUNK, sizeof LOAD_CHUNK - 1, "=tf_rig_load", "t") != LUA_OK) {
+  /* standard libraries and the built-in tauform layer, protected: an error here must not abort */
+  lua_pushcfunction(L, open_state);
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK || luaL_loadbufferx(L, LOAD_CHUNK, sizeof LOAD_CHUNK - 1, "=tf_rig_load", "t") != LUA_OK) {
     snprintf(err, n, "tf_rig_load: %s", lua_tostring(L, -1));
     runner_destroy(r);
     return TF_E_SCRIPT;
@@ -79,6 +85,7 @@ static tf_status runner_load(const tf_rig_def *def, tf_rig_impl **out, char *err
   r->last = lua_tonumber(L, -4);
   r->first = lua_tonumber(L, -5);
   r->sim = tf_lua_tosim(L, -6);
+  if (r->sim) tf_lua_mark_host_owned(L, -6);
   lua_pop(L, 5);
   r->sim_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   r->rig_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -105,8 +112,13 @@ static tf_status runner_apply(tf_rig_impl *r, double frame) {
   const char *msg = lua_tostring(L, -1);
   snprintf(r->err, sizeof r->err, "%s", msg ? msg : "rig error (not a string)");
   lua_pop(L, 1);
-  for (int p = 0; p < TF_PARAM_COUNT_; ++p)
-    tf_sim_set_param(r->sim, (tf_param)p, params[p], p == TF_PARAM_GRAVITY ? 3u : 1u);
+  for (int p = 0; p < TF_PARAM_COUNT_; ++p) {
+    uint32_t count = (p == TF_PARAM_GRAVITY || p == TF_PARAM_WIND) ? 3u : 1u;
+    /* bend: only if it changed, so a per-vertex map set before survives */
+    double now[3];
+    tf_sim_get_param(r->sim, (tf_param)p, now, 3);
+    if (memcmp(now, params[p], count * sizeof(double)) != 0) tf_sim_set_param(r->sim, (tf_param)p, params[p], count);
+  }
   if (have_pins) tf_sim_set_pin_targets(r->sim, r->pin_save, r->pin_count);
   return TF_E_SCRIPT;
 }

@@ -4,7 +4,8 @@
  * the current loads (gravity, pins), where a membrane has out-of-plane stiffness, not about the flat
  * rest state: a Newton solve of the equilibrium, then inverse iteration on K v = lambda M v with
  * the pinned degrees of freedom removed (K the projected Hessian there, each solve by the
- * multigrid-preconditioned CG of the step). The conversion uses the step's own decay factor: one
+ * multigrid-preconditioned CG of the step). Assumes kappa = 0: with kappa > 0 the mode's decay
+ * is that of a damped oscillator, and settling takes longer than asked. The conversion uses the step's own decay factor: one
  * tau step multiplies the mode by 1/(1 + tau dt lambda), so
  *     (1 + tau dt lambda)^(T/dt) = 100   =>   tau = (100^(dt/T) - 1) / (dt lambda),
  * exact for the linearized flow at that dt (and tau -> ln(100)/(lambda T) as dt -> 0).
@@ -19,7 +20,10 @@ static const double SETTLE_FACTOR = 100.0;
 static const double STATIC_H2 = 1e8;       /* s^2: the inertia term vanishes: a static solve */
 static const int INVERSE_ITERATIONS = 40;
 static const double EIGEN_RTOL = 1e-6;     /* relative change of lambda to stop */
+static const double LAMBDA_FLOOR = 1e-9;   /* relative to the stiffest vertex's k/m */
 static const uint32_t STATIC_NEWTON = 60;
+/* s^2: proximal steps of growing length, the last one static */
+static const double CONTINUATION_H2[] = {1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e3, 1e5, 1e8};
 
 static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
 
@@ -42,15 +46,24 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
     v3_scale(s->f + 3 * (size_t)i, s->par.gravity, s->mass[i]);
     s->force_ref[i] = s->mass[i] * 9.80665 + v3_norm(s->f + 3 * (size_t)i);
   }
-  memcpy(s->yhat, y, n3 * sizeof *y);
-  memcpy(s->xhat, y, n3 * sizeof *y);
-  s->h2 = STATIC_H2;
-  s->aero_on = 0;
-  newton_problem p = {cloth_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
-                      s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
-  newton_settings ns = {STATIC_NEWTON, s->par.solver.max_cg, 1e-8, 0.0};
+  /* proximal-point continuation: minimize PE - f.y + |y - y_prev|^2_M / (2 h2) with growing h2,
+   * each from the last; from a flat sheet (no out-of-plane stiffness) a direct static solve stalls,
+   * small h2 first follows the shape down to where the membrane carries the load */
   newton_result res;
-  newton_solve(&p, &ns, y, &s->nw, &res);
+  memset(&res, 0, sizeof res);
+  for (int k = 0; k < (int)(sizeof CONTINUATION_H2 / sizeof CONTINUATION_H2[0]); ++k) {
+    memcpy(s->yhat, y, n3 * sizeof *y);
+    memcpy(s->xhat, y, n3 * sizeof *y);
+    s->h2 = CONTINUATION_H2[k];
+    s->aero_on = 0;
+    newton_problem p = {cloth_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
+                        s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
+    newton_settings ns = {STATIC_NEWTON, s->par.solver.max_cg, 1e-8, 0.0};
+    newton_solve(&p, &ns, y, &s->nw, &res);
+  }
+  if (!res.converged)
+    return sim_fail(s, TF_E_NOT_CONVERGED, "settle: the loaded equilibrium was not found from this shape; "
+                                           "advance the simulation towards rest and ask again");
   /* 2. K at the equilibrium (M / h2 is a negligible shift) and inverse iteration */
   s->h2 = STATIC_H2;
   memcpy(s->yhat, y, n3 * sizeof *y);
@@ -78,8 +91,16 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
     if (it > 3 && fabs(lambda - prev) <= EIGEN_RTOL * fabs(lambda)) break;
     prev = lambda;
   }
-  if (!(lambda > 0.0) || !isfinite(lambda))
-    return sim_fail(s, TF_E_NOT_CONVERGED, "settle: the slowest mode could not be found (lambda %g)", lambda);
+  /* a mode with no stiffness (lambda ~ 0 against the stiffest vertex) cannot settle at any tau */
+  double kmax = 0.0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (s->fixed[i]) continue;
+    const double *d = s->H.val + 9 * (size_t)s->H.diag[i];
+    kmax = fmax(kmax, (d[0] + d[4] + d[8]) / (3.0 * s->mass[i]));
+  }
+  if (!(lambda > LAMBDA_FLOOR * kmax) || !isfinite(lambda))
+    return sim_fail(s, TF_E_NOT_CONVERGED, "settle: the slowest mode has no stiffness (lambda %g 1/s^2): the cloth "
+                                           "has a free motion its pins do not hold", lambda);
   *out_lambda = lambda;
   *out_tau = (pow(SETTLE_FACTOR, dt / settle_time) - 1.0) / (dt * lambda);
   return TF_OK;
