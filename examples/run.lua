@@ -11,13 +11,14 @@ package.cpath = root .. "/build/lua/?.so;" .. package.cpath
 local usage = [[
 usage: lua5.4 examples/run.lua RIG.lua [--frames FIRST-LAST] [--out FILE] [--substeps N]
                                        [--fps F] [--format pc2|mdd|obj] [--preview FILE.png]
-                                       [--sheet FILE.png] [--quiet]
+                                       [--sheet FILE.png] [--sheet-size WxH] [--quiet]
   --frames    frame range, default the rig's
   --out       cache to write: .pc2 (default format), .mdd, or .obj (one file per frame)
   --substeps  solver steps per frame, default the rig's
   --fps       frames per second, default the rig's (24)
   --preview   PNG picture of the last frame
   --sheet     PNG contact sheet of six evenly spaced frames
+  --sheet-size WxH  tile size of the contact sheet, default 480x360
   --quiet     no progress bar]]
 
 local rigpath, opt = nil, { progress = nil }
@@ -37,6 +38,10 @@ while i <= #arg do
   elseif a == "--format" then opt.format = value()
   elseif a == "--preview" then opt.preview = value()
   elseif a == "--sheet" then opt.sheet = value()
+  elseif a == "--sheet-size" then
+    local w, h = value():match("^(%d+)x(%d+)$")
+    if not w then io.stderr:write("run.lua: --sheet-size wants WxH, e.g. 240x180\n"); os.exit(2) end
+    opt.sheet_width, opt.sheet_height = tonumber(w), tonumber(h)
   elseif a == "--quiet" then opt.progress = false
   elseif a:sub(1, 2) == "--" then io.stderr:write(("run.lua: unknown option %s\n%s\n"):format(a, usage)); os.exit(2)
   elseif rigpath then io.stderr:write("run.lua: one rig at a time\n"); os.exit(2)

@@ -88,7 +88,8 @@ function M.run(rig, opt)
   end
   if opt.sheet then
     local ok, msg = sim:render_sheet(opt.sheet, shapes, { view = view, columns = opt.sheet_columns or 3,
-                                                           width = 480, height = 360, wireframe = false })
+                                                           width = opt.sheet_width or 480,
+                                                           height = opt.sheet_height or 360, wireframe = false })
     if not ok then return nil, msg, "TF_E_IO" end
   end
   local seconds = os.clock() - t0
