@@ -6,9 +6,6 @@
 
 #include <math.h>
 #include <string.h>
-#ifdef NEWTON_TRACE
-#include <stdio.h>
-#endif
 
 static const double ARMIJO_C = 1e-4;
 static const int MAX_BACKTRACK = 30;
@@ -114,9 +111,6 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
       }
       alpha *= 0.5;
     }
-#ifdef NEWTON_TRACE
-    fprintf(stderr, "  it %u E0 %.17g dmax %.3e tol %.3e bound %.3e gd %.3e alpha %g acc %d cg %u\n", it, E0, dmax, tol, bound, gd, alpha, accepted, pr.iterations);
-#endif
     if (!accepted) return; /* no progress possible: the last iterate stands, not converged */
     memcpy(y, w->trial, m * sizeof *y);
   }
