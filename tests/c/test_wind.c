@@ -118,13 +118,14 @@ TF_TEST(wind_flag_streams_downwind) {
     for (uint32_t j = 0; j <= 10; ++j)
       for (int k = 0; k < 3; ++k) tip[k] += x[3 * (j * 17 + 16) + k] / (11.0 * 20.0);
   }
-  /* Known limit: the pressure load follows the cloth's orientation (a non-conservative force),
-   * so even at kappa = 0 the streaming flag does not come to rest: it keeps fluttering. */
+  /* Known limit: the pressure load follows the cloth's orientation (a non-conservative force);
+   * its restoring and circulatory parts are implicit or damped, the rest is explicit, so the
+   * streaming flag calms but does not come fully to rest at kappa = 0. */
   TF_NOTE("flag at 10 m/s, kappa 0: free edge on average at (%.3f, %.3f, %.3f) m over frames 100-120 "
           "(started at (0, 1, 1.7)); largest speed %.2f m/s (it flutters)", tip[0], tip[1], tip[2], vmax);
   ENSURE(tip[0] > 0.8);      /* streams downwind (length 1 m) */
   ENSURE(fabs(tip[1]) < 0.3);
-  ENSURE(vmax < 50.0);       /* bounded: the implicit drag keeps it stable */
+  ENSURE(vmax < 2.0);        /* calm: it fluttered at ~12 m/s with the whole load explicit */
   tf_sim_destroy(sim);
   scene_free(&sc);
 }
@@ -169,4 +170,35 @@ TF_TEST(wind_bad_input) {
   ENSURE(w[0] == 10 && w[1] == 0 && w[2] == 0); /* unchanged */
   tf_sim_destroy(sim);
   scene_free(&sc);
+}
+
+TF_TEST(wind_follower_jacobian_fd) {
+  /* the load's position derivative (drag and lift, air velocity held) against central differences */
+  const double x[9] = {0.1, -0.2, 0.05, 1.0, 0.1, 0.3, 0.2, 0.9, -0.4}, v[9] = {0.3, 0, 0.1, 0.2, 0.1, 0, 0, 0.4, 0.1};
+  const double w[3] = {6, 2, -3};
+  double J[81];
+  ENSURE(aero_drag_jacobian(x, v, w, &AIR, J));
+  double worst = 0.0, jmax = 0.0;
+  for (int i = 0; i < 81; ++i) jmax = fmax(jmax, fabs(J[i]));
+  for (int col = 0; col < 9; ++col) {
+    double xp[9], xm[9], fp[3], fm[3], c;
+    memcpy(xp, x, sizeof xp);
+    memcpy(xm, x, sizeof xm);
+    xp[col] += 1e-6;
+    xm[col] -= 1e-6;
+    aero_triangle(xp, v, w, &AIR, fp, &c, NULL);
+    aero_triangle(xm, v, w, &AIR, fm, &c, NULL);
+    for (int corner = 0; corner < 3; ++corner)
+      for (int r = 0; r < 3; ++r) {
+        double fd = (fp[r] - fm[r]) / (3.0 * 2e-6); /* each corner carries a third */
+        worst = fmax(worst, fabs(fd - J[(3 * corner + r) * 9 + col]) / jmax);
+      }
+  }
+  TF_NOTE("follower Jacobian vs central FD: max rel err %.2e", worst);
+  ENSURE(worst < 1e-6);
+  /* the implicit stiffness built from it is symmetric positive semi-definite */
+  double P[81];
+  ENSURE(aero_restoring_stiffness(x, v, w, &AIR, P));
+  for (int r = 0; r < 9; ++r)
+    for (int c2 = 0; c2 < 9; ++c2) ENSURE_NEAR(P[9 * r + c2], P[9 * c2 + r], 1e-9 * jmax);
 }

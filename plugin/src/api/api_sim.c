@@ -26,6 +26,11 @@ tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, ui
   if (!param_check(param, values, count, err, sizeof err))
     return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param: %s", err);
   const param_desc *d = param_find(param);
+  /* air: the per-triangle restoring stiffness of the drag gets its storage now, not per step */
+  if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && !sim->aero_P) {
+    sim->aero_P = mem_array(&sim->mem, 81 * (size_t)sim->mesh.tri_count, sizeof *sim->aero_P);
+    if (!sim->aero_P) return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param: out of memory for the air model");
+  }
   double *dst = param_ptr(&sim->par, d);
   for (uint32_t k = 0; k < d->count; ++k) dst[k] = values[k];
   /* a uniform bending stiffness replaces any per-vertex map */

@@ -3,7 +3,10 @@
  * triangle's centroid). In the tau step the drag is linearly implicit (design note sec. 2.5): its
  * value at the step's start joins the external force, and its normal-normal derivative damps the
  * change of velocity, E += c_t / (2 dt) (n_t . (ybar_t - ybar_drag_t))^2, which keeps it stable at
- * any tau (an explicit drag diverges once tau c / m > 1). Lift stays explicit. */
+ * any tau (an explicit drag diverges once tau c / m > 1). The drag also follows the cloth's
+ * orientation (a follower load); the restoring part of that dependence is implicit too,
+ * E += (y - x_n)^T P_t (y - x_n) / 2, so element-scale tilts do not overshoot from step to step.
+ * Lift and the rest of the follower load stay explicit. */
 #include <string.h>
 
 #include "core/vec3.h"
@@ -25,6 +28,7 @@ void aero_forces(tf_sim *s, const double *x, const double *v, double t, double *
     double cd = 0.0;
     aero_triangle(lx, lv, w, &k, ft, &cd, s->aero_n + 3 * (size_t)tr);
     s->aero_c[tr] = cd;
+    if (s->aero_P) aero_restoring_stiffness(lx, lv, w, &k, s->aero_P + 81 * (size_t)tr);
     for (int q = 0; q < 3; ++q) v3_axpy(f + 3 * (size_t)tv[q], 1.0 / 3.0, ft);
   }
 }

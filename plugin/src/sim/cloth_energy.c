@@ -81,7 +81,7 @@ static double drag_terms(const tf_sim *s, const double *y, double *grad, bsr *H)
   double E = 0.0, inv_dt = 1.0 / s->step_dt;
   for (uint32_t t = 0; t < m->tri_count; ++t) {
     double c = s->aero_c[t];
-    if (c == 0.0) continue;
+    if (c == 0.0 && !s->aero_P) continue;
     const uint32_t *tv = m->tris + 3 * t;
     const double *nt = s->aero_n + 3 * (size_t)t;
     double d = 0.0;
@@ -93,6 +93,30 @@ static double drag_terms(const tf_sim *s, const double *y, double *grad, bsr *H)
     E += 0.5 * c * inv_dt * d * d;
     if (grad)
       for (int q = 0; q < 3; ++q) v3_axpy(grad + 3 * (size_t)tv[q], c * inv_dt * d / 3.0, nt);
+    if (s->aero_P) {
+      /* restoring follower stiffness about the step's start: 1/2 dx^T P dx */
+      const double *P = s->aero_P + 81 * (size_t)t;
+      double dx[9], Pdx[9];
+      for (int q = 0; q < 3; ++q) v3_sub(dx + 3 * q, y + 3 * (size_t)tv[q], s->x + 3 * (size_t)tv[q]);
+      for (int r = 0; r < 9; ++r) {
+        Pdx[r] = 0.0;
+        for (int cc = 0; cc < 9; ++cc) Pdx[r] += P[9 * r + cc] * dx[cc];
+        E += 0.5 * dx[r] * Pdx[r];
+      }
+      if (grad)
+        for (int q = 0; q < 3; ++q) v3_add(grad + 3 * (size_t)tv[q], grad + 3 * (size_t)tv[q], Pdx + 3 * q);
+      if (H) {
+        const uint32_t *slot = s->tri_slot + 9 * (size_t)t;
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) {
+            if (slot[3 * a + b] == UINT32_MAX) continue;
+            double blk[9];
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j) blk[3 * i + j] = P[(3 * a + i) * 9 + 3 * b + j];
+            bsr_add_block(H, slot[3 * a + b], blk);
+          }
+      }
+    }
     if (H) {
       double blk[9], w = c * inv_dt / 9.0;
       for (int i = 0; i < 3; ++i)

@@ -71,6 +71,7 @@ static void sim_free_arrays(tf_sim *s) {
   MEM_FREE_ARRAY(m, s->wn, n3);
   MEM_FREE_ARRAY(m, s->aero_c, nt);
   MEM_FREE_ARRAY(m, s->aero_n, 3 * (size_t)nt);
+  MEM_FREE_ARRAY(m, s->aero_P, 81 * (size_t)nt);
   MEM_FREE_ARRAY(m, s->ydrag, n3);
   MEM_FREE_ARRAY(m, s->H.diag, n);
   MEM_FREE_ARRAY(m, s->hess_row_ptr, (size_t)n + 1);

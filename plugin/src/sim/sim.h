@@ -87,6 +87,7 @@ struct tf_sim {
   double *wn;     /* (n x 3) deformable part of the old relative velocity */
   double *aero_c; /* (tri_count) drag damping coefficient of each triangle, N s/m (0: none) */
   double *aero_n; /* (tri_count x 3) its unit normal */
+  double *aero_P; /* (tri_count x 81) implicit restoring stiffness of the drag; allocated with air */
   double *ydrag;  /* (n x 3) x_n + dt v_n: where the linearized drag is zero */
   int aero_on;    /* the current step has aerodynamic damping terms */
   double step_dt; /* of the current step */
