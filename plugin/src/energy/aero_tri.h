@@ -27,14 +27,15 @@ typedef struct aero_coeffs {
 TF_LOCAL int aero_triangle(const double x[9], const double v[9], const double wind[3], const aero_coeffs *k,
                            double f[3], double *c, double n_out[3]);
 
-/* The restoring part of how the drag follows the triangle's orientation: with the air's relative
- * velocity held, the per-corner drag changes with positions by J (9x9, all corners alike:
- * J_ij = (1/3) df/da da/dx_j, a the area vector); P (9x9, row-major) receives minus the negative
- * part of J's symmetric part, a PSD stiffness the step can treat implicitly (the rest of the load
- * stays explicit). Returns 0 when there is no relative flow or the triangle is degenerate. */
+/* How the load (drag and lift) follows the triangle's orientation: with the air's relative
+ * velocity held, the per-corner load changes with positions by J (9x9, all corners alike:
+ * J_ij = (1/3) df/da da/dx_j, a the area vector). P (9x9, row-major) receives minus the negative
+ * part of J's symmetric part (restoring, treated implicitly) plus the magnitude of its
+ * antisymmetric part (circulatory, damped): a PSD matrix. Returns 0 when there is no relative flow
+ * or the triangle is degenerate. */
 TF_LOCAL int aero_restoring_stiffness(const double x[9], const double v[9], const double wind[3],
                                       const aero_coeffs *k, double P[81]);
-/* J itself (for tests) */
+/* J itself, drag and lift (for tests) */
 TF_LOCAL int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3], const aero_coeffs *k,
                                 double J[81]);
 
