@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * Dense helpers for the tests: the smallest eigenvalue of a small symmetric matrix (cyclic
- * Jacobi, Golub & Van Loan alg. 8.5.1), for positive semi-definiteness checks. */
+ * Dense helpers for the tests: the smallest eigenvalue of a small symmetric matrix, for positive
+ * semi-definiteness checks. */
 #ifndef TF_TESTMATH_H
 #define TF_TESTMATH_H
 

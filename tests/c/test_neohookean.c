@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT
+ * Stable Neo-Hookean tetrahedron and the dense eigen-solver behind its PSD projection: gradient and
+ * Hessian against central finite differences, zero force at rest and under rigid motion, the
+ * linear-elastic small-strain limit, PSD projection, and recovery of flat and inverted tets. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/eigen_sym.h"
+#include "core/vec3.h"
+#include "energy/neohookean_tet.h"
+#include "testmath.h"
+#include "tf_test.h"
+
+static double frand(unsigned *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return (double)(*s >> 8) / (double)(1u << 24) * 2.0 - 1.0;
+}
+
+static const double LAMBDA = 4.0, MU = 1.5;
+
+/* a random well-shaped rest tet (regular tet, randomly scaled and sheared) and a deformed copy */
+static void random_tet(unsigned *seed, double rest[12], double x[12], double strain) {
+  static const double reg[12] = {0, 0, 0, 1, 0, 0, 0.5, 0.866, 0, 0.5, 0.289, 0.816};
+  for (int k = 0; k < 12; ++k) rest[k] = reg[k] + 0.2 * frand(seed);
+  for (int k = 0; k < 12; ++k) x[k] = rest[k] * (1.0 + strain * frand(seed)) + 0.3 * strain * frand(seed);
+}
+
+TF_TEST(core_eigen_sym_reconstructs) {
+  unsigned seed = 17;
+  double worst = 0.0, worst_orth = 0.0;
+  for (int n = 1; n <= EIGEN_SYM_MAX; n += 3)
+    for (int trial = 0; trial < 5; ++trial) {
+      double A[EIGEN_SYM_MAX * EIGEN_SYM_MAX], V[EIGEN_SYM_MAX * EIGEN_SYM_MAX], w[EIGEN_SYM_MAX];
+      for (int i = 0; i < n; ++i)
+        for (int j = i; j < n; ++j) A[i * n + j] = A[j * n + i] = frand(&seed);
+      eigen_sym(A, n, w, V);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          double s = 0.0, o = 0.0;
+          for (int k = 0; k < n; ++k) {
+            s += V[i * n + k] * w[k] * V[j * n + k];
+            o += V[k * n + i] * V[k * n + j];
+          }
+          worst = fmax(worst, fabs(s - A[i * n + j]));
+          worst_orth = fmax(worst_orth, fabs(o - (i == j)));
+        }
+    }
+  TF_NOTE("Jacobi eigen-decomposition: max |V W V^T - A| %.1e, max |V^T V - I| %.1e", worst, worst_orth);
+  ENSURE(worst < 1e-12 && worst_orth < 1e-12);
+  /* projection: eigenvalues -2, 1, 3 -> 0, 1, 3 with the same eigenvectors */
+  double A[9] = {1, 2, 0, 2, 1, 0, 0, 0, 1}, w[3];
+  ENSURE(eigen_sym_project_psd(A, 3) == 1);
+  eigen_sym(A, 3, w, NULL);
+  double lo = fmin(w[0], fmin(w[1], w[2])), hi = fmax(w[0], fmax(w[1], w[2]));
+  ENSURE_NEAR(lo, 0.0, 1e-14);
+  ENSURE_NEAR(hi, 3.0, 1e-14);
+  ENSURE_NEAR(A[8], 1.0, 1e-14);
+}
+
+TF_TEST(energy_tet_gradient_hessian_fd) {
+  unsigned seed = 23;
+  double worst_g = 0.0, worst_h = 0.0;
+  for (int trial = 0; trial < 60; ++trial) {
+    double rest[12], x[12], g[12], H[144];
+    random_tet(&seed, rest, x, trial < 20 ? 0.2 : 0.8); /* the large strains include inverted tets */
+    tet_rest r;
+    ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
+    tet_energy(&r, x, LAMBDA, MU, g, H, 0);
+    double gmax = 1e-12, hmax = 1e-12;
+    for (int k = 0; k < 12; ++k) gmax = fmax(gmax, fabs(g[k]));
+    for (int k = 0; k < 144; ++k) hmax = fmax(hmax, fabs(H[k]));
+    for (int k = 0; k < 12; ++k) {
+      const double h = 1e-6;
+      double xp[12], xm[12], gp[12], gm[12];
+      memcpy(xp, x, sizeof xp);
+      memcpy(xm, x, sizeof xm);
+      xp[k] += h;
+      xm[k] -= h;
+      double ep = tet_energy(&r, xp, LAMBDA, MU, gp, NULL, 0), em = tet_energy(&r, xm, LAMBDA, MU, gm, NULL, 0);
+      worst_g = fmax(worst_g, fabs((ep - em) / (2 * h) - g[k]) / gmax);
+      for (int i = 0; i < 12; ++i) worst_h = fmax(worst_h, fabs((gp[i] - gm[i]) / (2 * h) - H[12 * i + k]) / hmax);
+    }
+    for (int i = 0; i < 12; ++i)
+      for (int j = 0; j < 12; ++j) ENSURE(fabs(H[12 * i + j] - H[12 * j + i]) <= 1e-13 * hmax);
+  }
+  TF_NOTE("tet gradient vs FD of energy %.1e, Hessian vs FD of gradient %.1e (60 tets)", worst_g, worst_h);
+  ENSURE(worst_g < 1e-7 && worst_h < 1e-7);
+}
+
+TF_TEST(energy_tet_rest_rigid_and_orientation) {
+  unsigned seed = 29;
+  for (int trial = 0; trial < 20; ++trial) {
+    double rest[12], x[12], g[12], dummy[12];
+    random_tet(&seed, rest, dummy, 0.0);
+    if (trial % 2) /* a negatively oriented rest tet is accepted and re-ordered */
+      for (int k = 0; k < 3; ++k) {
+        double t = rest[6 + k];
+        rest[6 + k] = rest[9 + k];
+        rest[9 + k] = t;
+      }
+    tet_rest r;
+    ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
+    ENSURE(r.swapped == (trial % 2));
+    double loc[12];
+    for (int v = 0; v < 4; ++v) memcpy(loc + 3 * v, rest + 3 * tet_local_vertex(&r, v), 3 * sizeof(double));
+    ENSURE(fabs(tet_energy(&r, loc, LAMBDA, MU, g, NULL, 0)) < 1e-14);
+    ENSURE_NEAR(tet_volume_ratio(&r, loc), 1.0, 1e-12);
+    for (int k = 0; k < 12; ++k) ENSURE(fabs(g[k]) < 1e-12);
+    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed);
+    v3_scale(axis, axis, 1.0 / v3_norm(axis));
+    for (int v = 0; v < 4; ++v) {
+      const double *p = loc + 3 * v;
+      double c[3], kp;
+      v3_cross(c, axis, p);
+      kp = v3_dot(axis, p);
+      for (int k = 0; k < 3; ++k) x[3 * v + k] = p[k] * cos(ang) + c[k] * sin(ang) + axis[k] * kp * (1 - cos(ang)) - 0.4 * k;
+    }
+    ENSURE(fabs(tet_energy(&r, x, LAMBDA, MU, g, NULL, 0)) < 1e-13);
+    for (int k = 0; k < 12; ++k) ENSURE(fabs(g[k]) < 1e-12);
+  }
+  /* a flat rest tet is refused */
+  double f[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.3, 0.3, 0};
+  tet_rest r;
+  ENSURE(!tet_rest_init(&r, f, f + 3, f + 6, f + 9));
+  /* a deformed tet: net force and torque vanish */
+  double rest[12], x[12], g[12];
+  random_tet(&seed, rest, x, 0.5);
+  ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
+  tet_energy(&r, x, LAMBDA, MU, g, NULL, 0);
+  double F[3] = {0}, T[3] = {0};
+  for (int v = 0; v < 4; ++v) {
+    double t[3];
+    v3_cross(t, x + 3 * v, g + 3 * v);
+    v3_add(F, F, g + 3 * v);
+    v3_add(T, T, t);
+  }
+  ENSURE(v3_maxabs(F) < 1e-12 && v3_maxabs(T) < 1e-12);
+}
+
+TF_TEST(energy_tet_small_strain_is_linear_elasticity) {
+  /* psi(I + H) -> mu eps:eps + lambda/2 tr(eps)^2 for a small symmetric strain eps = H */
+  double rest[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  tet_rest r;
+  ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
+  const double e[9] = {0.3, 0.1, -0.2, 0.1, -0.5, 0.4, -0.2, 0.4, 0.2};
+  for (int s = 3; s <= 5; ++s) {
+    const double d = pow(10.0, -s);
+    double x[12];
+    for (int v = 0; v < 4; ++v)
+      for (int i = 0; i < 3; ++i) {
+        x[3 * v + i] = rest[3 * v + i];
+        for (int j = 0; j < 3; ++j) x[3 * v + i] += d * e[3 * i + j] * rest[3 * v + j];
+      }
+    double tr = d * (e[0] + e[4] + e[8]), ee = 0.0;
+    for (int k = 0; k < 9; ++k) ee += d * d * e[k] * e[k];
+    double lin = r.volume * (MU * ee + 0.5 * LAMBDA * tr * tr);
+    double rel = fabs(tet_energy(&r, x, LAMBDA, MU, NULL, NULL, 0) - lin) / lin;
+    ENSURE(rel < 5.0 * d); /* the error is the O(strain^3) term */
+  }
+  double l, m;
+  tet_lame(1e5, 0.49, &l, &m);
+  ENSURE_NEAR(m, 1e5 / 2.98, 1e-9);
+  ENSURE_NEAR(l, 1e5 * 0.49 / (1.49 * 0.02), 1e-6);
+}
+
+TF_TEST(energy_tet_psd_projection) {
+  unsigned seed = 31;
+  double worst_exact = 0.0, worst_psd = 0.0;
+  for (int trial = 0; trial < 100; ++trial) {
+    double rest[12], x[12], H[144], P[144];
+    random_tet(&seed, rest, x, 0.9);
+    tet_rest r;
+    ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
+    tet_energy(&r, x, LAMBDA, MU, NULL, H, 0);
+    tet_energy(&r, x, LAMBDA, MU, NULL, P, 1);
+    double hmax = 0.0;
+    for (int k = 0; k < 144; ++k) hmax = fmax(hmax, fabs(H[k]));
+    worst_exact = fmin(worst_exact, sym_min_eigenvalue(H, 12) / hmax);
+    worst_psd = fmin(worst_psd, sym_min_eigenvalue(P, 12) / hmax);
+  }
+  /* near rest nothing is clamped: the projected Hessian is the exact one */
+  double rest[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, x[12], H[144], P[144];
+  for (int k = 0; k < 12; ++k) x[k] = rest[k] * 1.01;
+  tet_rest r;
+  ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
+  tet_energy(&r, x, LAMBDA, MU, NULL, H, 0);
+  tet_energy(&r, x, LAMBDA, MU, NULL, P, 1);
+  for (int k = 0; k < 144; ++k) ENSURE(H[k] == P[k]);
+  TF_NOTE("tet min eigenvalue / max|H|: exact %.3f, projected %.1e", worst_exact, worst_psd);
+  ENSURE(worst_exact < -1e-3);
+  ENSURE(worst_psd > -1e-12);
+}
+
+/* Newton on the free vertex 3 (0..2 held) with the projected Hessian and a backtracking line search */
+static int relax_apex(const tet_rest *r, double x[12], double lambda, double mu) {
+  for (int it = 0; it < 100; ++it) {
+    double g[12], H[144];
+    double e = tet_energy(r, x, lambda, mu, g, H, 1);
+    if (v3_norm(g + 9) < 1e-10 * mu * r->volume) return it; /* force relative to the stiffness */
+    double A[9], p[3];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) A[3 * i + j] = H[12 * (9 + i) + 9 + j] + (i == j) * 1e-9 * mu;
+    double d = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
+    for (int i = 0; i < 3; ++i) { /* Cramer: p = -A^-1 g */
+      double M[9];
+      memcpy(M, A, sizeof M);
+      for (int k = 0; k < 3; ++k) M[3 * k + i] = -g[9 + k];
+      p[i] = (M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) + M[2] * (M[3] * M[7] - M[4] * M[6])) / d;
+    }
+    double t = 1.0, y[12];
+    for (;;) {
+      memcpy(y, x, sizeof y);
+      for (int k = 0; k < 3; ++k) y[9 + k] += t * p[k];
+      double gy[12];
+      /* near the minimum the energy decrease drowns in round-off; a smaller force also counts */
+      if (tet_energy(r, y, lambda, mu, gy, NULL, 0) <= e || v3_norm(gy + 9) < v3_norm(g + 9) || t < 1e-10) break;
+      t *= 0.5;
+    }
+    memcpy(x, y, sizeof y);
+  }
+  return -1;
+}
+
+TF_TEST(energy_tet_flat_and_inverted_recover) {
+  double rest[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0.2, 0.3, 1};
+  tet_rest r;
+  ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
+  double lambda, mu;
+  tet_lame(1e4, 0.45, &lambda, &mu);
+  /* squashed flat, pushed through the base, and far through it */
+  const double apex[3][3] = {{0.2, 0.3, 0.0}, {0.4, 0.1, -0.5}, {-1.0, 2.0, -3.0}};
+  for (int c = 0; c < 3; ++c) {
+    double x[12];
+    memcpy(x, rest, sizeof x);
+    memcpy(x + 9, apex[c], sizeof apex[c]);
+    double J0 = tet_volume_ratio(&r, x), g[12];
+    tet_energy(&r, x, lambda, mu, g, NULL, 0);
+    ENSURE(g[11] < 0.0); /* the force -g on the apex points up, out of the inversion */
+    int its = relax_apex(&r, x, lambda, mu);
+    TF_NOTE("apex start J = %+.2f: back to rest in %d Newton steps, J = %.12f", J0, its, tet_volume_ratio(&r, x));
+    ENSURE(its >= 0);
+    for (int k = 0; k < 3; ++k) ENSURE_NEAR(x[9 + k], rest[9 + k], 1e-9);
+  }
+}
