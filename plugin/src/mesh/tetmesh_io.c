@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT
+ * See tetmesh_io.h. Both formats are read as whitespace-separated tokens with the line of each
+ * token remembered for error messages. */
+#include "mesh/tetmesh_io.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reader {
+  FILE *f;
+  const char *path;
+  int line;        /* line of the last token returned */
+  int next_line;   /* line the cursor is on */
+  int hash_comments; /* TetGen: '#' starts a comment */
+  char buf[4096];
+  char *p;         /* cursor in buf; NULL: read a new line */
+  char *err;
+  size_t err_size;
+} reader;
+
+static tf_status fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static tf_status fail(reader *r, const char *fmt, ...) {
+  int k = snprintf(r->err, r->err_size, "%s:%d: ", r->path, r->line);
+  if (k >= 0 && (size_t)k < r->err_size) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err + k, r->err_size - (size_t)k, fmt, ap);
+    va_end(ap);
+  }
+  return TF_E_BAD_MESH;
+}
+
+static tf_status open_reader(reader *r, const char *path, int hash_comments, char *err, size_t err_size) {
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  r->hash_comments = hash_comments;
+  r->err = err;
+  r->err_size = err_size;
+  r->f = fopen(path, "r");
+  if (!r->f) {
+    snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    return TF_E_IO;
+  }
+  return TF_OK;
+}
+
+/* next token (NUL-terminated, in buf) or NULL at end of file */
+static const char *token(reader *r) {
+  for (;;) {
+    if (!r->p) {
+      if (!fgets(r->buf, sizeof r->buf, r->f)) return NULL;
+      ++r->next_line;
+      r->p = r->buf;
+      if (r->hash_comments) {
+        char *h = strchr(r->buf, '#');
+        if (h) *h = '\0';
+      }
+    }
+    while (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n') ++r->p;
+    if (!*r->p) {
+      r->p = NULL;
+      continue;
+    }
+    char *t = r->p;
+    while (*r->p && *r->p != ' ' && *r->p != '\t' && *r->p != '\r' && *r->p != '\n') ++r->p;
+    if (*r->p) *r->p++ = '\0';
+    r->line = r->next_line;
+    return t;
+  }
+}
+
+static tf_status read_long(reader *r, const char *what, long long *out) {
+  *out = 0;
+  const char *t = token(r);
+  if (!t) {
+    r->line = r->next_line;
+    return fail(r, "unexpected end of file, expected %s", what);
+  }
+  char *end;
+  errno = 0;
+  long long v = strtoll(t, &end, 10);
+  if (*end || errno) return fail(r, "expected %s (an integer), got '%s'", what, t);
+  *out = v;
+  return TF_OK;
+}
+
+static tf_status read_double(reader *r, const char *what, double *out) {
+  *out = 0.0;
+  const char *t = token(r);
+  if (!t) {
+    r->line = r->next_line;
+    return fail(r, "unexpected end of file, expected %s", what);
+  }
+  char *end;
+  double v = strtod(t, &end);
+  if (*end) return fail(r, "expected %s (a number), got '%s'", what, t);
+  if (v - v != 0.0) return fail(r, "%s is not finite ('%s')", what, t);
+  *out = v;
+  return TF_OK;
+}
+
+static tf_status read_count(reader *r, const char *what, long long max, uint32_t *out) {
+  long long v = 0;
+  tf_status st = read_long(r, what, &v);
+  if (st) return st;
+  if (v < 0 || v > max) return fail(r, "%s %lld out of range [0, %lld]", what, v, max);
+  *out = (uint32_t)v;
+  return TF_OK;
+}
+
+void tetmesh_data_free(tf_mem *m, tetmesh_data *d) {
+  if (d->pos) mem_free(m, d->pos, (size_t)(d->vert_count ? d->vert_count : 1) * 3 * sizeof(double));
+  if (d->tets) mem_free(m, d->tets, (size_t)(d->tet_count ? d->tet_count : 1) * 4 * sizeof(uint32_t));
+  if (d->region) mem_free(m, d->region, (size_t)(d->tet_count ? d->tet_count : 1) * sizeof(int32_t));
+  memset(d, 0, sizeof *d);
+}
+
+/* every vertex index in range and distinct within its tet */
+static tf_status check_tet(reader *r, const uint32_t *t, uint32_t vert_count, long long id) {
+  for (int a = 0; a < 4; ++a) {
+    if (t[a] >= vert_count) return fail(r, "tet %lld refers to a vertex that does not exist", id);
+    for (int b = 0; b < a; ++b)
+      if (t[a] == t[b]) return fail(r, "tet %lld repeats vertex %u", id, t[a]);
+  }
+  return TF_OK;
+}
+
+/* ---- TetGen ---------------------------------------------------------------------------------- */
+
+static tf_status tetgen_nodes(tf_mem *m, reader *r, tetmesh_data *d, long long *base) {
+  uint32_t dim, nattr, nmark;
+  tf_status st;
+  if ((st = read_count(r, "the number of points", 0x3fffffff, &d->vert_count)) ||
+      (st = read_count(r, "the dimension", 3, &dim)) || (st = read_count(r, "the number of attributes", 1000, &nattr)) ||
+      (st = read_count(r, "the boundary marker flag", 1, &nmark)))
+    return st;
+  if (dim != 3) return fail(r, "dimension %u, tets need 3", dim);
+  d->tet_count = 0;
+  d->pos = mem_array(m, d->vert_count ? d->vert_count : 1, 3 * sizeof(double));
+  if (!d->pos) return fail(r, "out of memory for %u points", d->vert_count);
+  for (uint32_t i = 0; i < d->vert_count; ++i) {
+    long long id;
+    if ((st = read_long(r, "a point index", &id))) return st;
+    if (i == 0) {
+      if (id != 0 && id != 1) return fail(r, "the first point index is %lld, expected 0 or 1", id);
+      *base = id;
+    }
+    if (id != *base + (long long)i) return fail(r, "point index %lld, expected %lld", id, *base + (long long)i);
+    for (int k = 0; k < 3; ++k)
+      if ((st = read_double(r, "a coordinate", d->pos + 3 * (size_t)i + k))) return st;
+    for (uint32_t a = 0; a < nattr + nmark; ++a) {
+      double skip;
+      if ((st = read_double(r, "a point attribute or marker", &skip))) return st;
+    }
+  }
+  return TF_OK;
+}
+
+static tf_status tetgen_elements(tf_mem *m, reader *r, tetmesh_data *d, long long base) {
+  uint32_t per, nattr, count;
+  tf_status st;
+  if ((st = read_count(r, "the number of tetrahedra", 0x3fffffff, &count)) ||
+      (st = read_count(r, "nodes per tetrahedron", 10, &per)) || (st = read_count(r, "the number of attributes", 1000, &nattr)))
+    return st;
+  if (per != 4 && per != 10) return fail(r, "%u nodes per tetrahedron, expected 4 (or 10, of which the corners are used)", per);
+  d->tet_count = count;
+  d->tets = mem_array(m, count ? count : 1, 4 * sizeof(uint32_t));
+  d->region = mem_array(m, count ? count : 1, sizeof(int32_t));
+  if (!d->tets || !d->region) return fail(r, "out of memory for %u tetrahedra", count);
+  for (uint32_t e = 0; e < count; ++e) {
+    long long id, v;
+    if ((st = read_long(r, "a tetrahedron index", &id))) return st;
+    uint32_t *t = d->tets + 4 * (size_t)e;
+    for (uint32_t a = 0; a < per; ++a) {
+      if ((st = read_long(r, "a vertex index", &v))) return st;
+      if (a >= 4) continue;
+      if (v < base || v - base >= (long long)d->vert_count)
+        return fail(r, "tetrahedron %lld: vertex %lld is not in the .node file (%u points from %lld)", id, v, d->vert_count, base);
+      t[a] = (uint32_t)(v - base);
+    }
+    if ((st = check_tet(r, t, d->vert_count, id))) return st;
+    for (uint32_t a = 0; a < nattr; ++a) {
+      double attr;
+      if ((st = read_double(r, "a tetrahedron attribute", &attr))) return st;
+      if (a == 0) d->region[e] = (int32_t)attr;
+    }
+  }
+  return TF_OK;
+}
+
+tf_status tetmesh_load_tetgen(tf_mem *m, const char *node_path, const char *ele_path, tetmesh_data *out, char *err,
+                              size_t err_size) {
+  tetmesh_data d = {0};
+  reader r;
+  long long base = 0;
+  tf_status st = open_reader(&r, node_path, 1, err, err_size);
+  if (st) return st;
+  st = tetgen_nodes(m, &r, &d, &base);
+  fclose(r.f);
+  if (!st && (st = open_reader(&r, ele_path, 1, err, err_size)) == TF_OK) {
+    st = tetgen_elements(m, &r, &d, base);
+    fclose(r.f);
+  }
+  if (st) {
+    tetmesh_data_free(m, &d);
+    return st;
+  }
+  *out = d;
+  return TF_OK;
+}
+
+/* ---- Gmsh ------------------------------------------------------------------------------------ */
+
+/* skip to the token end_tag ("$EndNodes") */
+static tf_status skip_section(reader *r, const char *end_tag) {
+  for (const char *t; (t = token(r));)
+    if (!strcmp(t, end_tag)) return TF_OK;
+  r->line = r->next_line;
+  return fail(r, "unexpected end of file, expected %s", end_tag);
+}
+
+static tf_status expect(reader *r, const char *tag) {
+  const char *t = token(r);
+  if (!t) {
+    r->line = r->next_line;
+    return fail(r, "unexpected end of file, expected %s", tag);
+  }
+  if (strcmp(t, tag)) return fail(r, "expected %s, got '%s'", tag, t);
+  return TF_OK;
+}
+
+/* node tags are arbitrary positive integers: map tag -> index */
+typedef struct tagmap {
+  uint32_t *idx; /* (max_tag + 1), UINT32_MAX: unused */
+  size_t size;
+} tagmap;
+
+static tf_status tagmap_init(tf_mem *m, reader *r, tagmap *map, long long max_tag, uint32_t count) {
+  if (max_tag < 0 || max_tag > 16LL * count + 1000000) return fail(r, "node tags up to %lld for %u nodes: too sparse", max_tag, count);
+  map->size = (size_t)max_tag + 1;
+  map->idx = mem_array(m, map->size, sizeof(uint32_t));
+  if (!map->idx) return fail(r, "out of memory for the node tag map");
+  memset(map->idx, 0xff, map->size * sizeof(uint32_t));
+  return TF_OK;
+}
+
+static tf_status gmsh_node(reader *r, tagmap *map, long long tag, uint32_t i) {
+  if (tag < 1 || (size_t)tag >= map->size) return fail(r, "node tag %lld out of range", tag);
+  if (map->idx[tag] != UINT32_MAX) return fail(r, "node tag %lld appears twice", tag);
+  map->idx[tag] = i;
+  return TF_OK;
+}
+
+static tf_status gmsh_elem_nodes(reader *r, const tagmap *map, uint32_t *t, long long id) {
+  for (int a = 0; a < 4; ++a) {
+    long long tag;
+    tf_status st = read_long(r, "a node tag", &tag);
+    if (st) return st;
+    if (tag < 1 || (size_t)tag >= map->size || map->idx[tag] == UINT32_MAX)
+      return fail(r, "element %lld refers to node %lld, which is not in $Nodes", id, tag);
+    t[a] = map->idx[tag];
+  }
+  return TF_OK;
+}
+
+/* number of nodes of the Gmsh element types we may need to skip (first- and second-order) */
+static int gmsh_type_nodes(long long type) {
+  static const int n[] = {0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1, 8, 20, 15, 13};
+  return type >= 1 && type < (long long)(sizeof n / sizeof n[0]) ? n[type] : -1;
+}
+
+enum { GMSH_TET4 = 4 };
+
+/* two passes over $Elements would need a seekable file; tets are appended to a growing array */
+static tf_status push_tet(tf_mem *m, reader *r, tetmesh_data *d, uint32_t *cap, const uint32_t t[4], int32_t region) {
+  if (d->tet_count == *cap) {
+    uint32_t nc = *cap ? 2 * *cap : 1024;
+    uint32_t *nt = mem_array(m, nc, 4 * sizeof(uint32_t));
+    int32_t *nr = mem_array(m, nc, sizeof(int32_t));
+    if (!nt || !nr) {
+      if (nt) mem_free(m, nt, (size_t)nc * 4 * sizeof(uint32_t));
+      if (nr) mem_free(m, nr, (size_t)nc * sizeof(int32_t));
+      return fail(r, "out of memory for %u tetrahedra", nc);
+    }
+    if (*cap) {
+      memcpy(nt, d->tets, (size_t)d->tet_count * 4 * sizeof(uint32_t));
+      memcpy(nr, d->region, (size_t)d->tet_count * sizeof(int32_t));
+      mem_free(m, d->tets, (size_t)*cap * 4 * sizeof(uint32_t));
+      mem_free(m, d->region, (size_t)*cap * sizeof(int32_t));
+    }
+    d->tets = nt;
+    d->region = nr;
+    *cap = nc;
+  }
+  memcpy(d->tets + 4 * (size_t)d->tet_count, t, 4 * sizeof(uint32_t));
+  d->region[d->tet_count++] = region;
+  return TF_OK;
+}
+
+static tf_status gmsh_nodes(tf_mem *m, reader *r, tetmesh_data *d, tagmap *map, int v4) {
+  tf_status st;
+  if (!v4) {
+    if ((st = read_count(r, "the number of nodes", 0x3fffffff, &d->vert_count))) return st;
+    d->pos = mem_array(m, d->vert_count ? d->vert_count : 1, 3 * sizeof(double));
+    if (!d->pos) return fail(r, "out of memory for %u nodes", d->vert_count);
+    /* tags are unknown before reading: buffer them in the tag map sized after a first guess */
+    long long *tags = mem_array(m, d->vert_count ? d->vert_count : 1, sizeof(long long));
+    if (!tags) return fail(r, "out of memory for %u node tags", d->vert_count);
+    long long max_tag = 0;
+    for (uint32_t i = 0; i < d->vert_count && !st; ++i) {
+      if ((st = read_long(r, "a node tag", &tags[i]))) break;
+      if (tags[i] > max_tag) max_tag = tags[i];
+      for (int k = 0; k < 3 && !st; ++k) st = read_double(r, "a coordinate", d->pos + 3 * (size_t)i + k);
+    }
+    if (!st) st = tagmap_init(m, r, map, max_tag, d->vert_count);
+    for (uint32_t i = 0; i < d->vert_count && !st; ++i) st = gmsh_node(r, map, tags[i], i);
+    mem_free(m, tags, (size_t)(d->vert_count ? d->vert_count : 1) * sizeof(long long));
+    return st ? st : expect(r, "$EndNodes");
+  }
+  long long blocks, total, min_tag, max_tag;
+  if ((st = read_long(r, "the number of entity blocks", &blocks)) || (st = read_long(r, "the number of nodes", &total)) ||
+      (st = read_long(r, "the minimum node tag", &min_tag)) || (st = read_long(r, "the maximum node tag", &max_tag)))
+    return st;
+  if (total < 0 || total > 0x3fffffff || blocks < 0) return fail(r, "bad node counts (%lld blocks, %lld nodes)", blocks, total);
+  d->vert_count = (uint32_t)total;
+  d->pos = mem_array(m, total ? (size_t)total : 1, 3 * sizeof(double));
+  if (!d->pos) return fail(r, "out of memory for %lld nodes", total);
+  if ((st = tagmap_init(m, r, map, max_tag, d->vert_count))) return st;
+  uint32_t next = 0;
+  for (long long b = 0; b < blocks; ++b) {
+    long long dim, ent, param, count;
+    if ((st = read_long(r, "the entity dimension", &dim)) || (st = read_long(r, "the entity tag", &ent)) ||
+        (st = read_long(r, "the parametric flag", &param)) || (st = read_long(r, "the block's node count", &count)))
+      return st;
+    if (param) return fail(r, "parametric nodes are not supported (save without parametric coordinates)");
+    if (count < 0 || count > (long long)(d->vert_count - next)) return fail(r, "node block of %lld nodes overflows the %u declared", count, d->vert_count);
+    for (long long i = 0; i < count; ++i) {
+      long long tag;
+      if ((st = read_long(r, "a node tag", &tag)) || (st = gmsh_node(r, map, tag, next + (uint32_t)i))) return st;
+    }
+    for (long long i = 0; i < count; ++i)
+      for (int k = 0; k < 3; ++k)
+        if ((st = read_double(r, "a coordinate", d->pos + 3 * (size_t)(next + i) + k))) return st;
+    next += (uint32_t)count;
+  }
+  if (next != d->vert_count) return fail(r, "%u nodes in the blocks, %u declared", next, d->vert_count);
+  return expect(r, "$EndNodes");
+}
+
+static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, int v4, uint32_t *capp) {
+  tf_status st;
+  if (!v4) {
+    long long count;
+    if ((st = read_long(r, "the number of elements", &count))) return st;
+    for (long long e = 0; e < count; ++e) {
+      long long id, type, ntags, phys = 0, tag;
+      if ((st = read_long(r, "an element tag", &id)) || (st = read_long(r, "an element type", &type)) ||
+          (st = read_long(r, "the number of tags", &ntags)))
+        return st;
+      int nn = gmsh_type_nodes(type);
+      if (nn < 0) return fail(r, "element %lld has unknown type %lld", id, type);
+      if (ntags < 0 || ntags > 100) return fail(r, "element %lld: %lld tags", id, ntags);
+      for (long long k = 0; k < ntags; ++k) {
+        if ((st = read_long(r, "an element tag value", &tag))) return st;
+        if (k == 0) phys = tag;
+      }
+      if (type != GMSH_TET4) {
+        for (int k = 0; k < nn; ++k)
+          if ((st = read_long(r, "a node tag", &tag))) return st;
+        continue;
+      }
+      uint32_t t[4];
+      if ((st = gmsh_elem_nodes(r, map, t, id)) || (st = check_tet(r, t, d->vert_count, id)) ||
+          (st = push_tet(m, r, d, capp, t, (int32_t)phys)))
+        return st;
+    }
+  } else {
+    long long blocks, total, lo, hi;
+    if ((st = read_long(r, "the number of entity blocks", &blocks)) || (st = read_long(r, "the number of elements", &total)) ||
+        (st = read_long(r, "the minimum element tag", &lo)) || (st = read_long(r, "the maximum element tag", &hi)))
+      return st;
+    for (long long b = 0; b < blocks; ++b) {
+      long long dim, ent, type, count, id, tag;
+      if ((st = read_long(r, "the entity dimension", &dim)) || (st = read_long(r, "the entity tag", &ent)) ||
+          (st = read_long(r, "the element type", &type)) || (st = read_long(r, "the block's element count", &count)))
+        return st;
+      int nn = gmsh_type_nodes(type);
+      if (nn < 0) return fail(r, "element block of unknown type %lld", type);
+      for (long long e = 0; e < count; ++e) {
+        if ((st = read_long(r, "an element tag", &id))) return st;
+        if (type != GMSH_TET4) {
+          for (int k = 0; k < nn; ++k)
+            if ((st = read_long(r, "a node tag", &tag))) return st;
+          continue;
+        }
+        uint32_t t[4];
+        if ((st = gmsh_elem_nodes(r, map, t, id)) || (st = check_tet(r, t, d->vert_count, id)) ||
+            (st = push_tet(m, r, d, capp, t, (int32_t)ent)))
+          return st;
+      }
+    }
+  }
+  if ((st = expect(r, "$EndElements"))) return st;
+  if (d->tet_count == 0) return fail(r, "no linear tetrahedra (element type 4) in $Elements");
+  return TF_OK;
+}
+
+static tf_status gmsh_elements(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, int v4) {
+  uint32_t cap = 0;
+  tf_status st = gmsh_elements_read(m, r, d, map, v4, &cap);
+  if (st) { /* the growth buffers hold cap entries, not tet_count */
+    if (cap) {
+      mem_free(m, d->tets, (size_t)cap * 4 * sizeof(uint32_t));
+      mem_free(m, d->region, (size_t)cap * sizeof(int32_t));
+    }
+    d->tets = NULL;
+    d->region = NULL;
+    d->tet_count = 0;
+    return st;
+  }
+  /* shrink to the exact size so tetmesh_data_free knows the block sizes */
+  uint32_t *nt = mem_array(m, d->tet_count, 4 * sizeof(uint32_t));
+  int32_t *nr = mem_array(m, d->tet_count, sizeof(int32_t));
+  if (!nt || !nr) {
+    if (nt) mem_free(m, nt, (size_t)d->tet_count * 4 * sizeof(uint32_t));
+    if (nr) mem_free(m, nr, (size_t)d->tet_count * sizeof(int32_t));
+    return fail(r, "out of memory");
+  }
+  memcpy(nt, d->tets, (size_t)d->tet_count * 4 * sizeof(uint32_t));
+  memcpy(nr, d->region, (size_t)d->tet_count * sizeof(int32_t));
+  mem_free(m, d->tets, (size_t)cap * 4 * sizeof(uint32_t));
+  mem_free(m, d->region, (size_t)cap * sizeof(int32_t));
+  d->tets = nt;
+  d->region = nr;
+  return TF_OK;
+}
+
+tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char *err, size_t err_size) {
+  reader r;
+  tf_status st = open_reader(&r, path, 0, err, err_size);
+  if (st) return st;
+  tetmesh_data d = {0};
+  tagmap map = {0};
+  int v4 = -1, have_nodes = 0, have_elems = 0;
+  for (const char *t; !st && (t = token(&r));) {
+    if (!strcmp(t, "$MeshFormat")) {
+      const char *ver = token(&r);
+      long long file_type, dsize;
+      if (!ver) st = fail(&r, "unexpected end of file in $MeshFormat");
+      else if (!strcmp(ver, "2.2")) v4 = 0;
+      else if (!strcmp(ver, "4.1")) v4 = 1;
+      else st = fail(&r, "Gmsh format version %s is not supported (2.2 and 4.1 are)", ver);
+      if (!st && !(st = read_long(&r, "the file type", &file_type)) && !(st = read_long(&r, "the data size", &dsize))) {
+        if (file_type != 0) st = fail(&r, "binary .msh files are not supported; save as ASCII");
+        else st = expect(&r, "$EndMeshFormat");
+      }
+    } else if (!strcmp(t, "$Nodes")) {
+      if (v4 < 0) st = fail(&r, "$Nodes before $MeshFormat");
+      else if (have_nodes) st = fail(&r, "a second $Nodes section");
+      else st = gmsh_nodes(m, &r, &d, &map, v4), have_nodes = 1;
+    } else if (!strcmp(t, "$Elements")) {
+      if (!have_nodes) st = fail(&r, "$Elements before $Nodes");
+      else if (have_elems) st = fail(&r, "a second $Elements section");
+      else st = gmsh_elements(m, &r, &d, &map, v4), have_elems = 1;
+    } else if (t[0] == '$' && strncmp(t, "$End", 4)) {
+      char end[64];
+      snprintf(end, sizeof end, "$End%s", t + 1);
+      st = skip_section(&r, end);
+    } else {
+      st = fail(&r, "unexpected '%s' outside a section", t);
+    }
+  }
+  if (!st && !have_elems) {
+    r.line = r.next_line;
+    st = fail(&r, v4 < 0 ? "not a Gmsh file (no $MeshFormat)" : "no $Elements section");
+  }
+  fclose(r.f);
+  if (map.idx) mem_free(m, map.idx, map.size * sizeof(uint32_t));
+  if (st) {
+    tetmesh_data_free(m, &d);
+    return st;
+  }
+  *out = d;
+  return TF_OK;
+}

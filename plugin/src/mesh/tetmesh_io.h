@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT
+ * Tetrahedral meshes from the two formats artists' meshers write: TetGen .node/.ele and Gmsh .msh
+ * (ASCII, versions 2.2 and 4.1; linear tets, other element types skipped). Indices come back
+ * 0-based and compact; a malformed file gives TF_E_BAD_MESH with "path:line: what" in err, an
+ * unreadable one TF_E_IO. Nothing is kept on failure. */
+#ifndef TF_MESH_TETMESH_IO_H
+#define TF_MESH_TETMESH_IO_H
+
+#include "core/mem.h"
+
+typedef struct tetmesh_data {
+  uint32_t vert_count, tet_count;
+  double *pos;     /* (vert_count x 3) */
+  uint32_t *tets;  /* (tet_count x 4), as written in the file (orientation is not changed) */
+  int32_t *region; /* (tet_count): TetGen's first element attribute, Gmsh's physical tag (2.2) or
+                      volume entity tag (4.1); 0 when the file has none */
+} tetmesh_data;
+
+/* node_path: the .node file; ele_path: the .ele file. */
+TF_LOCAL tf_status tetmesh_load_tetgen(tf_mem *m, const char *node_path, const char *ele_path, tetmesh_data *out,
+                                       char *err, size_t err_size);
+TF_LOCAL tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char *err, size_t err_size);
+TF_LOCAL void tetmesh_data_free(tf_mem *m, tetmesh_data *d);
+
+#endif
