@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT
+ * Tetrahedral-mesh topology for flesh: validated tets re-oriented to positive rest volume, the
+ * boundary surface (faces used by one tet, wound outward), connected components, the vertex
+ * adjacency that fixes the Newton Hessian's sparsity, and a quality report. Immutable after
+ * tetmesh_build. */
+#ifndef TF_MESH_TETMESH_H
+#define TF_MESH_TETMESH_H
+
+#include "core/mem.h"
+
+typedef struct tetmesh {
+  uint32_t vert_count, tet_count, face_count, comp_count;
+  uint32_t *tets;   /* (tet_count x 4), positively oriented at rest */
+  uint32_t *faces;  /* (face_count x 3) boundary triangles, counter-clockwise seen from outside */
+  uint32_t *comp;   /* (vert_count) connected component of each vertex */
+  uint32_t *adj_ptr, *adj; /* symmetric CSR adjacency incl. the diagonal, rows sorted */
+  uint32_t adj_count;
+} tetmesh;
+
+typedef struct tetmesh_quality {
+  double min_dihedral, max_dihedral; /* degrees, over all tets */
+  double min_volume, max_volume;     /* m^3, signed: <= 0 means flat or inverted */
+  uint32_t inverted;                 /* tets with volume <= 0 */
+} tetmesh_quality;
+
+/* Validate and build from rest positions: indices in range, four distinct vertices, no flat rest
+ * tet, no face shared by more than two tets. Errors name the first offending tet. */
+TF_LOCAL tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count, const uint32_t *tets,
+                                 uint32_t tet_count, char *err, size_t err_size);
+TF_LOCAL void tetmesh_free(tf_mem *m, tetmesh *t);
+/* Dihedral angles and signed volumes of tets (as given, not re-oriented) at positions pos. */
+TF_LOCAL void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count, tetmesh_quality *q);
+
+#endif
