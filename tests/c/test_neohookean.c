@@ -200,13 +200,9 @@ static int relax_apex(const tet_rest *r, double x[12], double lambda, double mu)
     double A[9], p[3];
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) A[3 * i + j] = H[12 * (9 + i) + 9 + j] + (i == j) * 1e-9 * mu;
-    double d = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
-    for (int i = 0; i < 3; ++i) { /* Cramer: p = -A^-1 g */
-      double M[9];
-      memcpy(M, A, sizeof M);
-      for (int k = 0; k < 3; ++k) M[3 * k + i] = -g[9 + k];
-      p[i] = (M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) + M[2] * (M[3] * M[7] - M[4] * M[6])) / d;
-    }
+    double Ainv[9], mg[3] = {-g[9], -g[10], -g[11]};
+    if (!m3_inverse(Ainv, A, 0.0)) return -1;
+    m3_mulv(p, Ainv, mg);
     double t = 1.0, y[12];
     for (;;) {
       memcpy(y, x, sizeof y);

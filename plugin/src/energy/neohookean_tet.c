@@ -7,10 +7,7 @@
 #include <string.h>
 
 #include "core/eigen_sym.h"
-
-static double det3(const double *A) {
-  return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
-}
+#include "core/vec3.h"
 
 /* Levi-Civita symbol */
 static int eps3(int i, int j, int k) { return (i - j) * (j - k) * (k - i) / 2; }
@@ -21,7 +18,7 @@ int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const dou
   r->swapped = 0;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) Dm[3 * i + j] = p[j + 1][i] - p[0][i];
-  double d = det3(Dm);
+  double d = m3_det(Dm);
   if (d < 0.0) { /* exchange vertices 2 and 3: swaps columns 1 and 2 of Dm */
     r->swapped = 1;
     for (int i = 0; i < 3; ++i) {
@@ -35,12 +32,7 @@ int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const dou
   double scale = 1.0;
   for (int j = 0; j < 3; ++j) scale *= sqrt(Dm[j] * Dm[j] + Dm[3 + j] * Dm[3 + j] + Dm[6 + j] * Dm[6 + j]);
   if (!(d > 1e-12 * scale)) return 0;
-  /* inverse by cofactors */
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      int i1 = (j + 1) % 3, i2 = (j + 2) % 3, j1 = (i + 1) % 3, j2 = (i + 2) % 3;
-      r->dm_inv[3 * i + j] = (Dm[3 * i1 + j1] * Dm[3 * i2 + j2] - Dm[3 * i1 + j2] * Dm[3 * i2 + j1]) / d;
-    }
+  m3_inverse(r->dm_inv, Dm, 0.0);
   r->volume = d / 6.0;
   return 1;
 }
@@ -57,7 +49,7 @@ static void deformation_gradient(const tet_rest *r, const double x[12], double F
 double tet_volume_ratio(const tet_rest *r, const double x[12]) {
   double F[9];
   deformation_gradient(r, x, F);
-  return det3(F);
+  return m3_det(F);
 }
 
 double tet_energy(const tet_rest *r, const double x[12], double lambda, double mu, double *grad, double *hess,
@@ -65,7 +57,7 @@ double tet_energy(const tet_rest *r, const double x[12], double lambda, double m
   const double lam = lambda + mu, alpha = 1.0 + mu / lam, V = r->volume;
   double F[9];
   deformation_gradient(r, x, F);
-  const double J = det3(F);
+  const double J = m3_det(F);
   double Ic = 0.0;
   for (int k = 0; k < 9; ++k) Ic += F[k] * F[k];
   /* (J - alpha)^2 - (1 - alpha)^2 factored, so the rest energy is exactly 0 */

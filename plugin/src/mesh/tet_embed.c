@@ -15,18 +15,12 @@ static double barycentric(const double *pos, const uint32_t *t, const double p[3
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) D[3 * i + j] = pos[3 * (size_t)t[j + 1] + i] - x0[i];
   v3_sub(d, p, x0);
-  double det = D[0] * (D[4] * D[8] - D[5] * D[7]) - D[1] * (D[3] * D[8] - D[5] * D[6]) + D[2] * (D[3] * D[7] - D[4] * D[6]);
-  if (det == 0.0) {
+  double Dinv[9];
+  if (!m3_inverse(Dinv, D, 0.0)) {
     w[0] = 1.0, w[1] = w[2] = w[3] = 0.0;
     return -INFINITY; /* flat: never chosen */
   }
-  /* Cramer's rule, column j replaced by d */
-  for (int j = 0; j < 3; ++j) {
-    double M[9];
-    memcpy(M, D, sizeof M);
-    for (int i = 0; i < 3; ++i) M[3 * i + j] = d[i];
-    w[j + 1] = (M[0] * (M[4] * M[8] - M[5] * M[7]) - M[1] * (M[3] * M[8] - M[5] * M[6]) + M[2] * (M[3] * M[7] - M[4] * M[6])) / det;
-  }
+  m3_mulv(w + 1, Dinv, d);
   w[0] = 1.0 - w[1] - w[2] - w[3];
   return fmin(fmin(w[0], w[1]), fmin(w[2], w[3]));
 }
