@@ -106,7 +106,8 @@ static void check_shape(int *tf_failed_, double R, double r, int cells) {
   ENSURE(q.inverted == 0);
   ENSURE(q.min_dihedral > 45.0 - 1e-9 && q.max_dihedral < 90.0 + 1e-9);
   ENSURE(t.comp_count == 1);
-  ENSURE(vol > exact && vol < 2.5 * exact); /* covers the body, plus at most a shell of cells */
+  /* covers the body plus the shell of cells the surface passes through (a box-overlap test gives 1.85 here) */
+  ENSURE(vol > exact && vol < 1.7 * exact);
   ENSURE(es.outside == 0 && wmin >= -1e-9 && smax < 1e-12);
   free(tet_of);
   free(w);

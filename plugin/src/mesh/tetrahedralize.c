@@ -25,6 +25,32 @@ double winding_number(const double *pos, const uint32_t *tris, uint32_t tri_coun
   return total / (4.0 * TF_PI);
 }
 
+/* Does the triangle (a, b, c) touch the cube of centre o and half-size r? Separating axis test
+ * on the 13 candidate axes: the 3 cube normals, the triangle normal and the 9 edge cross products
+ * (Akenine-Moller 2001). */
+static int tri_cube_overlap(const double *a, const double *b, const double *c, const double o[3], double r) {
+  double v[3][3], e[3][3], axes[13][3];
+  v3_sub(v[0], a, o);
+  v3_sub(v[1], b, o);
+  v3_sub(v[2], c, o);
+  for (int k = 0; k < 3; ++k) v3_sub(e[k], v[(k + 1) % 3], v[k]);
+  int n = 0;
+  for (int k = 0; k < 3; ++k, ++n) v3_set(axes[n], k == 0, k == 1, k == 2);
+  v3_cross(axes[n++], e[0], e[1]);
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 3; ++j, ++n) {
+      double u[3] = {j == 0, j == 1, j == 2};
+      v3_cross(axes[n], u, e[k]);
+    }
+  for (int q = 0; q < n; ++q) {
+    const double *ax = axes[q];
+    double p0 = v3_dot(ax, v[0]), p1 = v3_dot(ax, v[1]), p2 = v3_dot(ax, v[2]);
+    double rad = r * (fabs(ax[0]) + fabs(ax[1]) + fabs(ax[2]));
+    if (fmin(p0, fmin(p1, p2)) > rad || fmax(p0, fmax(p1, p2)) < -rad) return 0;
+  }
+  return 1;
+}
+
 /* Kuhn's six tets of a cube, corners numbered x + 2y + 4z, all positively oriented */
 static const int KUHN[6][4] = {{0, 1, 3, 7}, {0, 5, 1, 7}, {0, 3, 2, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 6, 4, 7}};
 
@@ -84,7 +110,7 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
       for (int x = 0; x < dim[0]; ++x)
         for (int c = 0; c < 8; ++c)
           if (inside[VIDX(x + (c & 1), y + (c >> 1 & 1), z + (c >> 2 & 1))]) keep[CIDX(x, y, z)] = 1;
-  /* cubes touching a triangle's box (padded by a hair so points on a cube face are covered) */
+  /* cubes touching a triangle (padded by a hair so points on a cube face are covered) */
   for (uint32_t t = 0; t < tri_count; ++t) {
     int a[3], b[3];
     for (int k = 0; k < 3; ++k) {
@@ -98,9 +124,14 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
       a[k] = a[k] < 0 ? 0 : a[k];
       b[k] = b[k] >= dim[k] ? dim[k] - 1 : b[k];
     }
+    const double *p0 = pos + 3 * (size_t)tris[3 * t], *p1 = pos + 3 * (size_t)tris[3 * t + 1], *p2 = pos + 3 * (size_t)tris[3 * t + 2];
     for (int z = a[2]; z <= b[2]; ++z)
       for (int y = a[1]; y <= b[1]; ++y)
-        for (int x = a[0]; x <= b[0]; ++x) keep[CIDX(x, y, z)] = 1;
+        for (int x = a[0]; x <= b[0]; ++x) {
+          if (keep[CIDX(x, y, z)]) continue;
+          double o[3] = {origin[0] + (x + 0.5) * h, origin[1] + (y + 0.5) * h, origin[2] + (z + 0.5) * h};
+          if (tri_cube_overlap(p0, p1, p2, o, 0.5 * h * (1.0 + 1e-6))) keep[CIDX(x, y, z)] = 1;
+        }
   }
   /* number the used lattice vertices, then emit */
   size_t tet_count = 0;

@@ -3,7 +3,7 @@
  * lattice of cubes, each cut into Kuhn's six tets (the cut is the same in every cube, so the tets
  * conform across faces and none is inverted; dihedral angles 45-90 degrees). A cube is kept if a
  * corner is inside the surface (generalized winding number > 1/2, Jacobson et al. 2013) or the cube
- * overlaps a surface triangle's box, so the whole surface lies in the lattice and can be embedded
+ * intersects a surface triangle, so the whole surface lies in the lattice and can be embedded
  * with non-negative weights. */
 #ifndef TF_MESH_TETRAHEDRALIZE_H
 #define TF_MESH_TETRAHEDRALIZE_H
