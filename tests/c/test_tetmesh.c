@@ -124,3 +124,28 @@ TF_TEST(mesh_tet_quality_report) {
   tetmesh_measure(sliver, st, 1, &q);
   ENSURE(q.inverted == 0 && q.min_dihedral < 1.0 && q.max_dihedral > 179.0);
 }
+
+TF_TEST(mesh_tet_lumped_mass) {
+  tf_mem m;
+  mem_init(&m, NULL);
+  double pos[24], mass[8];
+  uint32_t tets[24];
+  cube(pos, tets);
+  for (int i = 0; i < 8; ++i) v3_scale(pos + 3 * i, pos + 3 * i, 0.5); /* a 0.5 m cube */
+  tetmesh t;
+  char err[256];
+  ENSURE_MSG(tetmesh_build(&m, &t, pos, 8, tets, 6, err, sizeof err) == TF_OK, "%s", err);
+  tetmesh_lumped_mass(&t, pos, NULL, 1000.0, mass);
+  double total = 0.0;
+  for (int i = 0; i < 8; ++i) total += mass[i];
+  ENSURE_NEAR(total, 125.0, 1e-12); /* water: 1000 kg/m^3 x 0.125 m^3 */
+  ENSURE_NEAR(mass[0], 6 * 125.0 / 24.0, 1e-12); /* on the diagonal: a quarter of all six tets */
+  ENSURE_NEAR(mass[1], 2 * 125.0 / 24.0, 1e-12); /* in two tets */
+  /* per-tet density: only the first tet is heavy */
+  double rho[6] = {7000, 1000, 1000, 1000, 1000, 1000};
+  tetmesh_lumped_mass(&t, pos, rho, 0.0, mass);
+  total = 0.0;
+  for (int i = 0; i < 8; ++i) total += mass[i];
+  ENSURE_NEAR(total, 125.0 + 6000.0 * 0.125 / 6.0, 1e-9);
+  tetmesh_free(&m, &t);
+}

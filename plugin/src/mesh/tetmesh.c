@@ -208,6 +208,16 @@ fail:
   return st;
 }
 
+void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density, double uniform_density,
+                         double *mass) {
+  memset(mass, 0, sizeof(double) * t->vert_count);
+  for (uint32_t e = 0; e < t->tet_count; ++e) {
+    const uint32_t *v = t->tets + 4 * (size_t)e;
+    double share = 0.25 * (density ? density[e] : uniform_density) * signed_volume(pos, v);
+    for (int a = 0; a < 4; ++a) mass[v[a]] += share;
+  }
+}
+
 void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count, tetmesh_quality *q) {
   q->min_dihedral = 180.0;
   q->max_dihedral = 0.0;

@@ -28,6 +28,11 @@ typedef struct tetmesh_quality {
 TF_LOCAL tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count, const uint32_t *tets,
                                  uint32_t tet_count, char *err, size_t err_size);
 TF_LOCAL void tetmesh_free(tf_mem *m, tetmesh *t);
+/* Lumped vertex masses, kg: each tet's rho * volume split equally over its four corners (the
+ * row sums of the linear-tet consistent mass matrix). mass (vert_count) is overwritten. density
+ * (tet_count, kg/m^3) per tet, or Nullable with uniform_density used for all. */
+TF_LOCAL void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density, double uniform_density,
+                                  double *mass);
 /* Dihedral angles and signed volumes of tets (as given, not re-oriented) at positions pos. */
 TF_LOCAL void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count, tetmesh_quality *q);
 
