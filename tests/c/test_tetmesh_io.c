@@ -69,16 +69,20 @@ TF_TEST(mesh_gmsh_load_22_and_41) {
              "$Elements\n4\n1 1 2 0 1 10 20\n2 2 2 0 1 10 20 30\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n");
   ENSURE_MSG(tetmesh_load_gmsh(&m, path, &d, err, sizeof err) == TF_OK, "%s", err);
   check_two_tets(tf_failed_, &d, 11, 12);
+  ENSURE(d.name_count == 1 && d.names[0].region == 11 && !strcmp(d.names[0].name, "belly"));
   tetmesh_data_free(&m, &d);
   unlink(path);
-  /* 4.1: an $Entities section to skip, two node blocks, a surface block and two volume blocks */
+  /* 4.1: $Entities (volume 2 carries physical tag 42), named regions with spaces, two node
+   * blocks, a surface block and two volume blocks */
   write_temp(path, sizeof path, ".msh",
              "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Entities\n0 0 1 2\n1 0 0 0 1 1 1 0 0\n"
-             "1 0 0 0 1 1 1 0 0\n2 0 0 0 1 1 1 0 0\n$EndEntities\n"
+             "1 0 0 0 1 1 1 0 0\n2 0 0 0 1 1 1 1 42 0\n$EndEntities\n"
+             "$PhysicalNames\n2\n2 7 \"skin\"\n3 42 \"left cheek\"\n$EndPhysicalNames\n"
              "$Nodes\n2 5 1 5\n0 1 0 3\n1\n2\n3\n0 0 0\n1 0 0\n0 1 0\n3 1 0 2\n4\n5\n0 0 1\n1 1 1\n$EndNodes\n"
              "$Elements\n3 4 1 4\n2 1 2 2\n1 1 2 3\n2 2 3 4\n3 1 4 1\n3 1 2 3 4\n3 2 4 1\n4 2 3 4 5\n$EndElements\n");
   ENSURE_MSG(tetmesh_load_gmsh(&m, path, &d, err, sizeof err) == TF_OK, "%s", err);
-  check_two_tets(tf_failed_, &d, 1, 2);
+  check_two_tets(tf_failed_, &d, 1, 42); /* volume 1 has no physical tag: its entity tag */
+  ENSURE(d.name_count == 1 && d.names[0].region == 42 && !strcmp(d.names[0].name, "left cheek"));
   tetmesh_data_free(&m, &d);
   unlink(path);
   ENSURE(m.live_bytes == 0);
@@ -120,6 +124,8 @@ TF_TEST(mesh_tet_loaders_reject_malformed) {
   expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n", NULL, 2, "version 3.0");
   expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n2.2 1 8\n$EndMeshFormat\n", NULL, 2, "binary");
   expect_bad(tf_failed_, &m, ".msh", "hello\n", NULL, 1, "unexpected 'hello'");
+  expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 1 belly\n", NULL, 6,
+             "expected a quoted name");
   expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 0\n1 1 0 0\n$EndNodes\n", NULL, 7,
              "node tag 1 appears twice");
   expect_bad(tf_failed_, &m, ".msh",

@@ -102,6 +102,19 @@ static tf_status read_double(reader *r, const char *what, double *out) {
   return TF_OK;
 }
 
+/* a "quoted name" that may contain spaces, from the rest of the current line */
+static tf_status read_quoted(reader *r, char *out, size_t n) {
+  char *q = r->p ? strchr(r->p, '"') : NULL;
+  char *e = q ? strchr(q + 1, '"') : NULL;
+  if (!e) return fail(r, "expected a quoted name");
+  size_t len = (size_t)(e - q - 1);
+  if (len >= n) return fail(r, "name longer than %zu characters", n - 1);
+  memcpy(out, q + 1, len);
+  out[len] = '\0';
+  r->p = e + 1;
+  return TF_OK;
+}
+
 static tf_status read_count(reader *r, const char *what, long long max, uint32_t *out) {
   long long v = 0;
   tf_status st = read_long(r, what, &v);
@@ -300,6 +313,70 @@ static tf_status push_tet(tf_mem *m, reader *r, tetmesh_data *d, uint32_t *cap, 
   return TF_OK;
 }
 
+static tf_status gmsh_physical_names(reader *r, tetmesh_data *d) {
+  long long count, dim, tag;
+  tf_status st = read_long(r, "the number of physical names", &count);
+  for (long long i = 0; i < count && !st; ++i) {
+    char name[TETMESH_NAME_SIZE];
+    if ((st = read_long(r, "a physical dimension", &dim)) || (st = read_long(r, "a physical tag", &tag)) ||
+        (st = read_quoted(r, name, sizeof name)))
+      break;
+    if (dim != 3) continue;
+    if (d->name_count == TETMESH_MAX_NAMES) return fail(r, "more than %d named volume regions", TETMESH_MAX_NAMES);
+    d->names[d->name_count].region = (int32_t)tag;
+    memcpy(d->names[d->name_count++].name, name, sizeof name);
+  }
+  return st ? st : expect(r, "$EndPhysicalNames");
+}
+
+/* 4.1 $Entities: the first physical tag of each volume entity (0: none) */
+typedef struct volume_map {
+  long long *pairs; /* (count x 2): entity tag, physical tag */
+  long long count;
+} volume_map;
+
+static tf_status gmsh_entities(tf_mem *m, reader *r, volume_map *vm) {
+  long long n[4], tag, nphys, phys, nb, skip;
+  double box;
+  tf_status st = TF_OK;
+  for (int k = 0; k < 4 && !st; ++k) st = read_long(r, "an entity count", &n[k]);
+  if (st) return st;
+  if (n[3] < 0 || n[3] > 10000000) return fail(r, "%lld volume entities", n[3]);
+  vm->count = n[3];
+  vm->pairs = mem_array(m, n[3] ? (size_t)n[3] : 1, 2 * sizeof(long long));
+  if (!vm->pairs) return fail(r, "out of memory for %lld volume entities", n[3]);
+  for (int dim = 0; dim < 4; ++dim)
+    for (long long i = 0; i < n[dim]; ++i) {
+      if ((st = read_long(r, "an entity tag", &tag))) return st;
+      for (int k = 0; k < (dim == 0 ? 3 : 6); ++k)
+        if ((st = read_double(r, "an entity bounding box", &box))) return st;
+      if ((st = read_long(r, "the number of physical tags", &nphys))) return st;
+      if (nphys < 0) return fail(r, "negative physical tag count");
+      long long first = 0;
+      for (long long k = 0; k < nphys; ++k) {
+        if ((st = read_long(r, "a physical tag", &phys))) return st;
+        if (k == 0) first = phys;
+      }
+      if (dim > 0) {
+        if ((st = read_long(r, "the number of bounding entities", &nb))) return st;
+        if (nb < 0) return fail(r, "negative bounding entity count");
+        for (long long k = 0; k < nb; ++k)
+          if ((st = read_long(r, "a bounding entity tag", &skip))) return st;
+      }
+      if (dim == 3) {
+        vm->pairs[2 * i] = tag;
+        vm->pairs[2 * i + 1] = first;
+      }
+    }
+  return expect(r, "$EndEntities");
+}
+
+static int32_t volume_region(const volume_map *vm, long long entity) {
+  for (long long i = 0; i < vm->count; ++i)
+    if (vm->pairs[2 * i] == entity && vm->pairs[2 * i + 1] != 0) return (int32_t)vm->pairs[2 * i + 1];
+  return (int32_t)entity;
+}
+
 static tf_status gmsh_nodes(tf_mem *m, reader *r, tetmesh_data *d, tagmap *map, int v4) {
   tf_status st;
   if (!v4) {
@@ -350,7 +427,8 @@ static tf_status gmsh_nodes(tf_mem *m, reader *r, tetmesh_data *d, tagmap *map, 
   return expect(r, "$EndNodes");
 }
 
-static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, int v4, uint32_t *capp) {
+static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, const volume_map *vm, int v4,
+                                   uint32_t *capp) {
   tf_status st;
   if (!v4) {
     long long count;
@@ -398,7 +476,7 @@ static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const
         }
         uint32_t t[4];
         if ((st = gmsh_elem_nodes(r, map, t, id)) || (st = check_tet(r, t, d->vert_count, id)) ||
-            (st = push_tet(m, r, d, capp, t, (int32_t)ent)))
+            (st = push_tet(m, r, d, capp, t, volume_region(vm, ent))))
           return st;
       }
     }
@@ -408,9 +486,9 @@ static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const
   return TF_OK;
 }
 
-static tf_status gmsh_elements(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, int v4) {
+static tf_status gmsh_elements(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, const volume_map *vm, int v4) {
   uint32_t cap = 0;
-  tf_status st = gmsh_elements_read(m, r, d, map, v4, &cap);
+  tf_status st = gmsh_elements_read(m, r, d, map, vm, v4, &cap);
   if (st) { /* the growth buffers hold cap entries, not tet_count */
     if (cap) {
       mem_free(m, d->tets, (size_t)cap * 4 * sizeof(uint32_t));
@@ -444,6 +522,7 @@ tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char
   if (st) return st;
   tetmesh_data d = {0};
   tagmap map = {0};
+  volume_map vm = {0};
   int v4 = -1, have_nodes = 0, have_elems = 0;
   for (const char *t; !st && (t = token(&r));) {
     if (!strcmp(t, "$MeshFormat")) {
@@ -464,7 +543,11 @@ tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char
     } else if (!strcmp(t, "$Elements")) {
       if (!have_nodes) st = fail(&r, "$Elements before $Nodes");
       else if (have_elems) st = fail(&r, "a second $Elements section");
-      else st = gmsh_elements(m, &r, &d, &map, v4), have_elems = 1;
+      else st = gmsh_elements(m, &r, &d, &map, &vm, v4), have_elems = 1;
+    } else if (!strcmp(t, "$PhysicalNames")) {
+      st = gmsh_physical_names(&r, &d);
+    } else if (!strcmp(t, "$Entities") && v4 == 1 && !vm.pairs) {
+      st = gmsh_entities(m, &r, &vm);
     } else if (t[0] == '$' && strncmp(t, "$End", 4)) {
       char end[64];
       snprintf(end, sizeof end, "$End%s", t + 1);
@@ -479,6 +562,7 @@ tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char
   }
   fclose(r.f);
   if (map.idx) mem_free(m, map.idx, map.size * sizeof(uint32_t));
+  if (vm.pairs) mem_free(m, vm.pairs, (size_t)(vm.count ? vm.count : 1) * 2 * sizeof(long long));
   if (st) {
     tetmesh_data_free(m, &d);
     return st;

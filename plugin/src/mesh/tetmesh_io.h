@@ -8,12 +8,22 @@
 
 #include "core/mem.h"
 
+#define TETMESH_MAX_NAMES 64
+#define TETMESH_NAME_SIZE 64
+
+typedef struct tetmesh_region_name {
+  int32_t region;
+  char name[TETMESH_NAME_SIZE];
+} tetmesh_region_name;
+
 typedef struct tetmesh_data {
   uint32_t vert_count, tet_count;
   double *pos;     /* (vert_count x 3) */
   uint32_t *tets;  /* (tet_count x 4), as written in the file (orientation is not changed) */
-  int32_t *region; /* (tet_count): TetGen's first element attribute, Gmsh's physical tag (2.2) or
-                      volume entity tag (4.1); 0 when the file has none */
+  int32_t *region; /* (tet_count): TetGen's first element attribute, Gmsh's physical tag (2.2; in
+                      4.1 the volume entity's first physical tag, else its entity tag); 0 if none */
+  uint32_t name_count; /* Gmsh $PhysicalNames of dimension 3: the material regions by name */
+  tetmesh_region_name names[TETMESH_MAX_NAMES];
 } tetmesh_data;
 
 /* node_path: the .node file; ele_path: the .ele file. */
