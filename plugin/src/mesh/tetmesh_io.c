@@ -287,25 +287,51 @@ static int gmsh_type_nodes(long long type) {
 
 enum { GMSH_TET4 = 4 };
 
-/* two passes over $Elements would need a seekable file; tets are appended to a growing array */
-static tf_status push_tet(tf_mem *m, reader *r, tetmesh_data *d, uint32_t *cap, const uint32_t t[4], int32_t region) {
+/* tets and regions moved to blocks of new_cap entries (0: released); returns 0, changing
+ * nothing, when memory runs out */
+static int resize_tets(tf_mem *m, tetmesh_data *d, uint32_t old_cap, uint32_t new_cap) {
+  uint32_t *nt = NULL;
+  int32_t *nr = NULL;
+  if (new_cap) {
+    nt = mem_array(m, new_cap, 4 * sizeof(uint32_t));
+    nr = mem_array(m, new_cap, sizeof(int32_t));
+    if (!nt || !nr) {
+      if (nt) mem_free(m, nt, (size_t)new_cap * 4 * sizeof(uint32_t));
+      if (nr) mem_free(m, nr, (size_t)new_cap * sizeof(int32_t));
+      return 0;
+    }
+    uint32_t keep = d->tet_count < new_cap ? d->tet_count : new_cap;
+    if (keep) {
+      memcpy(nt, d->tets, (size_t)keep * 4 * sizeof(uint32_t));
+      memcpy(nr, d->region, (size_t)keep * sizeof(int32_t));
+    }
+  }
+  if (old_cap) {
+    mem_free(m, d->tets, (size_t)old_cap * 4 * sizeof(uint32_t));
+    mem_free(m, d->region, (size_t)old_cap * sizeof(int32_t));
+  }
+  d->tets = nt;
+  d->region = nr;
+  if (!new_cap) d->tet_count = 0;
+  return 1;
+}
+
+/* One element whose tag, type and region are read: its node tags are skipped unless it is a
+ * linear tet, which is appended (two passes over $Elements would need a seekable file). */
+static tf_status gmsh_element(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, uint32_t *cap, long long id,
+                              long long type, int32_t region) {
+  tf_status st;
+  if (type != GMSH_TET4) {
+    long long tag;
+    for (int k = 0, nn = gmsh_type_nodes(type); k < nn; ++k)
+      if ((st = read_long(r, "a node tag", &tag))) return st;
+    return TF_OK;
+  }
+  uint32_t t[4];
+  if ((st = gmsh_elem_nodes(r, map, t, id)) || (st = check_tet(r, t, d->vert_count, id))) return st;
   if (d->tet_count == *cap) {
     uint32_t nc = *cap ? 2 * *cap : 1024;
-    uint32_t *nt = mem_array(m, nc, 4 * sizeof(uint32_t));
-    int32_t *nr = mem_array(m, nc, sizeof(int32_t));
-    if (!nt || !nr) {
-      if (nt) mem_free(m, nt, (size_t)nc * 4 * sizeof(uint32_t));
-      if (nr) mem_free(m, nr, (size_t)nc * sizeof(int32_t));
-      return fail(r, "out of memory for %u tetrahedra", nc);
-    }
-    if (*cap) {
-      memcpy(nt, d->tets, (size_t)d->tet_count * 4 * sizeof(uint32_t));
-      memcpy(nr, d->region, (size_t)d->tet_count * sizeof(int32_t));
-      mem_free(m, d->tets, (size_t)*cap * 4 * sizeof(uint32_t));
-      mem_free(m, d->region, (size_t)*cap * sizeof(int32_t));
-    }
-    d->tets = nt;
-    d->region = nr;
+    if (!resize_tets(m, d, *cap, nc)) return fail(r, "out of memory for %u tetrahedra", nc);
     *cap = nc;
   }
   memcpy(d->tets + 4 * (size_t)d->tet_count, t, 4 * sizeof(uint32_t));
@@ -445,15 +471,7 @@ static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const
         if ((st = read_long(r, "an element tag value", &tag))) return st;
         if (k == 0) phys = tag;
       }
-      if (type != GMSH_TET4) {
-        for (int k = 0; k < nn; ++k)
-          if ((st = read_long(r, "a node tag", &tag))) return st;
-        continue;
-      }
-      uint32_t t[4];
-      if ((st = gmsh_elem_nodes(r, map, t, id)) || (st = check_tet(r, t, d->vert_count, id)) ||
-          (st = push_tet(m, r, d, capp, t, (int32_t)phys)))
-        return st;
+      if ((st = gmsh_element(m, r, d, map, capp, id, type, (int32_t)phys))) return st;
     }
   } else {
     long long blocks, total, lo, hi;
@@ -461,22 +479,15 @@ static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const
         (st = read_long(r, "the minimum element tag", &lo)) || (st = read_long(r, "the maximum element tag", &hi)))
       return st;
     for (long long b = 0; b < blocks; ++b) {
-      long long dim, ent, type, count, id, tag;
+      long long dim, ent, type, count, id;
       if ((st = read_long(r, "the entity dimension", &dim)) || (st = read_long(r, "the entity tag", &ent)) ||
           (st = read_long(r, "the element type", &type)) || (st = read_long(r, "the block's element count", &count)))
         return st;
       int nn = gmsh_type_nodes(type);
       if (nn < 0) return fail(r, "element block of unknown type %lld", type);
       for (long long e = 0; e < count; ++e) {
-        if ((st = read_long(r, "an element tag", &id))) return st;
-        if (type != GMSH_TET4) {
-          for (int k = 0; k < nn; ++k)
-            if ((st = read_long(r, "a node tag", &tag))) return st;
-          continue;
-        }
-        uint32_t t[4];
-        if ((st = gmsh_elem_nodes(r, map, t, id)) || (st = check_tet(r, t, d->vert_count, id)) ||
-            (st = push_tet(m, r, d, capp, t, volume_region(vm, ent))))
+        if ((st = read_long(r, "an element tag", &id)) ||
+            (st = gmsh_element(m, r, d, map, capp, id, type, volume_region(vm, ent))))
           return st;
       }
     }
@@ -489,31 +500,10 @@ static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const
 static tf_status gmsh_elements(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, const volume_map *vm, int v4) {
   uint32_t cap = 0;
   tf_status st = gmsh_elements_read(m, r, d, map, vm, v4, &cap);
-  if (st) { /* the growth buffers hold cap entries, not tet_count */
-    if (cap) {
-      mem_free(m, d->tets, (size_t)cap * 4 * sizeof(uint32_t));
-      mem_free(m, d->region, (size_t)cap * sizeof(int32_t));
-    }
-    d->tets = NULL;
-    d->region = NULL;
-    d->tet_count = 0;
-    return st;
-  }
-  /* shrink to the exact size so tetmesh_data_free knows the block sizes */
-  uint32_t *nt = mem_array(m, d->tet_count, 4 * sizeof(uint32_t));
-  int32_t *nr = mem_array(m, d->tet_count, sizeof(int32_t));
-  if (!nt || !nr) {
-    if (nt) mem_free(m, nt, (size_t)d->tet_count * 4 * sizeof(uint32_t));
-    if (nr) mem_free(m, nr, (size_t)d->tet_count * sizeof(int32_t));
-    return fail(r, "out of memory");
-  }
-  memcpy(nt, d->tets, (size_t)d->tet_count * 4 * sizeof(uint32_t));
-  memcpy(nr, d->region, (size_t)d->tet_count * sizeof(int32_t));
-  mem_free(m, d->tets, (size_t)cap * 4 * sizeof(uint32_t));
-  mem_free(m, d->region, (size_t)cap * sizeof(int32_t));
-  d->tets = nt;
-  d->region = nr;
-  return TF_OK;
+  /* shrink the growth buffers to the exact size, so tetmesh_data_free knows the block sizes */
+  if (!st && !resize_tets(m, d, cap, d->tet_count)) st = fail(r, "out of memory");
+  if (st) resize_tets(m, d, cap, 0);
+  return st;
 }
 
 tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char *err, size_t err_size) {
