@@ -124,17 +124,8 @@ TF_TEST(energy_membrane_rest_and_rigid_motion) {
     ENSURE(fabs(e) < 1e-14);
     for (int k = 0; k < 9; ++k) ENSURE(fabs(g[k]) < 1e-12);
     /* random rotation (Rodrigues) + translation of the rest shape */
-    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed);
-    double n = v3_norm(axis);
-    v3_scale(axis, axis, 1.0 / n);
-    for (int v = 0; v < 3; ++v) {
-      const double *p = rest + 3 * v;
-      double c[3], kp;
-      v3_cross(c, axis, p);
-      kp = v3_dot(axis, p);
-      for (int k = 0; k < 3; ++k)
-        x[3 * v + k] = p[k] * cos(ang) + c[k] * sin(ang) + axis[k] * kp * (1 - cos(ang)) + 0.7 * (k + 1);
-    }
+    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed), shift[3] = {0.7, 1.4, 2.1};
+    rigid_motion(rest, 3, axis, ang, shift, x);
     e = membrane_energy(&r, x, LAMBDA, MU, g, NULL, 0);
     ENSURE(fabs(e) < 1e-13);
     for (int k = 0; k < 9; ++k) ENSURE(fabs(g[k]) < 1e-12);

@@ -106,15 +106,8 @@ TF_TEST(energy_tet_rest_rigid_and_orientation) {
     ENSURE(fabs(tet_energy(&r, loc, LAMBDA, MU, g, NULL, 0)) < 1e-14);
     ENSURE_NEAR(tet_volume_ratio(&r, loc), 1.0, 1e-12);
     for (int k = 0; k < 12; ++k) ENSURE(fabs(g[k]) < 1e-12);
-    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed);
-    v3_scale(axis, axis, 1.0 / v3_norm(axis));
-    for (int v = 0; v < 4; ++v) {
-      const double *p = loc + 3 * v;
-      double c[3], kp;
-      v3_cross(c, axis, p);
-      kp = v3_dot(axis, p);
-      for (int k = 0; k < 3; ++k) x[3 * v + k] = p[k] * cos(ang) + c[k] * sin(ang) + axis[k] * kp * (1 - cos(ang)) - 0.4 * k;
-    }
+    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed), shift[3] = {0.0, -0.4, -0.8};
+    rigid_motion(loc, 4, axis, ang, shift, x);
     ENSURE(fabs(tet_energy(&r, x, LAMBDA, MU, g, NULL, 0)) < 1e-13);
     for (int k = 0; k < 12; ++k) ENSURE(fabs(g[k]) < 1e-12);
   }
