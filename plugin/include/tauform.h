@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 0
+#define TF_VERSION_MINOR 1
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -152,10 +152,84 @@ TF_API void tf_cloth_def_init_(tf_cloth_def *def, uint32_t struct_size);
 #define tf_cloth_def_init(def) tf_cloth_def_init_((def), (uint32_t)sizeof *(def))
 
 /* ---------------------------------------------------------------------------------------------
+ * Flesh definition: a volumetric body of linear tetrahedra with the stable Neo-Hookean energy
+ * (Smith et al. 2018: a tet squashed flat or turned inside out recovers), the same tau damping,
+ * kappa, pins and solver as cloth. The host gives tets (tf_tetmesh_load reads TetGen and Gmsh
+ * files), or only a closed triangle surface that the library fills with a lattice of tets. A
+ * render surface embedded in the tets (barycentric weights computed once) comes back deformed
+ * through tf_sim_get_surface_positions. */
+
+typedef struct tf_flesh_material {
+  double youngs_modulus; /* Pa, > 0 */
+  double poisson;        /* in (-1, 0.5): 0.49 is nearly incompressible */
+  double density;        /* kg/m^3, > 0 */
+} tf_flesh_material;
+
+typedef struct tf_flesh_def {
+  uint32_t struct_size; /* first field, always; set by tf_flesh_def_init */
+
+  /* tets at rest; copied at create. Either orientation: each tet is made positive. tets NULL: the
+   * tets are built from the surface below (a Kuhn-cube lattice clipped to it) */
+  const double *rest_positions; /* (vert_count x 3) m */
+  uint32_t vert_count;
+  const uint32_t *tets; /* (tet_count x 4) vertex indices */
+  uint32_t tet_count;
+  const double *initial_positions; /* Nullable: (vert_count x 3) m start state; default rest */
+
+  /* render surface (Nullable): the host's skin at rest, embedded in the tets and returned
+   * deformed; without tets, the closed, consistently oriented surface to fill with tets */
+  const double *surface_positions; /* (surface_vert_count x 3) m */
+  uint32_t surface_vert_count;
+  const uint32_t *surface_triangles; /* (surface_tri_count x 3) */
+  uint32_t surface_tri_count;
+  uint32_t lattice_cells; /* tets from a surface: lattice cubes along its longest side, default 12 */
+
+  /* material 0 (the base, settable as TF_PARAM_YOUNGS_MODULUS and TF_PARAM_POISSON) */
+  double youngs_modulus; /* Pa, default 50e3 (soft tissue) */
+  double poisson;        /* default 0.45 */
+  double density;        /* kg/m^3, default 1000 */
+  /* regions: tet_materials[t] = 0 uses the base material, k > 0 uses materials[k - 1] */
+  const uint32_t *tet_materials; /* Nullable: (tet_count) */
+  const tf_flesh_material *materials; /* (material_count) */
+  uint32_t material_count;
+
+  double gravity[3]; /* m/s^2, default {0, 0, -9.81} */
+  double tau;        /* s, > 0, default 0.1 */
+  double kappa;      /* [0, 1], default 0 */
+  double pin_stiffness; /* 1/s^2, default 1000 (soft pins, as for cloth) */
+
+  tf_solver_settings solver;
+  tf_allocator allocator; /* optional */
+  tf_logger logger;       /* optional */
+} tf_flesh_def;
+
+TF_API void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size);
+#define tf_flesh_def_init(def) tf_flesh_def_init_((def), (uint32_t)sizeof *(def))
+
+/* A tet mesh read from a file: TetGen (path.node with path.ele; either name works) or Gmsh .msh
+ * (ASCII 2.2 or 4.1, tet elements). Errors name the file and line. */
+typedef struct tf_tetmesh tf_tetmesh; /* opaque */
+typedef struct tf_tetmesh_view {
+  uint32_t struct_size;    /* set by the caller: sizeof(tf_tetmesh_view) */
+  uint32_t vert_count, tet_count;
+  const double *positions; /* (vert_count x 3) */
+  const uint32_t *tets;    /* (tet_count x 4) as in the file */
+  const int32_t *regions;  /* (tet_count): TetGen's region attribute or Gmsh's physical tag; 0 if none */
+} tf_tetmesh_view;
+TF_API tf_status tf_tetmesh_load(const char *path, tf_tetmesh **out_mesh, char *errbuf, size_t errbuf_size);
+/* Arrays owned by the mesh, valid until tf_tetmesh_destroy. */
+TF_API tf_status tf_tetmesh_get(const tf_tetmesh *mesh, tf_tetmesh_view *out_view);
+/* Name of a region (Gmsh $PhysicalNames), NULL if it has none. */
+TF_API const char *tf_tetmesh_region_name(const tf_tetmesh *mesh, int32_t region);
+TF_API void tf_tetmesh_destroy(tf_tetmesh *mesh); /* NULL is a no-op */
+
+/* ---------------------------------------------------------------------------------------------
  * Simulation. */
 
 typedef struct tf_sim tf_sim; /* opaque */
 
+/* Create a flesh simulation; as tf_cloth_create. */
+TF_API tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size);
 /* Create a cloth simulation. On failure *out_sim is NULL and errbuf (Nullable) gets a message
  * naming what was wrong, e.g. "triangle 12 repeats vertex 7". */
 TF_API tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf,
@@ -169,10 +243,10 @@ TF_API const char *tf_sim_last_error(const tf_sim *sim);
 typedef enum tf_param {
   TF_PARAM_TAU = 0,            /* 1 value, s, > 0 */
   TF_PARAM_KAPPA = 1,          /* 1 value, [0, 1] */
-  TF_PARAM_BEND_STIFFNESS = 2, /* 1 value (all hinges) or hinge-wise via tf_sim_set_param_map, N m */
+  TF_PARAM_BEND_STIFFNESS = 2, /* 1 value (all hinges) or hinge-wise via tf_sim_set_param_map, N m; cloth */
   TF_PARAM_GRAVITY = 3,        /* 3 values, m/s^2 */
-  TF_PARAM_STRETCH_STIFFNESS = 4, /* 1 value, N/m */
-  TF_PARAM_POISSON = 5,        /* 1 value, (-1, 1) */
+  TF_PARAM_STRETCH_STIFFNESS = 4, /* 1 value, N/m; cloth */
+  TF_PARAM_POISSON = 5,        /* 1 value, cloth (-1, 1), flesh (-1, 0.5): base material */
   TF_PARAM_PIN_STIFFNESS = 6,  /* 1 value, 1/s^2 */
   TF_PARAM_PHI = 7,            /* 1 value, N s/m (strain-rate integrator) */
   TF_PARAM_PSI = 8,            /* 1 value, N s/m (strain-rate integrator) */
@@ -187,6 +261,7 @@ typedef enum tf_param {
   TF_PARAM_TURBULENCE_SEED = 16,  /* 1 value, integer >= 0: same seed, same wind; default 0 */
   TF_PARAM_GUST = 17,             /* 1 value, >= 0: gusts up to (1 + gust) x the base wind, default 0 */
   TF_PARAM_GUST_PERIOD = 18,      /* 1 value, s, > 0: typical time between gusts, default 3 */
+  TF_PARAM_YOUNGS_MODULUS = 19,   /* 1 value, Pa, > 0: flesh base material (cloth: stretch_stiffness) */
   TF_PARAM_COUNT_
 } tf_param;
 
@@ -234,6 +309,26 @@ TF_API tf_status tf_sim_get_normals(const tf_sim *sim, double *out_normals, uint
 TF_API tf_status tf_sim_get_forces(const tf_sim *sim, double *out_forces, uint32_t vert_count);
 /* Potential energy (elastic + bending + soft pins - gravity work), J. */
 TF_API tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy);
+/* Rest positions (vert_count x 3), e.g. to choose vertices to pin in a generated tet mesh. */
+TF_API tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out_positions, uint32_t vert_count);
+
+/* Flesh: the embedded render surface (0 vertices if none) and its deformed positions. */
+TF_API uint32_t tf_sim_surface_vert_count(const tf_sim *sim);
+TF_API tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out_positions, uint32_t surface_vert_count);
+
+/* Flesh: what the tet mesh is and how the body is doing. */
+typedef struct tf_flesh_info {
+  uint32_t struct_size;          /* set by the caller: sizeof(tf_flesh_info) */
+  uint32_t tet_count, vert_count, boundary_face_count;
+  double min_dihedral_deg, max_dihedral_deg; /* at rest */
+  uint32_t inverted_rest;        /* tets flat or inverted at rest (0 for a usable mesh) */
+  uint32_t inverted_now;         /* tets inverted in the current shape */
+  double rest_volume, volume;    /* m^3: at rest, now */
+  double mass;                   /* kg */
+  uint32_t surface_outside;      /* render-surface points outside every tet (extrapolated) */
+  double surface_worst_weight;   /* their most negative barycentric weight (0 if none) */
+} tf_flesh_info;
+TF_API tf_status tf_sim_flesh_info(const tf_sim *sim, tf_flesh_info *out_info);
 
 /* Per-advance statistics (the last tf_sim_advance). */
 typedef struct tf_stats {
@@ -387,6 +482,16 @@ typedef struct tf_api {
   tf_status (*measure_settle)(const double *times, const double *distances, uint32_t count, double lambda,
                               double dt, tf_settle_report *out);
   tf_status (*param_check)(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size);
+  void (*flesh_def_init_)(tf_flesh_def *def, uint32_t struct_size);
+  tf_status (*flesh_create)(const tf_flesh_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size);
+  tf_status (*tetmesh_load)(const char *path, tf_tetmesh **out_mesh, char *errbuf, size_t errbuf_size);
+  tf_status (*tetmesh_get)(const tf_tetmesh *mesh, tf_tetmesh_view *out_view);
+  const char *(*tetmesh_region_name)(const tf_tetmesh *mesh, int32_t region);
+  void (*tetmesh_destroy)(tf_tetmesh *mesh);
+  tf_status (*sim_get_rest_positions)(const tf_sim *sim, double *out_positions, uint32_t vert_count);
+  uint32_t (*sim_surface_vert_count)(const tf_sim *sim);
+  tf_status (*sim_get_surface_positions)(const tf_sim *sim, double *out_positions, uint32_t surface_vert_count);
+  tf_status (*sim_flesh_info)(const tf_sim *sim, tf_flesh_info *out_info);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -93,3 +93,40 @@ void scene_def(const scene *s, tf_cloth_def *def) {
   def->triangles = s->tri;
   def->tri_count = s->tri_count;
 }
+
+void scene_block(tet_scene *s, uint32_t nx, uint32_t ny, uint32_t nz, double sx, double sy, double sz) {
+  static const int kuhn[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
+  s->vert_count = (nx + 1) * (ny + 1) * (nz + 1);
+  s->tet_count = 6 * nx * ny * nz;
+  s->pos = calloc(3 * (size_t)s->vert_count, sizeof *s->pos);
+  s->tets = calloc(4 * (size_t)s->tet_count, sizeof *s->tets);
+  for (uint32_t k = 0; k <= nz; ++k)
+    for (uint32_t j = 0; j <= ny; ++j)
+      for (uint32_t i = 0; i <= nx; ++i) {
+        double *p = s->pos + 3 * (size_t)((k * (ny + 1) + j) * (nx + 1) + i);
+        p[0] = sx * i, p[1] = sy * j, p[2] = sz * k;
+      }
+  uint32_t e = 0;
+  for (uint32_t k = 0; k < nz; ++k)
+    for (uint32_t j = 0; j < ny; ++j)
+      for (uint32_t i = 0; i < nx; ++i)
+        for (int t = 0; t < 6; ++t, ++e)
+          for (int a = 0; a < 4; ++a) {
+            int c = kuhn[t][a];
+            s->tets[4 * (size_t)e + a] = ((k + (c >> 2 & 1)) * (ny + 1) + j + (c >> 1 & 1)) * (nx + 1) + i + (c & 1);
+          }
+}
+
+void tet_scene_free(tet_scene *s) {
+  free(s->pos);
+  free(s->tets);
+  memset(s, 0, sizeof *s);
+}
+
+void scene_flesh_def(const tet_scene *s, tf_flesh_def *def) {
+  tf_flesh_def_init(def);
+  def->rest_positions = s->pos;
+  def->vert_count = s->vert_count;
+  def->tets = s->tets;
+  def->tet_count = s->tet_count;
+}

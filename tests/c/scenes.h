@@ -25,6 +25,18 @@ void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const do
 void scene_young1(scene *s);
 void scene_free(scene *s);
 
+/* an nx x ny x nz lattice of sx x sy x sz boxes from the origin, each cut into Kuhn's six tets;
+ * vertex (i, j, k) = (k (ny+1) + j) (nx+1) + i */
+typedef struct tet_scene {
+  uint32_t vert_count, tet_count;
+  double *pos;    /* (vert_count x 3) */
+  uint32_t *tets; /* (tet_count x 4) */
+} tet_scene;
+void scene_block(tet_scene *s, uint32_t nx, uint32_t ny, uint32_t nz, double sx, double sy, double sz);
+void tet_scene_free(tet_scene *s);
+/* a flesh def with the block's tets and defaults */
+void scene_flesh_def(const tet_scene *s, tf_flesh_def *def);
+
 /* d1 = |x - p|_2 and d2 = max_i |x_i - p_i| (thesis eqs. 4.1, 4.2) */
 double dist_d1(const double *x, const double *p, uint32_t n);
 double dist_d2(const double *x, const double *p, uint32_t n);

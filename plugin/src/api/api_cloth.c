@@ -46,8 +46,7 @@ void api_def_init(void *def, const void *defaults, size_t full_size, uint32_t st
   if (n >= sizeof recorded) memcpy(def, &recorded, sizeof recorded);
 }
 
-/* the checks shared by create and set_param; returns 0 and fills err when bad */
-static int check_solver(const tf_solver_settings *s, char *err, size_t errn) {
+int api_check_solver(const tf_solver_settings *s, char *err, size_t errn) {
   if (s->max_newton < 1) return ERR("solver.max_newton must be >= 1"), 0;
   if (s->max_cg < 1) return ERR("solver.max_cg must be >= 1"), 0;
   if (!(s->tolerance > 0.0 && s->tolerance < 1.0)) return ERR("solver.tolerance must be in (0, 1), got %g", s->tolerance), 0;
@@ -83,7 +82,7 @@ static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
     if (!param_check(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
   if (d->integrator != TF_INTEGRATOR_TAU && d->integrator != TF_INTEGRATOR_STRAIN_RATE)
     return ERR("integrator %d is not a tf_integrator", (int)d->integrator), TF_E_INVALID_ARG;
-  if (!check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
+  if (!api_check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
   if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
     return ERR("allocator: give both alloc and free, or neither"), TF_E_INVALID_ARG;
   return TF_OK;

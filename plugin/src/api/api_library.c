@@ -127,6 +127,16 @@ static const tf_api g_api = {
     tf_sim_settle_tau,
     tf_measure_settle,
     tf_param_check,
+    tf_flesh_def_init_,
+    tf_flesh_create,
+    tf_tetmesh_load,
+    tf_tetmesh_get,
+    tf_tetmesh_region_name,
+    tf_tetmesh_destroy,
+    tf_sim_get_rest_positions,
+    tf_sim_surface_vert_count,
+    tf_sim_get_surface_positions,
+    tf_sim_flesh_info,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

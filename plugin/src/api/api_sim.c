@@ -20,11 +20,36 @@ void tf_sim_destroy(tf_sim *sim) { sim_destroy(sim); }
 
 const char *tf_sim_last_error(const tf_sim *sim) { return sim ? sim->last_error : "sim is NULL"; }
 
-tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
-  SIM_ARG(sim);
+/* parameters that only one kind of simulation has; 0 with a message for the other kind */
+static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) {
+  int flesh = sim->kind == SIM_FLESH;
+  switch (param) {
+    case TF_PARAM_YOUNGS_MODULUS: *why = "a flesh parameter (cloth has stretch_stiffness)"; return flesh;
+    case TF_PARAM_STRETCH_STIFFNESS: *why = "a cloth parameter (flesh has youngs_modulus)"; return !flesh;
+    case TF_PARAM_BEND_STIFFNESS: *why = "a cloth parameter (flesh has no hinges)"; return !flesh;
+    case TF_PARAM_PHI: case TF_PARAM_PSI: *why = "a parameter of the cloth's strain-rate integrator"; return !flesh;
+    default: return 1;
+  }
+}
+
+/* the whole check of tf_sim_set_param: range, kind, and flesh's stricter Poisson range */
+static tf_status sim_param_check(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
   char err[SIM_ERR_SIZE];
   if (!param_check(param, values, count, err, sizeof err))
     return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param: %s", err);
+  const char *why = "";
+  if (!param_fits_kind(sim, param, &why))
+    return sim_fail(sim, TF_E_UNSUPPORTED, "tf_sim_set_param: %s is %s", param_find(param)->name, why);
+  if (sim->kind == SIM_FLESH && param == TF_PARAM_POISSON && !(values[0] < 0.5))
+    return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param: poisson of a solid must be below 0.5 (0.49 is nearly "
+                                           "incompressible), got %g", values[0]);
+  return TF_OK;
+}
+
+tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
+  SIM_ARG(sim);
+  tf_status st = sim_param_check(sim, param, values, count);
+  if (st != TF_OK) return st;
   const param_desc *d = param_find(param);
   /* air: the per-triangle restoring stiffness of the drag gets its storage now, not per step */
   if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && !sim->aero_P) {
@@ -36,7 +61,7 @@ tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, ui
   /* a uniform bending stiffness replaces any per-vertex map */
   if (param == TF_PARAM_BEND_STIFFNESS)
     for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) sim->hinge_bend[e] = values[0];
-  sim_params_derive(&sim->par);
+  sim_params_derive(sim);
   return TF_OK;
 }
 
@@ -58,6 +83,7 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   SIM_ARG(sim);
   FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: only TF_PARAM_BEND_STIFFNESS has a per-vertex map (got %d)", (int)param);
+  FAIL_IF(sim, sim->kind == SIM_FLESH, TF_E_UNSUPPORTED, "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
   for (uint32_t i = 0; i < vert_count; ++i)
@@ -220,14 +246,14 @@ tf_status tf_sim_get_normals(const tf_sim *sim, double *out, uint32_t vert_count
 
 tf_status tf_sim_get_forces(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_forces");
-  cloth_potential(sim, sim->x, sim->pin_next, out);
+  sim_potential(sim, sim->x, sim->pin_next, out);
   for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = -out[k];
   return TF_OK;
 }
 
 tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy) {
   if (!sim || !out_energy) return TF_E_INVALID_ARG;
-  *out_energy = cloth_potential(sim, sim->x, sim->pin_next, NULL);
+  *out_energy = sim_potential(sim, sim->x, sim->pin_next, NULL);
   return TF_OK;
 }
 
@@ -239,5 +265,11 @@ tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out) {
   uint32_t size = out->struct_size;
   memcpy(out, &st, n);
   out->struct_size = size;
+  return TF_OK;
+}
+
+tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_rest_positions");
+  memcpy(out, sim->rest, sizeof(double) * 3 * vert_count);
   return TF_OK;
 }

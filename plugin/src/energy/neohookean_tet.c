@@ -6,7 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/eigen_sym.h"
+#include "core/eigen3.h"
+#include "core/svd3.h"
 #include "core/vec3.h"
 
 /* Levi-Civita symbol */
@@ -52,6 +53,85 @@ double tet_volume_ratio(const tet_rest *r, const double x[12]) {
   return m3_det(F);
 }
 
+/* dJ/dF = cof(F), cof_ij = 1/2 eps_ikm eps_jln F_kl F_mn */
+static void cofactor(const double F[9], double cof[9]) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      cof[3 * i + j] = F[3 * i1 + j1] * F[3 * i2 + j2] - F[3 * i1 + j2] * F[3 * i2 + j1];
+    }
+}
+
+/* C += w vec(U M V^T) vec(U M V^T)^T, M = diag(d) + o (e_x e_y^T) + p (e_y e_x^T); vec row-major */
+static void add_mode(double C[81], const double U[9], const double V[9], const double d[3], int x, int y, double o,
+                     double p, double w) {
+  double M[9] = {d[0], 0, 0, 0, d[1], 0, 0, 0, d[2]}, UM[9], Q[9];
+  if (o != 0.0 || p != 0.0) M[3 * x + y] = o, M[3 * y + x] = p;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) UM[3 * i + j] = U[3 * i] * M[j] + U[3 * i + 1] * M[3 + j] + U[3 * i + 2] * M[6 + j];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Q[3 * i + j] = UM[3 * i] * V[3 * j] + UM[3 * i + 1] * V[3 * j + 1] + UM[3 * i + 2] * V[3 * j + 2];
+  for (int a = 0; a < 9; ++a)
+    for (int b = 0; b < 9; ++b) C[9 * a + b] += w * Q[a] * Q[b];
+}
+
+/* The analytic eigensystem of the stable Neo-Hookean Hessian d2psi/dF2 (Smith et al. 2018 sec. 4;
+ * Smith et al. 2019): with F = U diag(s) V^T (signed SVD), psi = mu/2 sum s_i^2 + lam/2 (J - alpha)^2
+ * has three scaling modes U diag(e) V^T (e: eigenvectors of the 3x3 Hessian in s), and for every
+ * pair (x, y) with third index z a twist (antisymmetric) of eigenvalue mu + lam (J - alpha) s_z and
+ * a flip (symmetric) of eigenvalue mu - lam (J - alpha) s_z. The projection adds -lambda_m q q^T
+ * for each negative mode, so a Hessian with nothing to clamp is left exactly as computed: no
+ * 9x9 eigensolve per tet. */
+static void project_psd(double C[81], const double F[9], double mu, double lam, double alpha) {
+  double U[9], s[3], V[9];
+  svd3_signed(F, U, s, V);
+  const double J = s[0] * s[1] * s[2], g = lam * (J - alpha);
+  static const double R2 = 0.70710678118654752440;
+  for (int z = 0; z < 3; ++z) {
+    int x = (z + 1) % 3, y = (z + 2) % 3;
+    const double zero[3] = {0, 0, 0};
+    double twist = mu + g * s[z], flip = mu - g * s[z];
+    if (twist < 0.0) add_mode(C, U, V, zero, x, y, R2, -R2, -twist);
+    if (flip < 0.0) add_mode(C, U, V, zero, x, y, R2, R2, -flip);
+  }
+  double A[9], w[3], E[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      int k = 3 - i - j;
+      if (i == j) {
+        double dj = s[(i + 1) % 3] * s[(i + 2) % 3]; /* dJ/ds_i */
+        A[3 * i + j] = mu + lam * dj * dj;
+      } else {
+        A[3 * i + j] = lam * s[i] * s[j] * s[k] * s[k] + g * s[k];
+      }
+    }
+  eigen3_sym(A, w, E);
+  for (int m = 0; m < 3; ++m)
+    if (w[m] < 0.0) {
+      double e[3] = {E[m], E[3 + m], E[6 + m]};
+      add_mode(C, U, V, e, 0, 1, 0.0, 0.0, -w[m]);
+    }
+}
+
+void tet_stress_derivative(const double F[9], double lambda, double mu, int psd, double C[81]) {
+  const double lam = lambda + mu, alpha = 1.0 + mu / lam, J = m3_det(F);
+  double cof[9];
+  cofactor(F, cof);
+  /* d2psi/dF_ij dF_kl = mu d_ik d_jl + lam cof_ij cof_kl + lam (J - alpha) eps_ikm eps_jln F_mn */
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < 3; ++l) {
+          double h = 0.0;
+          if (i != k && j != l) {
+            int m = 3 - i - k, n = 3 - j - l;
+            h = eps3(i, k, m) * eps3(j, l, n) * F[3 * m + n];
+          }
+          C[9 * (3 * i + j) + 3 * k + l] = (i == k && j == l ? mu : 0.0) + lam * cof[3 * i + j] * cof[3 * k + l] + lam * (J - alpha) * h;
+        }
+  if (psd) project_psd(C, F, mu, lam, alpha);
+}
+
 double tet_energy(const tet_rest *r, const double x[12], double lambda, double mu, double *grad, double *hess,
                   int psd) {
   const double lam = lambda + mu, alpha = 1.0 + mu / lam, V = r->volume;
@@ -64,13 +144,8 @@ double tet_energy(const tet_rest *r, const double x[12], double lambda, double m
   const double psi = 0.5 * mu * (Ic - 3.0) + 0.5 * lam * (J - 1.0) * (J + 1.0 - 2.0 * alpha);
   if (!grad && !hess) return V * psi;
 
-  /* dJ/dF = cof(F), cof_ij = 1/2 eps_ikm eps_jln F_kl F_mn */
   double cof[9];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-      cof[3 * i + j] = F[3 * i1 + j1] * F[3 * i2 + j2] - F[3 * i1 + j2] * F[3 * i2 + j1];
-    }
+  cofactor(F, cof);
   double b[4][3]; /* dF_ij/dx_a,i = b[a][j] */
   for (int j = 0; j < 3; ++j) {
     b[0][j] = 0.0;
@@ -86,20 +161,8 @@ double tet_energy(const tet_rest *r, const double x[12], double lambda, double m
       for (int i = 0; i < 3; ++i) grad[3 * a + i] = V * (P[3 * i] * b[a][0] + P[3 * i + 1] * b[a][1] + P[3 * i + 2] * b[a][2]);
   }
   if (hess) {
-    /* d2psi/dF_ij dF_kl = mu d_ik d_jl + lam cof_ij cof_kl + lam (J - alpha) eps_ikm eps_jln F_mn */
     double C[81];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        for (int k = 0; k < 3; ++k)
-          for (int l = 0; l < 3; ++l) {
-            double h = 0.0;
-            if (i != k && j != l) {
-              int m = 3 - i - k, n = 3 - j - l;
-              h = eps3(i, k, m) * eps3(j, l, n) * F[3 * m + n];
-            }
-            C[9 * (3 * i + j) + 3 * k + l] = (i == k && j == l ? mu : 0.0) + lam * cof[3 * i + j] * cof[3 * k + l] + lam * (J - alpha) * h;
-          }
-    if (psd) eigen_sym_project_psd(C, 9);
+    tet_stress_derivative(F, lambda, mu, psd, C);
     /* K_(a,i),(c,k) = V sum_jl C_ij,kl b_a[j] b_c[l] */
     for (int a = 0; a < 4; ++a)
       for (int c = 0; c < 4; ++c)

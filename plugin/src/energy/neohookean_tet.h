@@ -30,6 +30,10 @@ TF_LOCAL double tet_energy(const tet_rest *r, const double x[12], double lambda,
                            double *hess, int psd);
 
 /* det(F) of the tet at x: the volume ratio, negative for an inverted tet. */
+/* d2psi/dF2 (9x9, F row-major) of the stable Neo-Hookean energy density; psd: with its negative
+ * modes clamped to zero through the analytic eigensystem */
+TF_LOCAL void tet_stress_derivative(const double F[9], double lambda, double mu, int psd, double C[81]);
+
 TF_LOCAL double tet_volume_ratio(const tet_rest *r, const double x[12]);
 
 /* 3D Lame parameters from Young's modulus E (Pa) and Poisson's ratio nu in (-1, 0.5). */

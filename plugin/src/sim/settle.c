@@ -56,7 +56,7 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
     memcpy(s->xhat, y, n3 * sizeof *y);
     s->h2 = CONTINUATION_H2[k];
     s->aero_on = 0;
-    newton_problem p = {cloth_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
+    newton_problem p = {sim_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
                         s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
     newton_settings ns = {STATIC_NEWTON, s->par.solver.max_cg, 1e-8, 0.0};
     newton_solve(&p, &ns, y, &s->nw, &res);
@@ -67,7 +67,7 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
   /* 2. K at the equilibrium (M / h2 is a negligible shift) and inverse iteration */
   s->h2 = STATIC_H2;
   memcpy(s->yhat, y, n3 * sizeof *y);
-  cloth_step_eval(s, y, NULL, &s->H);
+  sim_step_eval(s, y, NULL, &s->H);
   if (s->amg) amg_setup(s->amg, &s->H, s->fixed);
   pcg_precond pre = {s->amg ? amg_apply : NULL, s->amg};
   /* start: a smooth field (the hanging sheet's swing is smooth); fixed entries zero */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * Creating and destroying a cloth simulation: copy and precompute the model (rest frames, hinge
- * rest angles and stiffness factors, lumped masses), size every scratch array once, and map each
- * element's Hessian blocks to their BSR slots so assembly is a plain scatter. */
+ * Creating and destroying a simulation: copy and precompute the model (cloth: rest frames, hinge
+ * rest angles and stiffness factors, lumped masses; flesh in sim_flesh.c), size every scratch
+ * array once, and map each element's Hessian blocks to their BSR slots so assembly is a plain
+ * scatter. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,7 +33,10 @@ void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...) {
   s->logger.fn(level, buf, s->logger.ud);
 }
 
-void sim_params_derive(sim_params *p) { membrane_lame(p->stretch, p->poisson, &p->lambda, &p->mu); }
+void sim_params_derive(tf_sim *s) {
+  if (s->kind == SIM_FLESH) sim_flesh_derive(s);
+  else membrane_lame(s->par.stretch, s->par.poisson, &s->par.lambda, &s->par.mu);
+}
 
 #define ARR(field, count) ((s->field) = mem_array(&s->mem, (count), sizeof *(s->field)))
 
@@ -43,7 +47,7 @@ static void sim_free_arrays(tf_sim *s) {
   tf_mem *m = &s->mem;
   MEM_FREE_ARRAY(m, s->rest, n3);
   MEM_FREE_ARRAY(m, s->mass, n);
-  MEM_FREE_ARRAY(m, s->tri, nt);
+  if (s->tri) MEM_FREE_ARRAY(m, s->tri, nt);
   MEM_FREE_ARRAY(m, s->hinge_theta0, nh);
   MEM_FREE_ARRAY(m, s->hinge_geom, nh);
   MEM_FREE_ARRAY(m, s->hinge_bend, nh);
@@ -97,29 +101,40 @@ void sim_destroy(tf_sim *s) {
   tf_mem mem;
   amg_destroy(&s->mem, s->amg);
   sim_free_arrays(s);
-  trimesh_free(&s->mem, &s->mesh);
+  if (s->kind == SIM_FLESH) sim_flesh_free(s); /* owns the topology the mesh view points into */
+  else trimesh_free(&s->mem, &s->mesh);
   mem = s->mem;
   mem_free(&mem, s, sizeof *s);
 }
 
-tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
+void sim_default_params(sim_params *p) {
+  /* aerodynamics off (no air) until the host gives an air density; plausible cloth coefficients */
+  p->air_density = 0.0;
+  p->drag = 1.2;
+  p->lift = 0.6;
+  p->turbulence_scale = 1.0;
+  p->turbulence_time = 0.5;
+  p->gust_period = 3.0;
+}
+
+tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err, size_t errn) {
   tf_mem mem;
-  mem_init(&mem, &def->allocator);
+  mem_init(&mem, a);
   tf_sim *s = mem_alloc(&mem, sizeof *s);
-  if (!s) return snprintf(err, errn, "out of memory allocating the simulation"), TF_E_NOMEM;
+  if (!s) return snprintf(err, errn, "out of memory allocating the simulation"), NULL;
   s->mem = mem;
-  s->logger = def->logger;
-  uint32_t n = def->vert_count, nt = def->tri_count;
-  s->n = n;
-  tf_status st = trimesh_build(&s->mem, &s->mesh, n, def->triangles, nt, err, errn);
-  if (st != TF_OK) {
-    tf_mem m2 = s->mem;
-    mem_free(&m2, s, sizeof *s);
-    return st;
-  }
-  uint32_t nh = s->mesh.hinge_count ? s->mesh.hinge_count : 1, nc = s->mesh.comp_count;
+  s->logger = logger;
+  s->kind = kind;
+  s->stats.struct_size = sizeof s->stats;
+  return s;
+}
+
+tf_status sim_alloc(tf_sim *s, char *err, size_t errn) {
+  uint32_t n = s->n, nt = s->mesh.tri_count, nh = s->mesh.hinge_count ? s->mesh.hinge_count : 1;
+  uint32_t nc = s->mesh.comp_count;
   size_t n3 = 3 * (size_t)n;
-  ARR(rest, n3); ARR(mass, n); ARR(tri, nt);
+  ARR(rest, n3); ARR(mass, n);
+  if (s->kind == SIM_CLOTH) ARR(tri, nt);
   ARR(hinge_theta0, nh); ARR(hinge_geom, nh); ARR(hinge_bend, nh);
   ARR(x, n3); ARR(v, n3); ARR(vref, n3);
   ARR(pin_idx, n); ARR(pin_w, n); ARR(pin_prev, n3); ARR(pin_next, n3); ARR(fixed, n); ARR(mark, n);
@@ -133,14 +148,51 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   ARR(nw.pcg.r, n3); ARR(nw.pcg.z, n3); ARR(nw.pcg.p, n3); ARR(nw.pcg.q, n3); ARR(nw.pcg.pinv, 9 * (size_t)n);
   ARR(tri_slot, 9 * (size_t)nt); ARR(hinge_slot, 16 * (size_t)nh);
   ARR(x_save, n3); ARR(v_save, n3); ARR(vref_save, n3);
-  if (s->mem.failed) {
-    snprintf(err, errn, "out of memory allocating simulation arrays (%u vertices)", n);
-    sim_destroy(s);
-    return TF_E_NOMEM;
+  if (s->mem.failed) return snprintf(err, errn, "out of memory allocating simulation arrays (%u vertices)", n), TF_E_NOMEM;
+  bsr_init_upper(&s->H, n, s->mesh.adj_ptr, s->mesh.adj, s->hess_row_ptr, s->hess_col, s->H.diag);
+  return TF_OK;
+}
+
+tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t errn) {
+  uint32_t n = s->n, nt = s->mesh.tri_count;
+  for (uint32_t t = 0; t < nt; ++t)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        s->tri_slot[9 * (size_t)t + 3 * a + b] = bsr_slot(&s->H, s->mesh.tris[3 * t + a], s->mesh.tris[3 * t + b]);
+  for (uint32_t e = 0; e < s->mesh.hinge_count; ++e)
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b)
+        s->hinge_slot[16 * (size_t)e + 4 * a + b] =
+            bsr_slot(&s->H, s->mesh.hinges[4 * e + a], s->mesh.hinges[4 * e + b]);
+  /* multigrid pays off once block Jacobi needs hundreds of CG iterations */
+  if (n >= AMG_MIN_VERTICES) {
+    s->amg = amg_create(&s->mem, n, s->mesh.adj_ptr, s->mesh.adj);
+    if (!s->amg && s->mem.failed)
+      return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n), TF_E_NOMEM;
+    s->mem.failed = 0; /* a mesh that does not coarsen just keeps block Jacobi */
   }
+  memcpy(s->x, initial_positions ? initial_positions : s->rest, sizeof(double) * 3 * n);
+  pins_refresh_components(s);
+  return TF_OK;
+}
+
+tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
+  tf_sim *s = sim_new(&def->allocator, def->logger, SIM_CLOTH, err, errn);
+  if (!s) return TF_E_NOMEM;
+  uint32_t n = def->vert_count, nt = def->tri_count;
+  s->n = n;
+  tf_status st = trimesh_build(&s->mem, &s->mesh, n, def->triangles, nt, err, errn);
+  if (st != TF_OK) {
+    tf_mem m2 = s->mem;
+    mem_free(&m2, s, sizeof *s);
+    return st;
+  }
+  st = sim_alloc(s, err, errn);
+  if (st != TF_OK) return sim_destroy(s), st;
 
   /* parameters */
   sim_params *p = &s->par;
+  sim_default_params(p);
   p->integrator = def->integrator;
   p->tau = def->tau;
   p->kappa = def->kappa;
@@ -152,17 +204,10 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   p->phi = def->phi;
   p->psi = def->psi;
   p->solver = def->solver;
-  /* aerodynamics off (no air) until the host gives an air density; plausible cloth coefficients */
-  p->air_density = 0.0;
-  p->drag = 1.2;
-  p->lift = 0.6;
-  p->turbulence_scale = 1.0;
-  p->turbulence_time = 0.5;
-  p->gust_period = 3.0;
-  sim_params_derive(p);
+  sim_params_derive(s);
 
   /* model: rest copy, rest frames, lumped masses */
-  memcpy(s->rest, def->rest_positions, sizeof(double) * n3);
+  memcpy(s->rest, def->rest_positions, sizeof(double) * 3 * (size_t)n);
   double total_area = 0.0;
   for (uint32_t t = 0; t < nt; ++t) {
     const uint32_t *tv = s->mesh.tris + 3 * t;
@@ -196,33 +241,8 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
     s->hinge_bend[e] = p->bend;
   }
 
-  /* Hessian pattern = mesh adjacency; element block slots */
-  bsr_init_upper(&s->H, n, s->mesh.adj_ptr, s->mesh.adj, s->hess_row_ptr, s->hess_col, s->H.diag);
-  for (uint32_t t = 0; t < nt; ++t)
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b)
-        s->tri_slot[9 * (size_t)t + 3 * a + b] = bsr_slot(&s->H, s->mesh.tris[3 * t + a], s->mesh.tris[3 * t + b]);
-  for (uint32_t e = 0; e < s->mesh.hinge_count; ++e)
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        s->hinge_slot[16 * (size_t)e + 4 * a + b] =
-            bsr_slot(&s->H, s->mesh.hinges[4 * e + a], s->mesh.hinges[4 * e + b]);
-
-  /* multigrid pays off once block Jacobi needs hundreds of CG iterations */
-  if (n >= AMG_MIN_VERTICES) {
-    s->amg = amg_create(&s->mem, n, s->mesh.adj_ptr, s->mesh.adj);
-    if (!s->amg && s->mem.failed) {
-      snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n);
-      sim_destroy(s);
-      return TF_E_NOMEM;
-    }
-    s->mem.failed = 0; /* a mesh that does not coarsen just keeps block Jacobi */
-  }
-
-  /* state */
-  memcpy(s->x, def->initial_positions ? def->initial_positions : def->rest_positions, sizeof(double) * n3);
-  pins_refresh_components(s);
-  s->stats.struct_size = sizeof s->stats;
+  st = sim_finish(s, def->initial_positions, err, errn);
+  if (st != TF_OK) return sim_destroy(s), st;
   *out = s;
   return TF_OK;
 }

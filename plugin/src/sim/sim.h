@@ -8,6 +8,8 @@
 
 #include "core/mem.h"
 #include "energy/membrane_tri.h"
+#include "energy/neohookean_tet.h"
+#include "mesh/tetmesh.h"
 #include "mesh/trimesh.h"
 #include "solve/amg.h"
 #include "solve/newton.h"
@@ -17,7 +19,8 @@
 typedef struct sim_params {
   tf_integrator integrator;
   double tau, kappa;
-  double stretch, poisson, lambda, mu; /* lambda, mu derived (plane stress) */
+  double stretch, poisson, lambda, mu; /* lambda, mu derived (cloth: plane stress; flesh: 3D) */
+  double youngs;                        /* Pa, flesh base material (material 0) */
   double bend;                          /* N m, uniform value (the map overrides per hinge) */
   double gravity[3];
   double pin_stiffness;
@@ -39,12 +42,38 @@ typedef struct sim_comp {
   double acc[6]; /* accumulators */
 } sim_comp;
 
+typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;
+
+/* flesh: the tets, their materials and the render surface embedded in them */
+typedef struct sim_flesh {
+  tetmesh tet;            /* topology; its boundary faces are the simulation's triangles */
+  tet_rest *rest;         /* (tet_count) */
+  uint32_t *mat;          /* (tet_count) material index: 0 = base (the parameters), k > 0 = table */
+  double *fill;           /* (tet_count) inside fraction of a lattice tet (1 for the host's tets) */
+  double *lambda, *mu;    /* (tet_count) Pa: fill x its material's */
+  uint32_t mat_count;     /* table size incl. the base */
+  double *mat_lambda, *mat_mu; /* (mat_count) Pa, [0] follows youngs/poisson */
+  uint32_t *slot;         /* (tet_count x 16) BSR slots */
+  double rest_volume;     /* m^3 */
+  /* embedded render surface (may be empty) */
+  uint32_t surf_n, surf_tri_count;
+  uint32_t *surf_tet;     /* (surf_n) */
+  double *surf_w;         /* (surf_n x 4) barycentric weights */
+  uint32_t *surf_tris;    /* (surf_tri_count x 3) */
+  uint32_t surf_outside;  /* surface points outside every tet (extrapolated) */
+  double surf_worst;      /* most negative weight among them */
+  int from_surface;       /* the tets were built from the surface by the lattice tetrahedralizer */
+} sim_flesh;
+
 struct tf_sim {
   tf_mem mem;
+  sim_kind kind;
+  sim_flesh flesh; /* kind == SIM_FLESH */
   tf_logger logger;
   char last_error[SIM_ERR_SIZE];
 
-  /* model */
+  /* model. For flesh, mesh is a view of the tets' boundary faces, components and adjacency
+   * (no edges or hinges; owned by flesh.tet) */
   trimesh mesh;
   uint32_t n;             /* vertices */
   double *rest;           /* (n x 3) */
@@ -107,17 +136,32 @@ struct tf_sim {
   tf_stats stats;
 };
 
-/* sim.c */
+/* sim.c: creation steps shared by every kind */
+TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err, size_t n);
+/* every per-vertex and per-triangle array, and the Hessian pattern from mesh.adj; s->n and
+ * s->mesh set. TF_E_NOMEM with a message */
+TF_LOCAL tf_status sim_alloc(tf_sim *s, char *err, size_t n);
+/* element slots of the mesh's triangles and hinges, and the multigrid hierarchy */
+TF_LOCAL tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t n);
+TF_LOCAL void sim_default_params(sim_params *p);
 TF_LOCAL tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t n);
 TF_LOCAL void sim_destroy(tf_sim *s);
 TF_LOCAL tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-TF_LOCAL void sim_params_derive(sim_params *p);
+TF_LOCAL void sim_params_derive(tf_sim *s);
 TF_LOCAL void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* cloth_energy.c: objective of the tau step and plain potential energy */
-TF_LOCAL double cloth_step_eval(void *ctx, const double *y, double *grad, bsr *H);
-TF_LOCAL double cloth_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad);
+/* sim_flesh.c */
+TF_LOCAL tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t n);
+TF_LOCAL void sim_flesh_free(tf_sim *s);
+/* material 0 from the parameters (youngs, poisson) */
+TF_LOCAL void sim_flesh_derive(tf_sim *s);
+/* sum of the tets' current volumes, m^3 */
+TF_LOCAL double sim_flesh_volume(const tf_sim *s, const double *x);
+
+/* objective.c: objective of the tau step and plain potential energy */
+TF_LOCAL double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H);
+TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad);
 
 /* rigid.c */
 TF_LOCAL void rigid_update_frames(tf_sim *s, const double *x);

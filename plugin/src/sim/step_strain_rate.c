@@ -13,7 +13,7 @@ void step_strain_rate(tf_sim *s, double dt) {
   uint32_t n = s->n;
   double *x = s->x, *v = s->v, *g = s->nw.grad, *vt = s->tmp, *fd = s->f, *xt = s->y;
   /* elastic + bending + soft pins + gravity at x_n: f = -grad PE (eq. 3.12 forces) */
-  cloth_potential(s, x, s->pin_sub, g);
+  sim_potential(s, x, s->pin_sub, g);
   /* intermediate velocity and position (eqs. 4.3, 4.4); hard pins move with their targets */
   for (size_t k = 0; k < 3 * (size_t)n; ++k) vt[k] = v[k] - dt * g[k] / s->mass[k / 3];
   for (uint32_t q = 0; q < s->pin_count; ++q) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * The cloth's energies summed over elements, and the objective of one tau step (design note
- * sec. 2.4, the incremental potential)
+ * The energies summed over elements, and the objective of one tau step (design note sec. 2.4,
+ * the incremental potential)
  *   E(y) = sum_i m_i/(2 h^2) |y_i - yhat_i|^2 + PE(y) - f . y
- * with PE = membrane (StVK) + hinge bending + soft pin springs. Hard-pinned vertices are fixed:
+ * with PE = cloth: membrane (StVK) + hinge bending, flesh: stable Neo-Hookean tets; + soft pins. Hard-pinned vertices are fixed:
  * their gradient rows are zero and PCG skips them. */
 #include <string.h>
 
@@ -11,30 +11,58 @@
 #include "energy/membrane_tri.h"
 #include "sim/sim.h"
 
-/* membrane + bending (+ soft pins at targets pins, Nullable) into E, grad, H */
-static double elastic_terms(const tf_sim *s, const double *y, const double *pins, double *grad, bsr *H) {
+/* scatter an element's (k x k blocks) Hessian into H through its slots (UINT32_MAX: a lower
+ * block, whose transpose is stored) */
+static void scatter_hessian(bsr *H, const uint32_t *slot, const double *h, int k) {
+  for (int a = 0; a < k; ++a)
+    for (int b = 0; b < k; ++b) {
+      if (slot[k * a + b] == UINT32_MAX) continue;
+      double blk[9];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 3 * k + 3 * b + j];
+      bsr_add_block(H, slot[k * a + b], blk);
+    }
+}
+
+/* flesh: stable Neo-Hookean on every tet (energy/neohookean_tet.c), PSD-projected Hessians */
+static double tet_terms(const tf_sim *s, const double *y, double *grad, bsr *H) {
+  const sim_flesh *F = &s->flesh;
+  double E = 0.0, lx[12], g[12], h[144];
+  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
+    const tet_rest *r = &F->rest[t];
+    uint32_t v[4];
+    for (int k = 0; k < 4; ++k) {
+      v[k] = F->tet.tets[4 * (size_t)t + tet_local_vertex(r, k)];
+      v3_copy(lx + 3 * k, y + 3 * (size_t)v[k]);
+    }
+    E += tet_energy(r, lx, F->lambda[t], F->mu[t], grad ? g : NULL, H ? h : NULL, 1);
+    if (grad)
+      for (int k = 0; k < 4; ++k) v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
+    if (H) scatter_hessian(H, F->slot + 16 * (size_t)t, h, 4);
+  }
+  return E;
+}
+
+/* cloth: StVK membrane per triangle, PSD-projected Hessians */
+static double membrane_terms(const tf_sim *s, const double *y, double *grad, bsr *H) {
   const trimesh *m = &s->mesh;
-  double E = 0.0;
-  double lx[12], g[12], h[144];
-  int psd = 1;
+  double E = 0.0, lx[9], g[9], h[81];
   for (uint32_t t = 0; t < m->tri_count; ++t) {
     const uint32_t *v = m->tris + 3 * t;
     for (int k = 0; k < 3; ++k) v3_copy(lx + 3 * k, y + 3 * (size_t)v[k]);
-    E += membrane_energy(&s->tri[t], lx, s->par.lambda, s->par.mu, grad ? g : NULL, H ? h : NULL, psd);
+    E += membrane_energy(&s->tri[t], lx, s->par.lambda, s->par.mu, grad ? g : NULL, H ? h : NULL, 1);
     if (grad)
       for (int k = 0; k < 3; ++k) v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
-    if (H) {
-      const uint32_t *slot = s->tri_slot + 9 * (size_t)t;
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) {
-          if (slot[3 * a + b] == UINT32_MAX) continue; /* lower triangle: its transpose is stored */
-          double blk[9];
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 9 + 3 * b + j];
-          bsr_add_block(H, slot[3 * a + b], blk);
-        }
-    }
+    if (H) scatter_hessian(H, s->tri_slot + 9 * (size_t)t, h, 3);
   }
+  return E;
+}
+
+/* membrane + bending, or tets (+ soft pins at targets pins, Nullable) into E, grad, H */
+static double elastic_terms(const tf_sim *s, const double *y, const double *pins, double *grad, bsr *H) {
+  const trimesh *m = &s->mesh;
+  double E = s->kind == SIM_FLESH ? tet_terms(s, y, grad, H) : membrane_terms(s, y, grad, H);
+  double lx[12], g[12], h[144];
   for (uint32_t e = 0; e < m->hinge_count; ++e) {
     double k = s->hinge_bend[e] * s->hinge_geom[e];
     if (k == 0.0) continue;
@@ -43,17 +71,7 @@ static double elastic_terms(const tf_sim *s, const double *y, const double *pins
     E += hinge_energy_psd(lx, k, s->hinge_theta0[e], grad ? g : NULL, H ? h : NULL);
     if (grad)
       for (int q = 0; q < 4; ++q) v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
-    if (H) {
-      const uint32_t *slot = s->hinge_slot + 16 * (size_t)e;
-      for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b) {
-          if (slot[4 * a + b] == UINT32_MAX) continue;
-          double blk[9];
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 12 + 3 * b + j];
-          bsr_add_block(H, slot[4 * a + b], blk);
-        }
-    }
+    if (H) scatter_hessian(H, s->hinge_slot + 16 * (size_t)e, h, 4);
   }
   /* soft pins: goal springs 1/2 k_i |y_i - p_i|^2, k_i = m_i * pin_stiffness * w / (1 - w) */
   if (pins) {
@@ -105,17 +123,7 @@ static double drag_terms(const tf_sim *s, const double *y, double *grad, bsr *H)
       }
       if (grad)
         for (int q = 0; q < 3; ++q) v3_add(grad + 3 * (size_t)tv[q], grad + 3 * (size_t)tv[q], Pdx + 3 * q);
-      if (H) {
-        const uint32_t *slot = s->tri_slot + 9 * (size_t)t;
-        for (int a = 0; a < 3; ++a)
-          for (int b = 0; b < 3; ++b) {
-            if (slot[3 * a + b] == UINT32_MAX) continue;
-            double blk[9];
-            for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j) blk[3 * i + j] = P[(3 * a + i) * 9 + 3 * b + j];
-            bsr_add_block(H, slot[3 * a + b], blk);
-          }
-      }
+      if (H) scatter_hessian(H, s->tri_slot + 9 * (size_t)t, P, 3);
     }
     if (H) {
       double blk[9], w = c * inv_dt / 9.0;
@@ -129,7 +137,7 @@ static double drag_terms(const tf_sim *s, const double *y, double *grad, bsr *H)
   return E;
 }
 
-double cloth_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
+double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
   const tf_sim *s = ctx;
   uint32_t n = s->n;
   if (grad) memset(grad, 0, sizeof(double) * 3 * n);
@@ -172,7 +180,7 @@ double cloth_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
   return E;
 }
 
-double cloth_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad) {
+double sim_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad) {
   if (grad) memset(grad, 0, sizeof(double) * 3 * s->n);
   double E = elastic_terms(s, x, pin_targets, grad, NULL);
   /* gravity: PE_g = -sum m g . x */

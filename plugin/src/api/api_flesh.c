@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT
+ * Flesh entry points: def defaults and validation (every message names the field), creation, tet
+ * files, the embedded render surface and the body's report. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api_common.h"
+#include "api/api_params.h"
+#include "mesh/tet_embed.h"
+#include "mesh/tetmesh_io.h"
+
+#define ERR(...) (snprintf(err, errn, __VA_ARGS__))
+
+static const uint32_t DEFAULT_LATTICE_CELLS = 12;
+
+void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size) {
+  if (!def) return;
+  tf_flesh_def d;
+  memset(&d, 0, sizeof d);
+  d.struct_size = (uint32_t)sizeof d;
+  d.lattice_cells = DEFAULT_LATTICE_CELLS;
+  d.youngs_modulus = 50e3;
+  d.poisson = 0.45;
+  d.density = 1000.0;
+  d.gravity[2] = -9.81;
+  d.tau = 0.1;
+  d.kappa = 0.0;
+  d.pin_stiffness = 1000.0;
+  d.solver.max_newton = 20;
+  d.solver.max_cg = 500;
+  d.solver.tolerance = 1e-3;
+  d.solver.abs_tolerance = 1e-7;
+  d.logger.min_level = TF_LOG_WARN;
+  api_def_init(def, &d, sizeof d, struct_size);
+}
+
+static int check_material(const char *what, double E, double nu, double rho, char *err, size_t errn) {
+  if (!(E > 0.0) || !api_finite(E)) return ERR("%s: youngs_modulus must be > 0 Pa, got %g", what, E), 0;
+  if (!(nu > -1.0 && nu < 0.5))
+    return ERR("%s: poisson must be in (-1, 0.5) for a solid (0.49 is nearly incompressible), got %g", what, nu), 0;
+  if (!(rho > 0.0) || !api_finite(rho)) return ERR("%s: density must be > 0 kg/m^3, got %g", what, rho), 0;
+  return 1;
+}
+
+static tf_status check_surface(const tf_flesh_def *d, int required, char *err, size_t errn) {
+  if (!d->surface_positions) {
+    if (required) return ERR("give tets (rest_positions and tets) or a closed surface to fill (surface_positions and "
+                             "surface_triangles)"), TF_E_INVALID_ARG;
+    return TF_OK;
+  }
+  if (d->surface_vert_count == 0) return ERR("surface_positions given but surface_vert_count is 0"), TF_E_INVALID_ARG;
+  if (!api_all_finite(d->surface_positions, 3 * (size_t)d->surface_vert_count))
+    return ERR("surface_positions: not all finite"), TF_E_INVALID_ARG;
+  if (required && (!d->surface_triangles || d->surface_tri_count < 4))
+    return ERR("filling a surface with tets needs its triangles (surface_triangles, at least 4)"), TF_E_INVALID_ARG;
+  if (d->surface_tri_count && !d->surface_triangles)
+    return ERR("surface_tri_count is %u but surface_triangles is NULL", d->surface_tri_count), TF_E_INVALID_ARG;
+  for (size_t k = 0; k < 3 * (size_t)d->surface_tri_count; ++k)
+    if (d->surface_triangles[k] >= d->surface_vert_count)
+      return ERR("surface triangle %zu: vertex index %u out of range (surface_vert_count %u)", k / 3,
+                 d->surface_triangles[k], d->surface_vert_count), TF_E_BAD_MESH;
+  return TF_OK;
+}
+
+static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
+  if (d->tets) {
+    if (!d->rest_positions) return ERR("rest_positions is NULL"), TF_E_INVALID_ARG;
+    if (d->tet_count == 0) return ERR("tet_count is 0"), TF_E_BAD_MESH;
+    if (d->vert_count < 4) return ERR("vert_count is %u, need at least 4", d->vert_count), TF_E_BAD_MESH;
+    /* indices, finiteness and degenerate tets are checked by the topology build */
+    if (d->initial_positions && !api_all_finite(d->initial_positions, 3 * (size_t)d->vert_count))
+      return ERR("initial_positions: not all finite"), TF_E_INVALID_ARG;
+    if (d->tet_materials) {
+      if (d->material_count && !d->materials) return ERR("material_count is %u but materials is NULL", d->material_count), TF_E_INVALID_ARG;
+      for (uint32_t t = 0; t < d->tet_count; ++t)
+        if (d->tet_materials[t] > d->material_count)
+          return ERR("tet_materials[%u] = %u but there are %u materials (0 is the base material)", t, d->tet_materials[t],
+                     d->material_count), TF_E_INVALID_ARG;
+    }
+    for (uint32_t k = 0; k < d->material_count && d->materials; ++k) {
+      char what[48];
+      snprintf(what, sizeof what, "materials[%u]", k);
+      if (!check_material(what, d->materials[k].youngs_modulus, d->materials[k].poisson, d->materials[k].density, err, errn))
+        return TF_E_INVALID_ARG;
+    }
+  } else {
+    if (d->lattice_cells < 2 || d->lattice_cells > 512)
+      return ERR("lattice_cells must be in [2, 512], got %u", d->lattice_cells), TF_E_INVALID_ARG;
+    if (d->initial_positions) return ERR("initial_positions cannot be given for tets built from a surface"), TF_E_INVALID_ARG;
+    if (d->tet_materials) return ERR("tet_materials cannot be given for tets built from a surface"), TF_E_INVALID_ARG;
+  }
+  tf_status st = check_surface(d, !d->tets, err, errn);
+  if (st != TF_OK) return st;
+  if (!check_material("material", d->youngs_modulus, d->poisson, d->density, err, errn)) return TF_E_INVALID_ARG;
+  struct { tf_param p; const double *v; uint32_t c; } ps[] = {
+      {TF_PARAM_TAU, &d->tau, 1}, {TF_PARAM_KAPPA, &d->kappa, 1}, {TF_PARAM_GRAVITY, d->gravity, 3},
+      {TF_PARAM_PIN_STIFFNESS, &d->pin_stiffness, 1}};
+  for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k)
+    if (!param_check(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
+  if (!api_check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
+  if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
+    return ERR("allocator: give both alloc and free, or neither"), TF_E_INVALID_ARG;
+  return TF_OK;
+}
+
+tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size) {
+  char local[SIM_ERR_SIZE];
+  char *err = errbuf && errbuf_size ? errbuf : local;
+  size_t errn = errbuf && errbuf_size ? errbuf_size : sizeof local;
+  err[0] = '\0';
+  if (out_sim) *out_sim = NULL;
+  if (!out_sim) return ERR("tf_flesh_create: out_sim is NULL"), TF_E_INVALID_ARG;
+  if (!def) return ERR("tf_flesh_create: def is NULL"), TF_E_INVALID_ARG;
+  if (def->struct_size == 0)
+    return ERR("tf_flesh_create: def.struct_size is 0: initialize the def with tf_flesh_def_init"), TF_E_DEF_INIT;
+  tf_flesh_def d;
+  tf_flesh_def_init(&d);
+  memcpy(&d, def, def->struct_size < sizeof d ? def->struct_size : sizeof d);
+  d.struct_size = sizeof d;
+  tf_status st = validate_def(&d, err, errn);
+  if (st != TF_OK) return st;
+  return sim_create_flesh(&d, out_sim, err, errn);
+}
+
+/* ---- render surface and report ---- */
+
+uint32_t tf_sim_surface_vert_count(const tf_sim *sim) { return sim && sim->kind == SIM_FLESH ? sim->flesh.surf_n : 0; }
+
+tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out, uint32_t count) {
+  if (!sim) return TF_E_INVALID_ARG;
+  tf_sim *s = (tf_sim *)sim;
+  FAIL_IF(s, sim->kind != SIM_FLESH || sim->flesh.surf_n == 0, TF_E_UNSUPPORTED,
+          "tf_sim_get_surface_positions: this simulation has no embedded surface");
+  FAIL_IF(s, !out || count != sim->flesh.surf_n, TF_E_INVALID_ARG,
+          "tf_sim_get_surface_positions: %s (count %u, surface has %u vertices)", out ? "wrong count" : "output array is NULL",
+          count, sim->flesh.surf_n);
+  tet_embed_apply(sim->x, sim->flesh.tet.tets, sim->flesh.surf_tet, sim->flesh.surf_w, count, out);
+  return TF_OK;
+}
+
+tf_status tf_sim_flesh_info(const tf_sim *sim, tf_flesh_info *out) {
+  if (!sim || !out) return TF_E_INVALID_ARG;
+  if (out->struct_size == 0) return TF_E_DEF_INIT;
+  FAIL_IF((tf_sim *)sim, sim->kind != SIM_FLESH, TF_E_UNSUPPORTED, "tf_sim_flesh_info: not a flesh simulation");
+  const sim_flesh *F = &sim->flesh;
+  tf_flesh_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.tet_count = F->tet.tet_count;
+  info.vert_count = sim->n;
+  info.boundary_face_count = F->tet.face_count;
+  tetmesh_quality q;
+  tetmesh_measure(sim->rest, F->tet.tets, F->tet.tet_count, &q);
+  info.min_dihedral_deg = q.min_dihedral;
+  info.max_dihedral_deg = q.max_dihedral;
+  info.inverted_rest = q.inverted;
+  tetmesh_measure(sim->x, F->tet.tets, F->tet.tet_count, &q);
+  info.inverted_now = q.inverted;
+  info.rest_volume = F->rest_volume;
+  info.volume = sim_flesh_volume(sim, sim->x);
+  for (uint32_t i = 0; i < sim->n; ++i) info.mass += sim->mass[i];
+  info.surface_outside = F->surf_outside;
+  info.surface_worst_weight = F->surf_worst;
+  uint32_t size = out->struct_size;
+  memcpy(out, &info, size < sizeof info ? size : sizeof info);
+  out->struct_size = size;
+  return TF_OK;
+}
+
+/* ---- tet files ---- */
+
+struct tf_tetmesh {
+  tf_mem mem;
+  tetmesh_data d;
+};
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+tf_status tf_tetmesh_load(const char *path, tf_tetmesh **out, char *errbuf, size_t errbuf_size) {
+  char local[SIM_ERR_SIZE];
+  char *err = errbuf && errbuf_size ? errbuf : local;
+  size_t errn = errbuf && errbuf_size ? errbuf_size : sizeof local;
+  err[0] = '\0';
+  if (out) *out = NULL;
+  if (!out || !path) return ERR("tf_tetmesh_load: %s is NULL", out ? "path" : "out_mesh"), TF_E_INVALID_ARG;
+  tf_mem mem;
+  mem_init(&mem, NULL);
+  tf_tetmesh *m = mem_alloc(&mem, sizeof *m);
+  if (!m) return ERR("out of memory"), TF_E_NOMEM;
+  m->mem = mem;
+  tf_status st;
+  if (ends_with(path, ".msh")) {
+    st = tetmesh_load_gmsh(&m->mem, path, &m->d, err, errn);
+  } else if (ends_with(path, ".node") || ends_with(path, ".ele")) {
+    /* TetGen: the same stem with both extensions */
+    size_t stem = strlen(path) - (ends_with(path, ".node") ? 5 : 4);
+    char node[4096], ele[4096];
+    if (stem + 6 > sizeof node) {
+      st = TF_E_INVALID_ARG;
+      ERR("tf_tetmesh_load: path too long");
+    } else {
+      snprintf(node, sizeof node, "%.*s.node", (int)stem, path);
+      snprintf(ele, sizeof ele, "%.*s.ele", (int)stem, path);
+      st = tetmesh_load_tetgen(&m->mem, node, ele, &m->d, err, errn);
+    }
+  } else {
+    st = TF_E_INVALID_ARG;
+    ERR("%s: unknown tet mesh format: expected .msh (Gmsh) or .node/.ele (TetGen)", path);
+  }
+  if (st != TF_OK) {
+    tf_tetmesh_destroy(m);
+    return st;
+  }
+  *out = m;
+  return TF_OK;
+}
+
+tf_status tf_tetmesh_get(const tf_tetmesh *m, tf_tetmesh_view *out) {
+  if (!m || !out) return TF_E_INVALID_ARG;
+  if (out->struct_size == 0) return TF_E_DEF_INIT;
+  tf_tetmesh_view v = {sizeof v, m->d.vert_count, m->d.tet_count, m->d.pos, m->d.tets, m->d.region};
+  uint32_t size = out->struct_size;
+  memcpy(out, &v, size < sizeof v ? size : sizeof v);
+  out->struct_size = size;
+  return TF_OK;
+}
+
+const char *tf_tetmesh_region_name(const tf_tetmesh *m, int32_t region) {
+  if (!m) return NULL;
+  for (uint32_t k = 0; k < m->d.name_count; ++k)
+    if (m->d.names[k].region == region) return m->d.names[k].name;
+  return NULL;
+}
+
+void tf_tetmesh_destroy(tf_tetmesh *m) {
+  if (!m) return;
+  tetmesh_data_free(&m->mem, &m->d);
+  tf_mem mem = m->mem;
+  mem_free(&mem, m, sizeof *m);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT
+ * Creating a flesh simulation: tets from the host (or from the lattice tetrahedralizer), their
+ * rest data, materials, lumped masses, Hessian slots and the embedded render surface. Everything
+ * after that (the tau step, pins, rigid motion, settle time, wind on the boundary faces) is the
+ * cloth engine's own code: the tets' boundary faces, components and adjacency stand in for the
+ * cloth mesh (sim.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/vec3.h"
+#include "mesh/tet_embed.h"
+#include "mesh/tetrahedralize.h"
+#include "sim/sim.h"
+
+/* inside-fraction samples per lattice tet: the centroid and the midpoints towards each vertex */
+static const int FILL_SAMPLES = 5;
+/* a lattice tet barely touching the inside keeps this much, so no vertex is massless */
+static const double FILL_MIN = 0.1;
+
+#define FARR(field, count) ((F->field) = mem_array(&s->mem, (count), sizeof *(F->field)))
+
+void sim_flesh_free(tf_sim *s) {
+  sim_flesh *F = &s->flesh;
+  uint32_t nt = F->tet.tet_count;
+  tf_mem *m = &s->mem;
+  MEM_FREE_ARRAY(m, F->rest, nt);
+  MEM_FREE_ARRAY(m, F->mat, nt);
+  MEM_FREE_ARRAY(m, F->fill, nt);
+  MEM_FREE_ARRAY(m, F->lambda, nt);
+  MEM_FREE_ARRAY(m, F->mu, nt);
+  MEM_FREE_ARRAY(m, F->mat_lambda, F->mat_count);
+  MEM_FREE_ARRAY(m, F->mat_mu, F->mat_count);
+  MEM_FREE_ARRAY(m, F->slot, 16 * (size_t)nt);
+  MEM_FREE_ARRAY(m, F->surf_tet, F->surf_n);
+  MEM_FREE_ARRAY(m, F->surf_w, 4 * (size_t)F->surf_n);
+  MEM_FREE_ARRAY(m, F->surf_tris, 3 * (size_t)F->surf_tri_count);
+  tetmesh_free(m, &F->tet);
+}
+
+void sim_flesh_derive(tf_sim *s) {
+  sim_flesh *F = &s->flesh;
+  if (!F->mat_lambda) return;
+  tet_lame(s->par.youngs, s->par.poisson, &F->mat_lambda[0], &F->mat_mu[0]);
+  s->par.lambda = F->mat_lambda[0];
+  s->par.mu = F->mat_mu[0];
+  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
+    F->lambda[t] = F->fill[t] * F->mat_lambda[F->mat[t]];
+    F->mu[t] = F->fill[t] * F->mat_mu[F->mat[t]];
+  }
+}
+
+double sim_flesh_volume(const tf_sim *s, const double *x) {
+  const sim_flesh *F = &s->flesh;
+  double vol = 0.0;
+  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
+    double lx[12];
+    for (int k = 0; k < 4; ++k) v3_copy(lx + 3 * k, x + 3 * (size_t)F->tet.tets[4 * (size_t)t + tet_local_vertex(&F->rest[t], k)]);
+    vol += F->rest[t].volume * tet_volume_ratio(&F->rest[t], lx);
+  }
+  return vol;
+}
+
+/* volume enclosed by a closed, outward oriented surface (divergence theorem) */
+static double enclosed_volume(const double *pos, const uint32_t *tris, uint32_t tri_count) {
+  double vol = 0.0, c[3];
+  for (uint32_t t = 0; t < tri_count; ++t) {
+    const double *a = pos + 3 * (size_t)tris[3 * t], *b = pos + 3 * (size_t)tris[3 * t + 1], *d = pos + 3 * (size_t)tris[3 * t + 2];
+    v3_cross(c, b, d);
+    vol += v3_dot(a, c) / 6.0;
+  }
+  return vol;
+}
+
+/* lattice tets straddle the surface: weight each one's mass and stiffness by the fraction of it
+ * inside, so the body weighs and resists like the surface's volume, not the lattice's */
+static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
+  sim_flesh *F = &s->flesh;
+  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
+    const uint32_t *v = F->tet.tets + 4 * (size_t)t;
+    double c[3] = {0, 0, 0}, p[3];
+    for (int k = 0; k < 4; ++k) v3_axpy(c, 0.25, s->rest + 3 * (size_t)v[k]);
+    int inside = winding_number(def->surface_positions, def->surface_triangles, def->surface_tri_count, c) > 0.5;
+    for (int k = 0; k < 4; ++k) {
+      v3_add(p, c, s->rest + 3 * (size_t)v[k]);
+      v3_scale(p, p, 0.5);
+      inside += winding_number(def->surface_positions, def->surface_triangles, def->surface_tri_count, p) > 0.5;
+    }
+    F->fill[t] = fmax(FILL_MIN, (double)inside / FILL_SAMPLES);
+  }
+}
+
+static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos, const uint32_t *tets,
+                             uint32_t nv, uint32_t nt, char *err, size_t errn) {
+  sim_flesh *F = &s->flesh;
+  tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, err, errn);
+  if (st != TF_OK) return st;
+  s->n = nv;
+  s->mesh = (trimesh){.vert_count = nv, .tri_count = F->tet.face_count, .comp_count = F->tet.comp_count,
+                      .tris = F->tet.faces, .comp = F->tet.comp, .adj_ptr = F->tet.adj_ptr, .adj = F->tet.adj,
+                      .adj_count = F->tet.adj_count};
+  if ((st = sim_alloc(s, err, errn)) != TF_OK) return st;
+  memcpy(s->rest, pos, sizeof(double) * 3 * (size_t)nv);
+
+  F->mat_count = 1 + (def->tets ? def->material_count : 0);
+  FARR(rest, nt); FARR(mat, nt); FARR(fill, nt); FARR(lambda, nt); FARR(mu, nt);
+  FARR(mat_lambda, F->mat_count); FARR(mat_mu, F->mat_count); FARR(slot, 16 * (size_t)nt);
+  double *density = mem_array(&s->mem, nt, sizeof *density);
+  if (s->mem.failed) {
+    MEM_FREE_ARRAY(&s->mem, density, nt);
+    return snprintf(err, errn, "out of memory allocating %u tets", nt), TF_E_NOMEM;
+  }
+  for (uint32_t k = 1; k < F->mat_count; ++k)
+    tet_lame(def->materials[k - 1].youngs_modulus, def->materials[k - 1].poisson, &F->mat_lambda[k], &F->mat_mu[k]);
+  F->rest_volume = 0.0;
+  for (uint32_t t = 0; t < nt; ++t) {
+    const uint32_t *v = F->tet.tets + 4 * (size_t)t;
+    tet_rest_init(&F->rest[t], s->rest + 3 * (size_t)v[0], s->rest + 3 * (size_t)v[1], s->rest + 3 * (size_t)v[2],
+                  s->rest + 3 * (size_t)v[3]);
+    F->rest_volume += F->rest[t].volume;
+    F->mat[t] = def->tets && def->tet_materials ? def->tet_materials[t] : 0;
+    F->fill[t] = 1.0;
+    density[t] = F->mat[t] ? def->materials[F->mat[t] - 1].density : def->density;
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b)
+        F->slot[16 * (size_t)t + 4 * a + b] =
+            bsr_slot(&s->H, v[tet_local_vertex(&F->rest[t], a)], v[tet_local_vertex(&F->rest[t], b)]);
+  }
+  if (!def->tets) {
+    lattice_fill(s, def);
+    for (uint32_t t = 0; t < nt; ++t) density[t] *= F->fill[t];
+  }
+  tetmesh_lumped_mass(&F->tet, s->rest, density, 0.0, s->mass);
+  MEM_FREE_ARRAY(&s->mem, density, nt);
+  for (uint32_t i = 0; i < nv; ++i)
+    if (!(s->mass[i] > 0.0))
+      return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass", i), TF_E_BAD_MESH;
+  if (!def->tets) {
+    /* what is left of the lattice's excess: scale to the surface's own volume */
+    double want = def->density * enclosed_volume(def->surface_positions, def->surface_triangles, def->surface_tri_count);
+    double have = 0.0;
+    for (uint32_t i = 0; i < nv; ++i) have += s->mass[i];
+    if (want > 0.0)
+      for (uint32_t i = 0; i < nv; ++i) s->mass[i] *= want / have;
+  }
+  return TF_OK;
+}
+
+static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, size_t errn) {
+  sim_flesh *F = &s->flesh;
+  if (!def->surface_positions || def->surface_vert_count == 0) return TF_OK;
+  F->surf_n = def->surface_vert_count;
+  F->surf_tri_count = def->surface_triangles ? def->surface_tri_count : 0;
+  FARR(surf_tet, F->surf_n); FARR(surf_w, 4 * (size_t)F->surf_n); FARR(surf_tris, 3 * (size_t)F->surf_tri_count);
+  if (s->mem.failed) return snprintf(err, errn, "out of memory embedding the surface"), TF_E_NOMEM;
+  if (F->surf_tri_count) memcpy(F->surf_tris, def->surface_triangles, sizeof(uint32_t) * 3 * F->surf_tri_count);
+  tet_embed_stats es;
+  tf_status st = tet_embed(&s->mem, s->rest, F->tet.tets, F->tet.tet_count, def->surface_positions, F->surf_n,
+                           F->surf_tet, F->surf_w, &es);
+  if (st != TF_OK) return snprintf(err, errn, "out of memory embedding the surface"), st;
+  F->surf_outside = es.outside;
+  F->surf_worst = es.worst_outside;
+  if (es.outside)
+    sim_log(s, TF_LOG_WARN, "flesh: %u of %u surface points lie outside the tets (worst weight %.3g): extrapolated",
+            es.outside, F->surf_n, es.worst_outside);
+  return TF_OK;
+}
+
+tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t errn) {
+  tf_sim *s = sim_new(&def->allocator, def->logger, SIM_FLESH, err, errn);
+  if (!s) return TF_E_NOMEM;
+  tetmesh_data gen;
+  memset(&gen, 0, sizeof gen);
+  const double *pos = def->rest_positions;
+  const uint32_t *tets = def->tets;
+  uint32_t nv = def->vert_count, nt = def->tet_count;
+  tf_status st = TF_OK;
+  if (!tets) {
+    st = tetrahedralize_surface(&s->mem, def->surface_positions, def->surface_vert_count, def->surface_triangles,
+                                def->surface_tri_count, (int)def->lattice_cells, &gen, err, errn);
+    s->flesh.from_surface = 1;
+    pos = gen.pos, tets = gen.tets, nv = gen.vert_count, nt = gen.tet_count;
+  }
+  if (st == TF_OK) st = build_model(s, def, pos, tets, nv, nt, err, errn);
+  if (st == TF_OK) st = embed_surface(s, def, err, errn);
+  tetmesh_data_free(&s->mem, &gen);
+  if (st != TF_OK) return sim_destroy(s), st;
+
+  sim_params *p = &s->par;
+  sim_default_params(p);
+  p->integrator = TF_INTEGRATOR_TAU;
+  p->tau = def->tau;
+  p->kappa = def->kappa;
+  p->youngs = def->youngs_modulus;
+  p->poisson = def->poisson;
+  v3_copy(p->gravity, def->gravity);
+  p->pin_stiffness = def->pin_stiffness;
+  p->solver = def->solver;
+  sim_params_derive(s);
+
+  st = sim_finish(s, def->tets ? def->initial_positions : NULL, err, errn);
+  if (st != TF_OK) return sim_destroy(s), st;
+  *out = s;
+  return TF_OK;
+}
