@@ -89,6 +89,8 @@ TF_TEST(abi_versions_and_names) {
   ENSURE(api && api->struct_size == sizeof(tf_api) && api->version == TF_VERSION);
   ENSURE(api->cloth_create == tf_cloth_create && api->critical_damping == tf_critical_damping);
   ENSURE(api->status_message == tf_status_message && api->version_string == tf_version_string);
+  ENSURE(api->param_check == tf_param_check && api->flesh_create == tf_flesh_create);
+  ENSURE(api->tetmesh_load == tf_tetmesh_load && api->sim_flesh_info == tf_sim_flesh_info);
   ENSURE(tf_get_api(TF_VERSION_MAJOR + 1) == NULL);
   ENSURE(tf_get_api(0) == NULL || TF_VERSION_MAJOR == 0);
 }

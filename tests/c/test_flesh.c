@@ -6,6 +6,7 @@
  * and bad input. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/vec3.h"
 #include "scenes.h"
@@ -428,4 +429,67 @@ TF_TEST(flesh_bad_input_names_the_problem) {
   ENSURE(tf_sim_get_surface_positions(sim, s3, 1) == TF_E_UNSUPPORTED);
   tf_sim_destroy(sim);
   tet_scene_free(&b);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+/* tet files through the public API: Gmsh with named regions mapped to materials, TetGen by either
+ * file name, an unknown suffix and a malformed file (named with its line) */
+TF_TEST(flesh_tet_files_through_the_api) {
+  const char *tmp = getenv("TMPDIR");
+  char dir[256], msh[300], node[300], ele[300], bad[300], err[512];
+  snprintf(dir, sizeof dir, "%s/tf_flesh_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ENSURE(mkdtemp(dir));
+  snprintf(msh, sizeof msh, "%s/two.msh", dir);
+  snprintf(node, sizeof node, "%s/two.node", dir);
+  snprintf(ele, sizeof ele, "%s/two.ele", dir);
+  snprintf(bad, sizeof bad, "%s/bad.msh", dir);
+  write_text(msh, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n3 11 \"fat\"\n3 12 \"muscle\"\n"
+                  "$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n$EndNodes\n"
+                  "$Elements\n2\n1 4 2 11 1 1 2 3 4\n2 4 2 12 1 2 3 4 5\n$EndElements\n");
+  write_text(node, "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n");
+  write_text(ele, "2 4 0\n0 0 1 2 3\n1 1 2 3 4\n");
+  write_text(bad, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 zero\n");
+  tf_tetmesh *m = NULL;
+  ENSURE_MSG(tf_tetmesh_load(msh, &m, err, sizeof err) == TF_OK, "%s", err);
+  tf_tetmesh_view v;
+  memset(&v, 0, sizeof v);
+  v.struct_size = sizeof v;
+  ENSURE(tf_tetmesh_get(m, &v) == TF_OK);
+  ENSURE(v.vert_count == 5 && v.tet_count == 2 && v.regions[0] == 11 && v.regions[1] == 12);
+  ENSURE(!strcmp(tf_tetmesh_region_name(m, 12), "muscle") && tf_tetmesh_region_name(m, 5) == NULL);
+  /* regions to materials: fat is the base, muscle 10x stiffer and denser */
+  uint32_t mats[2] = {0, 1};
+  tf_flesh_material muscle = {500e3, 0.45, 1100};
+  tf_flesh_def def;
+  tf_flesh_def_init(&def);
+  def.rest_positions = v.positions, def.vert_count = v.vert_count, def.tets = v.tets, def.tet_count = v.tet_count;
+  def.tet_materials = mats, def.materials = &muscle, def.material_count = 1;
+  def.density = 900;
+  tf_sim *sim = NULL;
+  ENSURE_MSG(tf_flesh_create(&def, &sim, err, sizeof err) == TF_OK, "%s", err);
+  tf_flesh_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  ENSURE(tf_sim_flesh_info(sim, &info) == TF_OK);
+  /* the unit corner tet (1/6 m^3) is fat, the other (1/3 m^3) muscle */
+  ENSURE(fabs(info.mass - (900 / 6.0 + 1100 / 3.0)) < 1e-9 && info.tet_count == 2 && info.inverted_rest == 0);
+  tf_sim_destroy(sim);
+  tf_tetmesh_destroy(m);
+  /* TetGen, by the .ele name */
+  ENSURE_MSG(tf_tetmesh_load(ele, &m, err, sizeof err) == TF_OK, "%s", err);
+  ENSURE(tf_tetmesh_get(m, &v) == TF_OK && v.tet_count == 2 && v.tets[7] == 4);
+  tf_tetmesh_destroy(m);
+  ENSURE(tf_tetmesh_load("body.obj", &m, err, sizeof err) == TF_E_INVALID_ARG && m == NULL);
+  ENSURE(strstr(err, "body.obj: unknown tet mesh format"));
+  ENSURE(tf_tetmesh_load(bad, &m, err, sizeof err) == TF_E_BAD_MESH && m == NULL);
+  char where[320];
+  snprintf(where, sizeof where, "%s:6:", bad);
+  TF_NOTE("%s", err);
+  ENSURE_MSG(strstr(err, where), "'%s' does not name %s", err, where);
+  remove(msh), remove(node), remove(ele), remove(bad), rmdir(dir);
 }
