@@ -270,6 +270,10 @@ TF_API tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *val
 /* Check values for a parameter without a simulation: TF_OK, or TF_E_INVALID_ARG with the message
  * tf_sim_set_param would give in errbuf (Nullable). Lets a host validate a batch before applying. */
 TF_API tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size);
+/* tf_param_check for this simulation: also refuses a parameter its kind does not have
+ * (TF_E_UNSUPPORTED, e.g. stretch_stiffness on flesh) and flesh's poisson >= 0.5. Changes nothing;
+ * the message goes to tf_sim_last_error. */
+TF_API tf_status tf_sim_check_param(tf_sim *sim, tf_param param, const double *values, uint32_t count);
 /* Read a parameter into out_values (capacity `count`). */
 TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values, uint32_t count);
 /* Per-vertex map of a parameter: the per-hinge value is the mean of its two edge vertices.
@@ -418,7 +422,9 @@ typedef struct tf_render_def {
 
 TF_API void tf_render_def_init_(tf_render_def *def, uint32_t struct_size);
 #define tf_render_def_init(def) tf_render_def_init_((def), (uint32_t)sizeof *(def))
-/* Render the simulation's current shape to a PNG file. def Nullable (defaults). */
+/* Render the simulation's current shape to a PNG file. def Nullable (defaults). A flesh
+ * simulation with an embedded surface that has triangles shows that surface (pins not marked),
+ * otherwise the boundary of its tets. */
 TF_API tf_status tf_sim_render_png(tf_sim *sim, const tf_render_def *def, const char *path);
 /* A contact sheet: the simulation's mesh at several recorded shapes (frames[k]: (vert_count x 3) m),
  * `columns` per row, all framed by one camera, as one PNG (each tile width x height). */
@@ -492,6 +498,7 @@ typedef struct tf_api {
   uint32_t (*sim_surface_vert_count)(const tf_sim *sim);
   tf_status (*sim_get_surface_positions)(const tf_sim *sim, double *out_positions, uint32_t surface_vert_count);
   tf_status (*sim_flesh_info)(const tf_sim *sim, tf_flesh_info *out_info);
+  tf_status (*sim_check_param)(tf_sim *sim, tf_param param, const double *values, uint32_t count);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

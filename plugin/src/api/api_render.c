@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/api_common.h"
+#include "mesh/tet_embed.h"
 #include "render/contact_sheet.h"
 #include "render/png.h"
 #include "render/raster.h"
@@ -92,14 +93,23 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
   const uint8_t **ptrs = mem_array(&sim->mem, frame_count, sizeof *ptrs);
   double *zbuf = mem_array(&sim->mem, npix, sizeof *zbuf);
   uint32_t *pins = mem_array(&sim->mem, sim->pin_count ? sim->pin_count : 1, sizeof *pins);
-  if (!tiles || !ptrs || !zbuf || !pins || (frame_count > 1 && !out)) {
+  const sim_flesh *F = &sim->flesh;
+  size_t surf_len = sim->kind == SIM_FLESH && F->surf_tri_count ? 3 * (size_t)F->surf_n : 0;
+  double *surf = surf_len ? mem_array(&sim->mem, surf_len, sizeof *surf) : NULL;
+  if (!tiles || !ptrs || !zbuf || !pins || (frame_count > 1 && !out) || (surf_len && !surf)) {
     st = sim_fail(sim, TF_E_NOMEM, "render: out of memory for a %ux%u image", sw, sh);
   } else {
     uint32_t pin_count;
     hard_pins(sim, pins, &pin_count);
-    for (uint32_t k = 0; k < frame_count; ++k) {
-      render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, frames[k], sim->n, sim->mesh.tris,
-                  sim->mesh.tri_count, pins, pin_count);
+    for (uint32_t k = 0; k < frame_count && st == TF_OK; ++k) {
+      if (surf) { /* flesh: the host's skin, carried by the tets of this shape */
+        tet_embed_apply(frames[k], F->tet.tets, F->surf_tet, F->surf_w, F->surf_n, surf);
+        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, surf, F->surf_n, F->surf_tris,
+                    F->surf_tri_count, NULL, 0);
+      } else {
+        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, frames[k], sim->n, sim->mesh.tris,
+                    sim->mesh.tri_count, pins, pin_count);
+      }
       ptrs[k] = tiles + k * tile;
     }
     if (frame_count > 1) contact_sheet_compose(&cs, ptrs, frame_count, out);
@@ -112,6 +122,7 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
   MEM_FREE_ARRAY(&sim->mem, ptrs, frame_count);
   MEM_FREE_ARRAY(&sim->mem, zbuf, npix);
   MEM_FREE_ARRAY(&sim->mem, pins, sim->pin_count ? sim->pin_count : 1);
+  if (surf) MEM_FREE_ARRAY(&sim->mem, surf, surf_len);
   return st;
 }
 

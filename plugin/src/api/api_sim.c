@@ -33,22 +33,21 @@ static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) 
 }
 
 /* the whole check of tf_sim_set_param: range, kind, and flesh's stricter Poisson range */
-static tf_status sim_param_check(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
+static tf_status sim_param_check(tf_sim *sim, const char *fn, tf_param param, const double *values, uint32_t count) {
   char err[SIM_ERR_SIZE];
-  if (!param_check(param, values, count, err, sizeof err))
-    return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param: %s", err);
+  if (!param_check(param, values, count, err, sizeof err)) return sim_fail(sim, TF_E_INVALID_ARG, "%s%s", fn, err);
   const char *why = "";
   if (!param_fits_kind(sim, param, &why))
-    return sim_fail(sim, TF_E_UNSUPPORTED, "tf_sim_set_param: %s is %s", param_find(param)->name, why);
+    return sim_fail(sim, TF_E_UNSUPPORTED, "%s%s is %s", fn, param_find(param)->name, why);
   if (sim->kind == SIM_FLESH && param == TF_PARAM_POISSON && !(values[0] < 0.5))
-    return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param: poisson of a solid must be below 0.5 (0.49 is nearly "
-                                           "incompressible), got %g", values[0]);
+    return sim_fail(sim, TF_E_INVALID_ARG, "%spoisson of a solid must be below 0.5 (0.49 is nearly incompressible), got %g",
+                    fn, values[0]);
   return TF_OK;
 }
 
 tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
   SIM_ARG(sim);
-  tf_status st = sim_param_check(sim, param, values, count);
+  tf_status st = sim_param_check(sim, "tf_sim_set_param: ", param, values, count);
   if (st != TF_OK) return st;
   const param_desc *d = param_find(param);
   /* air: the per-triangle restoring stiffness of the drag gets its storage now, not per step */
@@ -63,6 +62,11 @@ tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, ui
     for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) sim->hinge_bend[e] = values[0];
   sim_params_derive(sim);
   return TF_OK;
+}
+
+tf_status tf_sim_check_param(tf_sim *sim, tf_param param, const double *values, uint32_t count) {
+  SIM_ARG(sim);
+  return sim_param_check(sim, "", param, values, count);
 }
 
 tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size) {

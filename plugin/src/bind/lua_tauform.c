@@ -14,164 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bind/lua_args.h"
 #include "bind/lua_tauform.h"
 #include "tauform.h"
 
-#define SIM_MT "tauform.sim"
-#define MEM_KEY "tauform.memory"
-
-typedef struct lsim {
-  tf_sim *sim; /* NULL once closed */
-  uint32_t n;
-} lsim;
-
-/* ---- counting allocator, one per lua_State (kept in the registry) ------------------------- */
-
-typedef struct lmem {
-  long long live_bytes;
-  long long allocations;
-} lmem;
-
-static void *count_alloc(size_t size, size_t align, void *ud) {
-  lmem *m = ud;
-  size_t rounded = (size + align - 1) / align * align;
-  void *p = aligned_alloc(align, rounded);
-  if (p) {
-    m->live_bytes += (long long)size;
-    m->allocations++;
-  }
-  return p;
-}
-
-static void count_free(void *p, size_t size, void *ud) {
-  lmem *m = ud;
-  m->live_bytes -= (long long)size;
-  free(p);
-}
-
-static lmem *get_mem(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, MEM_KEY);
-  lmem *m = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  if (!m) {
-    m = lua_newuserdatauv(L, sizeof *m, 0);
-    memset(m, 0, sizeof *m);
-    lua_setfield(L, LUA_REGISTRYINDEX, MEM_KEY);
-  }
-  return m;
-}
-
-/* ---- reading arrays ------------------------------------------------------------------------ */
-
-/* count of 3-vectors in a flat or nested table at idx */
-static lua_Integer vec3_count(lua_State *L, int idx, int arg, const char *what) {
-  luaL_checktype(L, idx, LUA_TTABLE);
-  lua_Integer len = luaL_len(L, idx);
-  if (len == 0) return 0;
-  int t = lua_geti(L, idx, 1);
-  lua_pop(L, 1);
-  if (t == LUA_TTABLE) return len;
-  if (len % 3 != 0)
-    luaL_argerror(L, arg, lua_pushfstring(L, "%s: flat array length %d is not a multiple of 3", what, (int)len));
-  return len / 3;
-}
-
-/* read count 3-vectors (flat or nested) into out; raises naming the entry */
-static void read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer count, double *out) {
-  int t = count ? lua_geti(L, idx, 1) : LUA_TNIL;
-  lua_pop(L, 1);
-  for (lua_Integer i = 0; i < count; ++i) {
-    for (int k = 0; k < 3; ++k) {
-      int isnum = 0;
-      if (t == LUA_TTABLE) {
-        if (lua_geti(L, idx, i + 1) != LUA_TTABLE)
-          luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d] is not a table of 3 numbers", what, (int)(i + 1)));
-        lua_geti(L, -1, k + 1);
-        out[3 * i + k] = lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 2);
-      } else {
-        lua_geti(L, idx, 3 * i + k + 1);
-        out[3 * i + k] = lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-      }
-      if (!isnum)
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s: coordinate %d of entry %d is not a number", what, k + 1, (int)(i + 1)));
-    }
-  }
-}
-
-/* 1-based index array (flat, or nested triples when triples != 0) into 0-based out */
-static void read_indices(lua_State *L, int idx, int arg, const char *what, lua_Integer count, int triples,
-                         uint32_t limit, uint32_t *out) {
-  int nested = 0;
-  if (triples && count) {
-    nested = lua_geti(L, idx, 1) == LUA_TTABLE;
-    lua_pop(L, 1);
-  }
-  for (lua_Integer i = 0; i < count; ++i) {
-    int isint = 0;
-    lua_Integer v;
-    if (nested) {
-      lua_geti(L, idx, i / 3 + 1);
-      lua_geti(L, -1, i % 3 + 1);
-      v = lua_tointegerx(L, -1, &isint);
-      lua_pop(L, 2);
-    } else {
-      lua_geti(L, idx, i + 1);
-      v = lua_tointegerx(L, -1, &isint);
-      lua_pop(L, 1);
-    }
-    if (!isint) luaL_argerror(L, arg, lua_pushfstring(L, "%s: entry %d is not an integer", what, (int)(i + 1)));
-    if (v < 1 || (limit && v > (lua_Integer)limit))
-      luaL_argerror(L, arg, lua_pushfstring(L, "%s: index %d out of range 1..%d", what, (int)v, (int)limit));
-    out[i] = (uint32_t)(v - 1);
-  }
-}
-
-/* a numeric field of table idx into *out when present; raises on a non-number */
-static int opt_number_field(lua_State *L, int idx, int arg, const char *key, double *out) {
-  int t = lua_getfield(L, idx, key);
-  if (t == LUA_TNIL) {
-    lua_pop(L, 1);
-    return 0;
-  }
-  int isnum = 0;
-  double v = lua_tonumberx(L, -1, &isnum);
-  lua_pop(L, 1);
-  if (!isnum) luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be a number, got %s", key, lua_typename(L, t)));
-  *out = v;
-  return 1;
-}
-
-static void opt_vec3_field(lua_State *L, int idx, int arg, const char *key, double out[3]) {
-  if (lua_getfield(L, idx, key) != LUA_TNIL) {
-    if (!lua_istable(L, -1) || vec3_count(L, lua_gettop(L), arg, key) != 1)
-      luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be {x, y, z}", key));
-    read_vec3(L, lua_gettop(L), arg, key, 1, out);
-  }
-  lua_pop(L, 1);
-}
-
 /* ---- simulation userdata --------------------------------------------------------------------- */
-
-tf_sim *tf_lua_tosim(lua_State *L, int idx) {
-  lsim *p = luaL_testudata(L, idx, SIM_MT);
-  return p ? p->sim : NULL;
-}
-
-static lsim *check_open(lua_State *L) {
-  lsim *p = luaL_checkudata(L, 1, SIM_MT);
-  luaL_argcheck(L, p->sim != NULL, 1, "simulation is closed");
-  return p;
-}
-
-/* expected failure: nil, message, status name */
-static int push_fail(lua_State *L, tf_sim *sim, tf_status st) {
-  luaL_pushfail(L);
-  lua_pushstring(L, tf_sim_last_error(sim));
-  lua_pushstring(L, tf_status_name(st));
-  return 3;
-}
 
 static const char *const INTEGRATORS[] = {"tau", "strain_rate", NULL};
 
@@ -182,22 +29,16 @@ static int l_cloth(lua_State *L) {
   /* mesh */
   if (lua_getfield(L, 1, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'vertices' (a table) is required");
   int vi = lua_gettop(L);
-  lua_Integer nv = vec3_count(L, vi, 1, "vertices");
+  lua_Integer nv = tfl_vec3_count(L, vi, 1, "vertices");
   if (lua_getfield(L, 1, "triangles") != LUA_TTABLE) luaL_argerror(L, 1, "field 'triangles' (a table) is required");
   int ti = lua_gettop(L);
-  lua_Integer tlen = luaL_len(L, ti), nt3 = tlen;
-  if (tlen > 0) {
-    int nested = lua_geti(L, ti, 1) == LUA_TTABLE;
-    lua_pop(L, 1);
-    nt3 = nested ? 3 * tlen : tlen;
-  }
-  if (nt3 % 3 != 0) luaL_argerror(L, 1, "field 'triangles': flat array length is not a multiple of 3");
+  lua_Integer nt3 = tfl_index_count(L, ti, 1, "triangles", 3);
   if (nv < 3 || nv > 0x3fffffff) luaL_argerror(L, 1, "field 'vertices': need at least 3 vertices");
   /* scratch in Lua-managed memory so a raised error frees it */
   double *pos = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)nv, 0);
   uint32_t *tri = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(nt3 ? nt3 : 1), 0);
-  read_vec3(L, vi, 1, "vertices", nv, pos);
-  read_indices(L, ti, 1, "triangles", nt3, 1, (uint32_t)nv, tri);
+  tfl_read_vec3(L, vi, 1, "vertices", nv, pos);
+  tfl_read_indices(L, ti, 1, "triangles", nt3, 3, (uint32_t)nv, tri);
   def.rest_positions = pos;
   def.vert_count = (uint32_t)nv;
   def.triangles = tri;
@@ -218,17 +59,17 @@ static int l_cloth(lua_State *L) {
     }
     def.vertex_masses = masses;
   }
-  opt_number_field(L, 1, 1, "density", &def.density);
-  opt_number_field(L, 1, 1, "total_mass", &def.total_mass);
-  opt_number_field(L, 1, 1, "stretch", &def.stretch_stiffness);
-  opt_number_field(L, 1, 1, "poisson", &def.poisson);
-  opt_number_field(L, 1, 1, "bend", &def.bend_stiffness);
-  opt_number_field(L, 1, 1, "tau", &def.tau);
-  opt_number_field(L, 1, 1, "kappa", &def.kappa);
-  opt_number_field(L, 1, 1, "phi", &def.phi);
-  opt_number_field(L, 1, 1, "psi", &def.psi);
-  opt_number_field(L, 1, 1, "pin_stiffness", &def.pin_stiffness);
-  opt_vec3_field(L, 1, 1, "gravity", def.gravity);
+  tfl_opt_number_field(L, 1, 1, "density", &def.density);
+  tfl_opt_number_field(L, 1, 1, "total_mass", &def.total_mass);
+  tfl_opt_number_field(L, 1, 1, "stretch", &def.stretch_stiffness);
+  tfl_opt_number_field(L, 1, 1, "poisson", &def.poisson);
+  tfl_opt_number_field(L, 1, 1, "bend", &def.bend_stiffness);
+  tfl_opt_number_field(L, 1, 1, "tau", &def.tau);
+  tfl_opt_number_field(L, 1, 1, "kappa", &def.kappa);
+  tfl_opt_number_field(L, 1, 1, "phi", &def.phi);
+  tfl_opt_number_field(L, 1, 1, "psi", &def.psi);
+  tfl_opt_number_field(L, 1, 1, "pin_stiffness", &def.pin_stiffness);
+  tfl_opt_vec3_field(L, 1, 1, "gravity", def.gravity);
   if (lua_getfield(L, 1, "integrator") != LUA_TNIL) {
     const char *name = lua_tostring(L, -1);
     int k = -1;
@@ -238,23 +79,13 @@ static int l_cloth(lua_State *L) {
     def.integrator = (tf_integrator)k;
   }
   lua_pop(L, 1);
-  if (lua_getfield(L, 1, "solver") == LUA_TTABLE) {
-    int si = lua_gettop(L);
-    double v;
-    if (opt_number_field(L, si, 1, "max_newton", &v)) def.solver.max_newton = v >= 1 ? (uint32_t)v : 0;
-    if (opt_number_field(L, si, 1, "max_cg", &v)) def.solver.max_cg = v >= 1 ? (uint32_t)v : 0;
-    opt_number_field(L, si, 1, "tolerance", &def.solver.tolerance);
-    opt_number_field(L, si, 1, "abs_tolerance", &def.solver.abs_tolerance);
-  }
-  lua_pop(L, 1);
-  lmem *mem = get_mem(L);
-  def.allocator.alloc = count_alloc;
-  def.allocator.free = count_free;
+  tfl_read_solver(L, 1, 1, &def.solver);
+  lmem *mem = tfl_get_mem(L);
+  def.allocator.alloc = tfl_count_alloc;
+  def.allocator.free = tfl_count_free;
   def.allocator.ud = mem;
-  lsim *p = lua_newuserdatauv(L, sizeof *p, 0);
-  p->sim = NULL; /* closed until create succeeds */
+  lsim *p = tfl_new_sim(L);
   p->n = (uint32_t)nv;
-  luaL_setmetatable(L, SIM_MT);
   char err[512];
   tf_status st = tf_cloth_create(&def, &p->sim, err, sizeof err);
   if (st == TF_E_NOMEM) return luaL_error(L, "tauform.cloth: %s", err);
@@ -263,13 +94,13 @@ static int l_cloth(lua_State *L) {
 }
 
 static int l_advance(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   lua_Number dt = luaL_checknumber(L, 2);
   lua_Integer sub = luaL_optinteger(L, 3, 1);
   luaL_argcheck(L, dt > 0, 2, "dt must be positive");
   luaL_argcheck(L, sub >= 1 && sub <= TF_MAX_SUBSTEPS, 3, "substeps must be in 1..10000");
   tf_status st = tf_sim_advance(p->sim, dt, (uint32_t)sub);
-  if (st != TF_OK) return push_fail(L, p->sim, st);
+  if (st != TF_OK) return tfl_push_fail(L, p->sim, st);
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -278,7 +109,7 @@ typedef tf_status (*read_fn)(const tf_sim *, double *, uint32_t);
 
 /* flat {x1, y1, z1, ...} into table arg 2 (reused) or a new one */
 static int push_vectors(lua_State *L, read_fn fn) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   if (lua_isnoneornil(L, 2)) lua_createtable(L, (int)(3 * p->n), 0);
   else luaL_checktype(L, 2, LUA_TTABLE), lua_pushvalue(L, 2);
   /* the scratch stays on the stack (alive) while the table is filled */
@@ -298,7 +129,7 @@ static int l_normals(lua_State *L) { return push_vectors(L, tf_sim_get_normals);
 static int l_forces(lua_State *L) { return push_vectors(L, tf_sim_get_forces); }
 
 static int l_position(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   lua_Integer i = luaL_checkinteger(L, 2);
   luaL_argcheck(L, i >= 1 && i <= (lua_Integer)p->n, 2, "vertex index out of range");
   double *buf = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
@@ -310,13 +141,13 @@ static int l_position(lua_State *L) {
 }
 
 static int l_vert_count(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   lua_pushinteger(L, p->n);
   return 1;
 }
 
 static int l_energy(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   double e = 0.0;
   tf_sim_get_energy(p->sim, &e);
   lua_pushnumber(L, e);
@@ -331,12 +162,12 @@ static const struct { const char *name; tf_param id; int count; } PARAMS[] = {
     {"air_density", TF_PARAM_AIR_DENSITY, 1}, {"drag", TF_PARAM_DRAG, 1}, {"lift", TF_PARAM_LIFT, 1},
     {"turbulence", TF_PARAM_TURBULENCE, 1}, {"turbulence_scale", TF_PARAM_TURBULENCE_SCALE, 1},
     {"turbulence_time", TF_PARAM_TURBULENCE_TIME, 1}, {"turbulence_seed", TF_PARAM_TURBULENCE_SEED, 1},
-    {"gust", TF_PARAM_GUST, 1}, {"gust_period", TF_PARAM_GUST_PERIOD, 1}};
+    {"gust", TF_PARAM_GUST, 1}, {"gust_period", TF_PARAM_GUST_PERIOD, 1}, {"youngs", TF_PARAM_YOUNGS_MODULUS, 1}};
 
 /* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value
  * is checked before any is applied, so a bad table changes nothing */
 static int l_set(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   luaL_checktype(L, 2, LUA_TTABLE);
   /* unknown keys are misuse */
   lua_pushnil(L);
@@ -356,9 +187,9 @@ static int l_set(lua_State *L) {
     if (t != LUA_TNIL) {
       present[k] = 1;
       if (PARAMS[k].count == 3) {
-        if (t != LUA_TTABLE || vec3_count(L, lua_gettop(L), 2, PARAMS[k].name) != 1)
+        if (t != LUA_TTABLE || tfl_vec3_count(L, lua_gettop(L), 2, PARAMS[k].name) != 1)
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", PARAMS[k].name));
-        read_vec3(L, lua_gettop(L), 2, PARAMS[k].name, 1, vals[k]);
+        tfl_read_vec3(L, lua_gettop(L), 2, PARAMS[k].name, 1, vals[k]);
       } else if (t == LUA_TTABLE && PARAMS[k].id == TF_PARAM_BEND_STIFFNESS) {
         if (luaL_len(L, -1) != (lua_Integer)p->n) luaL_argerror(L, 2, "'bend' map must have one value per vertex");
         bend_map = lua_newuserdatauv(L, sizeof(double) * p->n, 0);
@@ -383,8 +214,9 @@ static int l_set(lua_State *L) {
    * restore a per-vertex map) */
   char err[512];
   for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
-    if (present[k] == 1 && tf_param_check(PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count, err, sizeof err) != TF_OK)
-      return luaL_argerror(L, 2, err);
+    if (present[k] == 1 && tf_sim_check_param(p->sim, PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count) != TF_OK)
+      return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
+    if (present[k] == 2 && p->flesh) return luaL_argerror(L, 2, "'bend' is a cloth parameter");
     if (present[k] == 2)
       for (uint32_t i = 0; i < p->n; ++i)
         if (tf_param_check(PARAMS[k].id, &bend_map[i], 1, err, sizeof err) != TF_OK)
@@ -401,7 +233,7 @@ static int l_set(lua_State *L) {
 }
 
 static int l_get(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   const char *key = luaL_checkstring(L, 2);
   for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
     if (strcmp(key, PARAMS[k].name) != 0) continue;
@@ -419,13 +251,13 @@ static int l_get(lua_State *L) {
 }
 
 static int l_pin(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   lua_settop(L, 3); /* scratch goes above the arguments */
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_Integer count = luaL_len(L, 2);
   luaL_argcheck(L, count <= (lua_Integer)p->n, 2, "more pins than vertices");
   uint32_t *idx = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(count ? count : 1), 0);
-  read_indices(L, 2, 2, "indices", count, 0, p->n, idx);
+  tfl_read_indices(L, 2, 2, "indices", count, 0, p->n, idx);
   double *w = NULL;
   if (!lua_isnoneornil(L, 3)) {
     w = lua_newuserdatauv(L, sizeof(double) * (size_t)(count ? count : 1), 0);
@@ -450,11 +282,11 @@ static int l_pin(lua_State *L) {
 }
 
 static int l_pin_targets(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   lua_settop(L, 2);
-  lua_Integer count = vec3_count(L, 2, 2, "targets");
+  lua_Integer count = tfl_vec3_count(L, 2, 2, "targets");
   double *t = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(count ? count : 1), 0);
-  read_vec3(L, 2, 2, "targets", count, t);
+  tfl_read_vec3(L, 2, 2, "targets", count, t);
   tf_status st = tf_sim_set_pin_targets(p->sim, t, (uint32_t)count);
   if (st != TF_OK) return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
   lua_settop(L, 1);
@@ -462,16 +294,16 @@ static int l_pin_targets(lua_State *L) {
 }
 
 static int l_set_state(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   lua_settop(L, 3);
-  lua_Integer count = vec3_count(L, 2, 2, "positions");
+  lua_Integer count = tfl_vec3_count(L, 2, 2, "positions");
   luaL_argcheck(L, count == (lua_Integer)p->n, 2, "one position per vertex");
   double *x = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0), *v = NULL;
-  read_vec3(L, 2, 2, "positions", count, x);
+  tfl_read_vec3(L, 2, 2, "positions", count, x);
   if (!lua_isnoneornil(L, 3)) {
-    luaL_argcheck(L, vec3_count(L, 3, 3, "velocities") == (lua_Integer)p->n, 3, "one velocity per vertex");
+    luaL_argcheck(L, tfl_vec3_count(L, 3, 3, "velocities") == (lua_Integer)p->n, 3, "one velocity per vertex");
     v = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
-    read_vec3(L, 3, 3, "velocities", p->n, v);
+    tfl_read_vec3(L, 3, 3, "velocities", p->n, v);
   }
   tf_status st = tf_sim_set_state(p->sim, x, v, p->n);
   if (st != TF_OK) return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
@@ -480,7 +312,7 @@ static int l_set_state(lua_State *L) {
 }
 
 static int l_stats(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   tf_stats st;
   memset(&st, 0, sizeof st);
   st.struct_size = sizeof st;
@@ -554,13 +386,13 @@ static void read_render(lua_State *L, int idx, tf_render_def *d) {
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
   double v;
-  if (opt_number_field(L, idx, idx, "width", &v)) d->width = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
-  if (opt_number_field(L, idx, idx, "height", &v)) d->height = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
-  opt_number_field(L, idx, idx, "fov", &d->fov_deg);
-  opt_vec3_field(L, idx, idx, "view", d->view);
-  opt_vec3_field(L, idx, idx, "eye", d->eye);
-  opt_vec3_field(L, idx, idx, "target", d->target);
-  opt_vec3_field(L, idx, idx, "up", d->up);
+  if (tfl_opt_number_field(L, idx, idx, "width", &v)) d->width = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
+  if (tfl_opt_number_field(L, idx, idx, "height", &v)) d->height = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
+  tfl_opt_number_field(L, idx, idx, "fov", &d->fov_deg);
+  tfl_opt_vec3_field(L, idx, idx, "view", d->view);
+  tfl_opt_vec3_field(L, idx, idx, "eye", d->eye);
+  tfl_opt_vec3_field(L, idx, idx, "target", d->target);
+  tfl_opt_vec3_field(L, idx, idx, "up", d->up);
   if (lua_getfield(L, idx, "wireframe") != LUA_TNIL) d->wireframe = lua_toboolean(L, -1);
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "pins") != LUA_TNIL) d->show_pins = lua_toboolean(L, -1);
@@ -569,12 +401,12 @@ static void read_render(lua_State *L, int idx, tf_render_def *d) {
 
 /* sim:render_png(path [, options]) */
 static int l_render_png(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   const char *path = luaL_checkstring(L, 2);
   tf_render_def d;
   read_render(L, 3, &d);
   tf_status st = tf_sim_render_png(p->sim, &d, path);
-  if (st == TF_E_IO) return push_fail(L, p->sim, st);
+  if (st == TF_E_IO) return tfl_push_fail(L, p->sim, st);
   if (st != TF_OK) return luaL_argerror(L, 3, tf_sim_last_error(p->sim));
   lua_pushboolean(L, 1);
   return 1;
@@ -582,14 +414,14 @@ static int l_render_png(lua_State *L) {
 
 /* sim:render_sheet(path, { positions1, positions2, ... } [, options with columns]) */
 static int l_render_sheet(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   const char *path = luaL_checkstring(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   lua_settop(L, 4);
   tf_render_def d;
   read_render(L, 4, &d);
   double cols = 3;
-  if (!lua_isnil(L, 4)) opt_number_field(L, 4, 4, "columns", &cols);
+  if (!lua_isnil(L, 4)) tfl_opt_number_field(L, 4, 4, "columns", &cols);
   lua_Integer count = luaL_len(L, 3);
   luaL_argcheck(L, count >= 1 && count <= 1024, 3, "give 1 to 1024 shapes");
   luaL_argcheck(L, cols >= 1, 4, "columns must be >= 1");
@@ -600,14 +432,14 @@ static int l_render_sheet(lua_State *L) {
   for (lua_Integer k = 0; k < count; ++k) {
     lua_geti(L, 3, k + 1);
     int fi = lua_gettop(L);
-    if (!lua_istable(L, fi) || vec3_count(L, fi, 3, "shape") != (lua_Integer)p->n)
+    if (!lua_istable(L, fi) || tfl_vec3_count(L, fi, 3, "shape") != (lua_Integer)p->n)
       luaL_argerror(L, 3, lua_pushfstring(L, "shape %d must have one position per vertex", (int)(k + 1)));
-    read_vec3(L, fi, 3, "shape", p->n, data + per * (size_t)k);
+    tfl_read_vec3(L, fi, 3, "shape", p->n, data + per * (size_t)k);
     frames[k] = data + per * (size_t)k;
     lua_pop(L, 1);
   }
   tf_status st = tf_sim_render_sheet_png(p->sim, &d, frames, (uint32_t)count, (uint32_t)cols, path);
-  if (st == TF_E_IO) return push_fail(L, p->sim, st);
+  if (st == TF_E_IO) return tfl_push_fail(L, p->sim, st);
   if (st != TF_OK) return luaL_argerror(L, 4, tf_sim_last_error(p->sim));
   lua_pushboolean(L, 1);
   return 1;
@@ -615,12 +447,12 @@ static int l_render_sheet(lua_State *L) {
 
 /* sim:settle_tau(settle_time, dt) -> tau, lambda | nil, message, code */
 static int l_settle_tau(lua_State *L) {
-  lsim *p = check_open(L);
+  lsim *p = tfl_check_open(L);
   double T = luaL_checknumber(L, 2), dt = luaL_checknumber(L, 3), tau = 0, lambda = 0;
   luaL_argcheck(L, T > 0, 2, "settle time must be positive");
   luaL_argcheck(L, dt > 0 && dt < T, 3, "dt must be positive and below the settle time");
   tf_status st = tf_sim_settle_tau(p->sim, T, dt, &tau, &lambda);
-  if (st != TF_OK) return push_fail(L, p->sim, st);
+  if (st != TF_OK) return tfl_push_fail(L, p->sim, st);
   lua_pushnumber(L, tau);
   lua_pushnumber(L, lambda);
   return 2;
@@ -678,7 +510,7 @@ static int l_isatty(lua_State *L) {
 }
 
 static int l_native_bytes(lua_State *L) {
-  lmem *m = get_mem(L);
+  lmem *m = tfl_get_mem(L);
   lua_pushinteger(L, (lua_Integer)m->live_bytes);
   lua_pushinteger(L, (lua_Integer)m->allocations);
   return 2;
@@ -705,6 +537,7 @@ int tf_luaopen_core(lua_State *L) {
   if ((tf_version() >> 16) != TF_VERSION_MAJOR) return luaL_error(L, "tauform: library ABI %d, binding built for %d", (int)(tf_version() >> 16), TF_VERSION_MAJOR);
   if (luaL_newmetatable(L, SIM_MT)) {
     luaL_newlib(L, SIM_METHODS);
+    luaL_setfuncs(L, TFL_FLESH_METHODS, 0);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, l_gc), lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, l_close), lua_setfield(L, -2, "__close");
@@ -712,6 +545,7 @@ int tf_luaopen_core(lua_State *L) {
   }
   lua_pop(L, 1);
   luaL_newlib(L, LIB);
+  luaL_setfuncs(L, TFL_FLESH_LIB, 0);
   lua_pushstring(L, tf_version_string()), lua_setfield(L, -2, "version");
   return 1;
 }

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT
+ * What every binding function shares: the simulation userdata, the counting allocator (one per
+ * lua_State, its total reported by `tauform.core.native_bytes()` so tests can see close and
+ * collection release a simulation exactly once), and readers of Lua arguments that raise
+ * "bad argument #n to 'name' (...)" naming the field or entry. Arrays come in flat
+ * {x1, y1, z1, ...} or nested {{x, y, z}, ...}; indices are 1-based. */
+#ifndef TF_BIND_LUA_ARGS_H
+#define TF_BIND_LUA_ARGS_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "tauform.h"
+
+#define SIM_MT "tauform.sim"
+
+typedef struct lsim {
+  tf_sim *sim; /* NULL once closed */
+  uint32_t n;  /* simulation vertices */
+  int flesh;
+} lsim;
+
+typedef struct lmem {
+  long long live_bytes;
+  long long allocations;
+} lmem;
+
+void *tfl_count_alloc(size_t size, size_t align, void *ud);
+void tfl_count_free(void *p, size_t size, void *ud);
+lmem *tfl_get_mem(lua_State *L);
+
+/* count of 3-vectors in a flat or nested table at idx */
+lua_Integer tfl_vec3_count(lua_State *L, int idx, int arg, const char *what);
+/* read count 3-vectors (flat or nested) into out */
+void tfl_read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer count, double *out);
+/* number of indices in a flat array or a nested one of `width`-tuples (triangles 3, tets 4) */
+lua_Integer tfl_index_count(lua_State *L, int idx, int arg, const char *what, int width);
+/* 1-based index array (flat, or nested `width`-tuples when width != 0; limit 0: no upper bound)
+ * into 0-based out */
+void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Integer count, int width, uint32_t limit,
+                      uint32_t *out);
+/* a numeric field of table idx into *out when present (returns 1); raises on a non-number */
+int tfl_opt_number_field(lua_State *L, int idx, int arg, const char *key, double *out);
+void tfl_opt_vec3_field(lua_State *L, int idx, int arg, const char *key, double out[3]);
+
+/* argument 1 as an open simulation, or raise */
+lsim *tfl_check_open(lua_State *L);
+/* expected failure: nil, message, status name */
+int tfl_push_fail(lua_State *L, tf_sim *sim, tf_status st);
+/* a new sim userdata (closed until its sim is set) with the simulation metatable */
+lsim *tfl_new_sim(lua_State *L);
+/* solver = { max_newton, max_cg, tolerance, abs_tolerance } of table idx into s */
+void tfl_read_solver(lua_State *L, int idx, int arg, tf_solver_settings *s);
+
+/* lua_flesh.c: tauform.core.flesh, tet_load and the flesh methods (merged into the sim's) */
+extern const luaL_Reg TFL_FLESH_METHODS[];
+extern const luaL_Reg TFL_FLESH_LIB[];
+
+#endif
