@@ -3,7 +3,8 @@
  * through tf_get_api, loads the rig with tf_rig_load and, for every frame, lets the rig set the
  * parameters and pin targets (tf_rig_apply) before advancing, then writes a PC2 cache.
  *   tauform_rig_host RIG.lua [--lib PATH] [--frames FIRST-LAST] [--out FILE.pc2]
- * The cache matches, bit for bit, the one `lua5.4 examples/run.lua RIG.lua` writes. */
+ * For a flesh rig with a skin (an embedded surface) the cache holds the skin, as the Lua runner's
+ * does. The cache matches, bit for bit, the one `lua5.4 examples/run.lua RIG.lua` writes. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,22 @@
 
 #include "pc2.h"
 #include "tauform.h"
+
+/* the positions a cache stores: the flesh's skin when the sim has one, else its vertices */
+typedef struct shape {
+  const tf_api *api;
+  tf_sim *sim;
+  uint32_t n;   /* cached vertices */
+  int skin;
+  double *buf;
+  float *xyz;
+} shape;
+
+static void shape_read(shape *s) {
+  if (s->skin) s->api->sim_get_surface_positions(s->sim, s->buf, s->n);
+  else s->api->sim_get_positions(s->sim, s->buf, s->n);
+  for (size_t k = 0; k < 3 * (size_t)s->n; ++k) s->xyz[k] = (float)s->buf[k];
+}
 
 static int fail(const char *what, const char *msg) {
   fprintf(stderr, "tauform_rig_host: %s: %s\n", what, msg);
@@ -54,15 +71,19 @@ int main(int argc, char **argv) {
     last = b;
   }
   tf_sim *sim = api->rig_sim(rig);
-  uint32_t n = api->sim_vert_count(sim);
-  float *xyz = malloc(sizeof(float) * 3 * n);
+  shape sh = {api, sim, api->sim_vert_count(sim), 0, NULL, NULL};
+  int has_flesh = api->struct_size >= offsetof(tf_api, sim_get_surface_positions) + sizeof api->sim_get_surface_positions;
+  if (has_flesh && api->sim_surface_vert_count(sim) > 0) sh.skin = 1, sh.n = api->sim_surface_vert_count(sim);
+  sh.buf = malloc(sizeof(double) * 3 * sh.n);
+  sh.xyz = malloc(sizeof(float) * 3 * sh.n);
   pc2_writer w;
-  if (!xyz || pc2_writer_open(&w, out, n, (float)first, 1.0f, err, sizeof err) != 0) return fail(out, err);
+  if (!sh.buf || !sh.xyz) return fail("memory", "out of memory");
+  if (pc2_writer_open(&w, out, sh.n, (float)first, 1.0f, err, sizeof err) != 0) return fail(out, err);
   int rc = 0;
   /* the frame-range runner's sequence: the state at `first` (set up by tf_rig_load), then apply
    * and advance per frame */
-  api->sim_get_positions_f(sim, xyz, n);
-  if (!rc && pc2_writer_append(&w, xyz, err, sizeof err) != 0) rc = fail(out, err);
+  shape_read(&sh);
+  if (!rc && pc2_writer_append(&w, sh.xyz, err, sizeof err) != 0) rc = fail(out, err);
   for (double f = first + 1; !rc && f <= last; f += 1) {
     if (api->rig_apply(rig, f) != TF_OK) {
       rc = fail("tf_rig_apply", api->rig_last_error(rig));
@@ -73,12 +94,13 @@ int main(int argc, char **argv) {
       rc = fail("tf_sim_advance", api->sim_last_error(sim));
       break;
     }
-    api->sim_get_positions_f(sim, xyz, n);
-    if (pc2_writer_append(&w, xyz, err, sizeof err) != 0) rc = fail(out, err);
+    shape_read(&sh);
+    if (pc2_writer_append(&w, sh.xyz, err, sizeof err) != 0) rc = fail(out, err);
   }
   pc2_writer_close(&w, err, sizeof err);
   api->rig_destroy(rig);
-  free(xyz);
+  free(sh.buf);
+  free(sh.xyz);
   dlclose(h);
   if (!rc) printf("%s: frames %g-%g -> %s\n", rig_path, first, last, out);
   return rc;

@@ -77,6 +77,42 @@ function M.disc(opt)
   return { vertices = verts, triangles = tris, groups = groups }
 end
 
+-- ellipsoid{ radii = {1, 1, 1}, center = {0, 0, 0}, rings = 12, segments = 24 }: a closed surface
+-- with outward triangles (poles on the z axis), the kind tauform.flesh fills with tets;
+-- groups: top (north pole), bottom (south pole), all
+function M.ellipsoid(opt)
+  opt = opt or {}
+  local r, c = opt.radii or { 1, 1, 1 }, opt.center or { 0, 0, 0 }
+  local rings, seg = opt.rings or 12, opt.segments or 24
+  if rings < 2 or seg < 3 then error("mesh.ellipsoid: need rings >= 2 and segments >= 3", 2) end
+  local verts = { c[1], c[2], c[3] - r[3], c[1], c[2], c[3] + r[3] }
+  for j = 1, rings - 1 do
+    local th = math.pi * j / rings - math.pi / 2
+    for i = 0, seg - 1 do
+      local ph = 2 * math.pi * i / seg
+      verts[#verts + 1] = c[1] + r[1] * math.cos(th) * math.cos(ph)
+      verts[#verts + 1] = c[2] + r[2] * math.cos(th) * math.sin(ph)
+      verts[#verts + 1] = c[3] + r[3] * math.sin(th)
+    end
+  end
+  local function id(j, i) return 3 + (j - 1) * seg + (i % seg) end
+  local tris = {}
+  local function tri(a, b, d) tris[#tris + 1], tris[#tris + 2], tris[#tris + 3] = a, b, d end
+  for i = 0, seg - 1 do
+    tri(1, id(1, i + 1), id(1, i))
+    tri(2, id(rings - 1, i), id(rings - 1, i + 1))
+  end
+  for j = 1, rings - 2 do
+    for i = 0, seg - 1 do
+      tri(id(j, i), id(j, i + 1), id(j + 1, i + 1))
+      tri(id(j, i), id(j + 1, i + 1), id(j + 1, i))
+    end
+  end
+  local all = {}
+  for i = 1, #verts // 3 do all[i] = i end
+  return { vertices = verts, triangles = tris, groups = { bottom = { 1 }, top = { 2 }, all = all } }
+end
+
 -- "name: 1 2 3 ..." lines (blank lines and # comments allowed) into groups
 local function read_group_file(path, groups)
   local f = io.open(path, "r")

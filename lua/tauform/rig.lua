@@ -24,6 +24,15 @@
 --     view = {1, -1.5, 0.8},                              -- camera direction for pictures
 --   }
 --
+-- A flesh rig gives `flesh` instead of `mesh` (and no `bend`):
+--     flesh = { surface = tauform.mesh.ellipsoid{...} or "belly.obj",  -- the skin: filled with a
+--               cells = 10,                                            -- lattice of tets, or embedded
+--               tets = "belly.msh" or "belly.node" or { vertices, tets, regions } },  -- in given tets
+--     material = { youngs = 3e4, poisson = 0.45, density = 1000,
+--                  regions = { muscle = { youngs = 3e5 } } },  -- Gmsh physical names or region ids
+--     pins = { { select = function(x, y, z) return z < 0.01 end, ... } },  -- by rest position
+-- Its cache holds the skin's vertices (the simulation's own with no surface).
+--
 -- Rig:create() builds the simulation at the first frame (parameters of that frame, pinned vertices
 -- at their targets); Rig:apply(sim, frame) sets every parameter and the pin targets for `frame`
 -- (call it before advancing to that frame). Errors name the rig file and
@@ -36,7 +45,7 @@ local M = {}
 local Rig = {}
 Rig.__index = Rig
 
-local KNOWN = { mesh = 1, material = 1, fps = 1, frames = 1, substeps = 1, tau = 1, kappa = 1,
+local KNOWN = { mesh = 1, flesh = 1, material = 1, fps = 1, frames = 1, substeps = 1, tau = 1, kappa = 1,
                 gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1, wind = 1,
                 view = 1, settle = 1 }
 -- the slowest mode is recomputed when a load or stiffness it depends on changes by more than this
@@ -86,19 +95,17 @@ function M.load(spec, opt)
   for k in pairs(spec) do
     if not KNOWN[k] then fail(self, "unknown field '%s'", tostring(k)) end
   end
-  -- mesh
-  local mesh = spec.mesh
-  if type(mesh) == "string" then
-    local path = mesh:sub(1, 1) == "/" and mesh or (dir .. "/" .. mesh)
-    local ok, res = pcall(meshlib.load_obj, path)
-    if not ok then fail(self, "mesh: %s", res) end
-    mesh = res
+  if spec.flesh ~= nil then
+    if spec.mesh ~= nil then fail(self, "give either 'mesh' (cloth) or 'flesh', not both") end
+    if spec.bend ~= nil then fail(self, "field 'bend' is a cloth parameter: flesh has no hinges") end
+    self:load_flesh(spec.flesh)
+  else
+    local mesh = self:load_mesh(spec.mesh, "mesh")
+    if not mesh.triangles then fail(self, "field 'mesh' must be a mesh table {vertices, triangles, groups} or an OBJ path") end
+    self.mesh = mesh
+    self.n = #mesh.vertices // 3
   end
-  if type(mesh) ~= "table" or type(mesh.vertices) ~= "table" or type(mesh.triangles) ~= "table" then
-    fail(self, "field 'mesh' must be a mesh table {vertices, triangles, groups} or an OBJ path")
-  end
-  self.mesh = mesh
-  self.n = #mesh.vertices // 3
+  local mesh = self.mesh
   self.fps = spec.fps or opt.fps or 24
   self.substeps = spec.substeps or 1
   self.frames = spec.frames or { 1, 48 }
@@ -135,11 +142,13 @@ function M.load(spec, opt)
   for k, p in ipairs(spec.pins or {}) do
     local ids = p.indices
     if p.group then
+      if self.kind == "flesh" then fail(self, "pins[%d]: flesh pins choose vertices with select or indices", k) end
       local ok, res = pcall(meshlib.group, mesh, p.group)
       if not ok then fail(self, "pins[%d]: %s", k, res) end
       ids = res
     end
-    if type(ids) ~= "table" then fail(self, "pins[%d] needs a group or an indices list", k) end
+    if p.select ~= nil and type(p.select) ~= "function" then fail(self, "pins[%d].select must be a function(x, y, z)", k) end
+    if type(ids) ~= "table" and not p.select then fail(self, "pins[%d] needs a group, an indices list or a select function", k) end
     local w = p.weight or 1
     if type(w) ~= "number" or w <= 0 or w > 1 then fail(self, "pins[%d].weight must be in (0, 1]", k) end
     if p.rotate and (type(p.rotate) ~= "table" or type(p.rotate.axis) ~= "table") then
@@ -150,20 +159,132 @@ function M.load(spec, opt)
   return self
 end
 
--- the simulation at the rest mesh, with the rig's values at its first frame and its pins set
-function Rig:create()
+-- a mesh table, or an OBJ path relative to the rig file
+function Rig:load_mesh(mesh, field)
+  if type(mesh) == "string" then
+    local path = mesh:sub(1, 1) == "/" and mesh or (self.dir .. "/" .. mesh)
+    local ok, res = pcall(meshlib.load_obj, path)
+    if not ok then fail(self, "%s: %s", field, res) end
+    mesh = res
+  end
+  if type(mesh) ~= "table" or type(mesh.vertices) ~= "table" then
+    fail(self, "field '%s' must be a mesh table {vertices, triangles, groups} or an OBJ path", field)
+  end
+  return mesh
+end
+
+-- flesh = { surface = mesh or OBJ path, cells = n, tets = tet file or { vertices, tets, regions } }
+function Rig:load_flesh(f)
+  if type(f) ~= "table" then fail(self, "field 'flesh' must be a table { surface = ..., tets = ..., cells = ... }") end
+  for k in pairs(f) do
+    if k ~= "surface" and k ~= "tets" and k ~= "cells" then fail(self, "flesh: unknown field '%s'", tostring(k)) end
+  end
+  self.kind = "flesh"
+  if f.surface ~= nil then self.surface = self:load_mesh(f.surface, "flesh.surface") end
+  local tets = f.tets
+  if type(tets) == "string" then
+    local path = tets:sub(1, 1) == "/" and tets or (self.dir .. "/" .. tets)
+    local res, msg = core.tet_load(path)
+    if not res then fail(self, "flesh.tets: %s", msg) end
+    tets = res
+  end
+  if tets ~= nil and (type(tets) ~= "table" or type(tets.vertices) ~= "table" or type(tets.tets) ~= "table") then
+    fail(self, "field 'flesh.tets' must be a tet file path or { vertices = ..., tets = ... }")
+  end
+  if not tets and not (self.surface and self.surface.triangles) then
+    fail(self, "flesh needs tets or a closed surface (with triangles) to fill")
+  end
+  if f.cells ~= nil and (math.type(f.cells) ~= "integer" or f.cells < 2) then fail(self, "flesh.cells must be an integer >= 2") end
+  self.tets, self.cells = tets, f.cells
+  self.mesh = { vertices = tets and tets.vertices or {}, triangles = nil, groups = {} }
+end
+
+-- region materials: material.regions = { [name or id] = { youngs, poisson, density } } against the
+-- tet mesh's regions; returns materials and tet_materials for tauform.core.flesh
+local function region_materials(self, m)
+  if not m.regions then return nil, nil end
+  if not self.tets or not self.tets.regions then fail(self, "material.regions needs tets with regions (a tet file)") end
+  local names, index, materials = self.tets.region_names or {}, {}, {}
+  local by_id = {}
+  for id, name in pairs(names) do by_id[name] = id end
+  for key, mat in pairs(m.regions) do
+    local id = type(key) == "number" and key or by_id[key]
+    if not id then
+      local known = {}
+      for name in pairs(by_id) do known[#known + 1] = name end
+      table.sort(known)
+      fail(self, "material.regions: no region '%s' in the tets (named: %s)", tostring(key), table.concat(known, ", "))
+    end
+    if type(mat) ~= "table" then fail(self, "material.regions.%s must be { youngs =, poisson =, density = }", tostring(key)) end
+    materials[#materials + 1] = mat
+    index[id] = #materials
+  end
+  local tm = {}
+  for t, r in ipairs(self.tets.regions) do tm[t] = index[r] or 0 end
+  return materials, tm
+end
+
+function Rig:create_flesh(first)
+  local spec, m = self.spec, self.spec.material or {}
+  local materials, tet_materials = region_materials(self, m)
+  local def = { surface = self.surface, cells = self.cells, youngs = m.youngs, poisson = m.poisson, density = m.density,
+                pin_stiffness = m.pin_stiffness, solver = spec.solver, materials = materials,
+                tet_materials = tet_materials }
+  if self.tets then def.vertices, def.tets = self.tets.vertices, self.tets.tets end
+  def.tau = keyframes.sample(spec.tau, first)
+  def.kappa = keyframes.sample(spec.kappa, first)
+  def.gravity = keyframes.sample(spec.gravity, first)
+  local ok, sim = pcall(core.flesh, def)
+  if not ok then fail(self, "%s", sim) end
+  self.n = sim:vert_count()
+  self.rest = sim:rest_positions()
+  self.mesh.vertices = self.rest
+  return sim
+end
+
+function Rig:create_cloth(first)
   local spec, m = self.spec, self.spec.material or {}
   local def = { vertices = self.mesh.vertices, triangles = self.mesh.triangles, density = m.density,
                 total_mass = m.total_mass, masses = m.masses, stretch = m.stretch, poisson = m.poisson,
                 pin_stiffness = m.pin_stiffness, solver = spec.solver }
-  local first = self.frames[1]
   def.tau = keyframes.sample(spec.tau, first)
   def.kappa = keyframes.sample(spec.kappa, first)
   def.gravity = keyframes.sample(spec.gravity, first)
   local ok, sim = pcall(core.cloth, def)
   if not ok then fail(self, "%s", sim) end
-  local idx, w = {}, {}
+  return sim
+end
+
+-- what a cache stores: the flesh's skin when it has one, else the simulation's vertices
+function Rig:output_count(sim)
+  local m = self.kind == "flesh" and sim:surface_count() or 0
+  if m > 0 then return m, self.surface.triangles end
+  return self.n, self.mesh.triangles
+end
+
+function Rig:output(sim, out)
+  if self.kind == "flesh" and sim:surface_count() > 0 then return sim:surface_positions(out) end
+  return sim:positions(out)
+end
+
+-- the simulation at the rest mesh, with the rig's values at its first frame and its pins set
+function Rig:create()
+  local spec = self.spec
+  local first = self.frames[1]
+  local sim = self.kind == "flesh" and self:create_flesh(first) or self:create_cloth(first)
+  -- pins chosen by rest position are resolved now (a generated tet mesh is known only now)
+  local rest = self.mesh.vertices
   for _, p in ipairs(self.pins) do
+    if p.spec.select then
+      p.ids = {}
+      for i = 1, self.n do
+        if p.spec.select(rest[3 * i - 2], rest[3 * i - 1], rest[3 * i]) then p.ids[#p.ids + 1] = i end
+      end
+    end
+  end
+  local idx, w = {}, {}
+  for k, p in ipairs(self.pins) do
+    if #p.ids == 0 then fail(self, "pins[%d] selects no vertex", k) end
     for _, i in ipairs(p.ids) do idx[#idx + 1] = i; w[#w + 1] = p.weight end
   end
   if #idx > 0 then
@@ -270,17 +391,17 @@ function Rig:apply(sim, frame)
 end
 
 -- tau for a settle time: the slowest mode (sim:settle_tau) is found once and again only when
--- gravity or the bending or stretch stiffness it depends on changed by more than 10 %; the
+-- gravity or the bending, stretch or Young's stiffness it depends on changed by more than 10 %; the
 -- conversion itself is the step's decay law (1 + tau dt lambda)^(T/dt) = 100
 function Rig:settle_tau(sim, T, frame)
   local dt = 1 / (self.fps * self.substeps)
   if type(T) ~= "number" or T <= dt then fail(self, "frame %g: settle time %s must exceed the step %g s", frame, tostring(T), dt) end
   local spec = self.spec
   local g = keyframes.sample(spec.gravity, frame) or sim:get("gravity")
-  local key = { math.sqrt(g[1] ^ 2 + g[2] ^ 2 + g[3] ^ 2), sim:get("bend"), sim:get("stretch") }
+  local key = { math.sqrt(g[1] ^ 2 + g[2] ^ 2 + g[3] ^ 2), sim:get("bend"), sim:get("stretch"), sim:get("youngs") }
   local function changed()
     if not self.settle_key then return true end
-    for k = 1, 3 do
+    for k = 1, 4 do
       local a, b = key[k], self.settle_key[k]
       if math.abs(a - b) > SETTLE_RECOMPUTE * math.max(math.abs(a), math.abs(b), 1e-30) then return true end
     end

@@ -1,7 +1,8 @@
 -- SPDX-License-Identifier: MIT
 -- tauform.run(rig, { frames = "1-120", fps = 24, substeps = 2, out = "shot.pc2",
 --                    preview = "last.png", sheet = "sheet.png", sheet_frames = 6 }): steps a rig's
--- simulation through a frame range and writes a PC2, MDD or OBJ-sequence cache, a PNG of the last
+-- simulation through a frame range and writes a PC2, MDD or OBJ-sequence cache (of a flesh rig's
+-- skin), a PNG of the last
 -- frame and a contact sheet of evenly spaced frames; in a terminal it shows a progress bar with
 -- frame, ms/frame and time left. Returns a summary table, or nil,
 -- message, code when the solver fails (the cache then holds every frame before the failure).
@@ -46,10 +47,11 @@ function M.run(rig, opt)
   local show = opt.progress
   if show == nil then show = core.isatty("stderr") end
   local sim <close> = rig:create()
-  local writer <close> = opt.out and cache.open(opt.out, rig.n, { start = first, fps = fps, format = opt.format,
-                                                           triangles = rig.mesh.triangles })
-  local pos = sim:positions()
-  if writer then writer:write(pos) end
+  local out_count, out_tris = rig:output_count(sim)
+  local writer <close> = opt.out and cache.open(opt.out, out_count, { start = first, fps = fps, format = opt.format,
+                                                                 triangles = out_tris })
+  local pos, out = sim:positions(), rig:output(sim)
+  if writer then writer:write(out) end
   if opt.on_frame then opt.on_frame(first, sim, pos) end
   -- frames kept for the contact sheet: evenly spaced, first and last included
   local keep, shapes = {}, {}
@@ -71,7 +73,7 @@ function M.run(rig, opt)
       return nil, ("%s: frame %d: %s"):format(rig.source, f, msg), code
     end
     sim:positions(pos)
-    if writer then writer:write(pos) end
+    if writer then writer:write(rig:output(sim, out)) end
     local st = sim:stats()
     stats.newton = stats.newton + st.newton_iterations
     stats.cg = stats.cg + st.cg_iterations
