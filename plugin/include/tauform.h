@@ -206,8 +206,9 @@ typedef struct tf_flesh_def {
 TF_API void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size);
 #define tf_flesh_def_init(def) tf_flesh_def_init_((def), (uint32_t)sizeof *(def))
 
-/* A tet mesh read from a file: TetGen (path.node with path.ele; either name works) or Gmsh .msh
- * (ASCII 2.2 or 4.1, tet elements). Errors name the file and line. */
+/* A tet mesh read from a file: TetGen (path.node with path.ele; the .node, .ele or .face name
+ * works, the boundary is recomputed from the tets) or Gmsh .msh (ASCII 2.2 or 4.1, tet elements;
+ * other elements are skipped). Errors name the file and line. */
 typedef struct tf_tetmesh tf_tetmesh; /* opaque */
 typedef struct tf_tetmesh_view {
   uint32_t struct_size;    /* set by the caller: sizeof(tf_tetmesh_view) */

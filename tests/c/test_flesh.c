@@ -480,9 +480,13 @@ TF_TEST(flesh_tet_files_through_the_api) {
   ENSURE(fabs(info.mass - (900 / 6.0 + 1100 / 3.0)) < 1e-9 && info.tet_count == 2 && info.inverted_rest == 0);
   tf_sim_destroy(sim);
   tf_tetmesh_destroy(m);
-  /* TetGen, by the .ele name */
+  /* TetGen, by the .ele and the .face name */
   ENSURE_MSG(tf_tetmesh_load(ele, &m, err, sizeof err) == TF_OK, "%s", err);
   ENSURE(tf_tetmesh_get(m, &v) == TF_OK && v.tet_count == 2 && v.tets[7] == 4);
+  tf_tetmesh_destroy(m);
+  char face[300];
+  snprintf(face, sizeof face, "%s/two.face", dir);
+  ENSURE_MSG(tf_tetmesh_load(face, &m, err, sizeof err) == TF_OK, "%s", err);
   tf_tetmesh_destroy(m);
   ENSURE(tf_tetmesh_load("body.obj", &m, err, sizeof err) == TF_E_INVALID_ARG && m == NULL);
   ENSURE(strstr(err, "body.obj: unknown tet mesh format"));

@@ -195,9 +195,10 @@ tf_status tf_tetmesh_load(const char *path, tf_tetmesh **out, char *errbuf, size
   tf_status st;
   if (ends_with(path, ".msh")) {
     st = tetmesh_load_gmsh(&m->mem, path, &m->d, err, errn);
-  } else if (ends_with(path, ".node") || ends_with(path, ".ele")) {
-    /* TetGen: the same stem with both extensions */
-    size_t stem = strlen(path) - (ends_with(path, ".node") ? 5 : 4);
+  } else if (ends_with(path, ".node") || ends_with(path, ".ele") || ends_with(path, ".face")) {
+    /* TetGen: the same stem with both extensions (a .face file adds nothing: the boundary is
+     * recomputed from the tets) */
+    size_t stem = strlen(path) - (ends_with(path, ".ele") ? 4 : 5);
     char node[4096], ele[4096];
     if (stem + 6 > sizeof node) {
       st = TF_E_INVALID_ARG;
@@ -209,7 +210,7 @@ tf_status tf_tetmesh_load(const char *path, tf_tetmesh **out, char *errbuf, size
     }
   } else {
     st = TF_E_INVALID_ARG;
-    ERR("%s: unknown tet mesh format: expected .msh (Gmsh) or .node/.ele (TetGen)", path);
+    ERR("%s: unknown tet mesh format: expected .msh (Gmsh) or .node/.ele/.face (TetGen)", path);
   }
   if (st != TF_OK) {
     tf_tetmesh_destroy(m);
