@@ -1,12 +1,16 @@
 -- SPDX-License-Identifier: MIT
 -- Young 2007, Example 2 (Figure 4.2, Table 4.1b): an annulus of 414 triangles (9 rings of 23
--- segments, radii 1 to 2), the vertices at the bottom fixed, pulled to the left and released;
--- St.Venant-Kirchhoff with lambda = 2, mu = 0.5, mass 0.1 per vertex, dt = 0.05 s, in the plane.
+-- segments), the vertices at the bottom fixed, pulled to the left and released; St.Venant-Kirchhoff
+-- with lambda = 2, mu = 0.5, mass 0.1 per vertex, dt = 0.05 s, in the plane. The thesis gives no
+-- dimensions; its Table 4.2 damps wavelengths 1, 8 and 16 named "a triangle edge", "the radius" and
+-- "the diameter", so the outer radius is 8 edges: radii 2.6 to 8 (edges 0.7 to 2.2, 414 triangles
+-- of mean area 0.43, the area of a unit equilateral triangle). The pull (0.55 at the top, growing
+-- with the square of the height) is chosen so that d1 starts near 3.3, the top of Figure 4.4.
 -- The thesis shows tau = 0.33, 1 and 2 (YOUNG_TAU picks one).
 --   YOUNG_TAU=0.33 lua5.4 examples/run.lua examples/young/example2.lua --out young2.pc2
 local TAU = tonumber(os.getenv("YOUNG_TAU") or "1")
-local PULL = 0.5 -- m, at the top
-local R0, R1, RINGS, SEG = 1.0, 2.0, 9, 23
+local PULL = 0.55 -- at the top
+local R0, R1, RINGS, SEG = 2.6, 8.0, 9, 23
 local vertices, triangles, bottom = {}, {}, {}
 for r = 0, RINGS do
   local rad = R0 + (R1 - R0) * r / RINGS
@@ -22,7 +26,7 @@ local function id(r, s) return r * SEG + (s % SEG) + 1 end
 for r = 0, RINGS - 1 do
   for s = 0, SEG - 1 do
     local a, b, c, d = id(r, s), id(r, s + 1), id(r + 1, s + 1), id(r + 1, s)
-    for _, v in ipairs({ a, b, c, a, c, d }) do triangles[#triangles + 1] = v end
+    for _, v in ipairs({ a, d, c, a, c, b }) do triangles[#triangles + 1] = v end -- counter-clockwise
   end
 end
 -- fixed: every vertex within 25 degrees of the bottom

@@ -102,9 +102,13 @@ for e, S in ipairs(SETUP) do
   end
   local base = ("%s/example%d"):format(out, e)
   plot.csv(base .. ".csv", cols)
+  -- both panels on the new method's scale (an unstable traditional run is drawn at the top edge)
+  local top = 0
+  for _, c in ipairs(new) do top = math.max(top, c.r.d1[1], c.r.d2[1]) end
   plot.figure{ path = base .. ".svg", panels = {
-    { title = "(a) New method", xlabel = "time (s)", ylabel = "d1, d2", xmin = 0, xmax = S.T, series = sa },
-    { title = "(b) Traditional method", xlabel = "time (s)", ylabel = "d1, d2", xmin = 0, xmax = S.T, series = sb } } }
+    { title = "(a) New method", xlabel = "time (s)", ylabel = "d1, d2", xmin = 0, xmax = S.T, ymax = 1.1 * top, series = sa },
+    { title = "(b) Traditional method", xlabel = "time (s)", ylabel = "d1, d2", xmin = 0, xmax = S.T, ymax = 1.1 * top,
+      series = sb } } }
   line("")
   line(("## %s: rest time (d1 below 1 %% of its start for good), dt = %g s"):format(S.name, S.dt))
   line("")

@@ -29,6 +29,8 @@ local function fmt(v)
   return ("%g"):format(tonumber(("%.4g"):format(v)))
 end
 
+local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+
 local function panel(out, p, x0, y0, w, h)
   local ml, mr, mt, mb = 60, 15, 30, 45
   local pw, ph = w - ml - mr, h - mt - mb
@@ -36,7 +38,7 @@ local function panel(out, p, x0, y0, w, h)
   for _, s in ipairs(p.series) do
     for i = 1, #s.x do
       local x, y = s.x[i], s.y[i]
-      if x == x and y == y then
+      if finite(x) and finite(y) then
         xmin = math.min(xmin or x, x); xmax = math.max(xmax or x, x)
         ymin = math.min(ymin or y, y); ymax = math.max(ymax or y, y)
       end
@@ -68,12 +70,16 @@ local function panel(out, p, x0, y0, w, h)
     out[#out + 1] = ('<text x="%.2f" y="%.2f" font-size="12" text-anchor="middle" transform="rotate(-90 %.2f %.2f)">%s</text>')
       :format(x0 + 15, y0 + mt + ph / 2, x0 + 15, y0 + mt + ph / 2, esc(p.ylabel))
   end
-  -- series, clipped to the panel's x range
+  -- series, clipped to the panel's x range; values beyond a given y range (a run that blew up)
+  -- are drawn at its edge
   for k, s in ipairs(p.series) do
     local pts = {}
     for i = 1, #s.x do
       local x, y = s.x[i], s.y[i]
-      if x == x and y == y and x >= xmin and x <= xmax then pts[#pts + 1] = ("%.2f,%.2f"):format(X(x), Y(y)) end
+      if finite(x) and y == y and x >= xmin and x <= xmax then
+        y = math.max(ymin, math.min(ymax, y))
+        pts[#pts + 1] = ("%.2f,%.2f"):format(X(x), Y(y))
+      end
     end
     local color = s.color or PALETTE[(k - 1) % #PALETTE + 1]
     out[#out + 1] = ('<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"/>')
