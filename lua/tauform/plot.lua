@@ -34,7 +34,8 @@ local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge en
 local function panel(out, p, x0, y0, w, h)
   local ml, mr, mt, mb = 60, 15, 30, 45
   local pw, ph = w - ml - mr, h - mt - mb
-  local xmin, xmax, ymin, ymax = p.xmin, p.xmax, p.ymin, p.ymax
+  -- the range: the caller's bounds where given, else the finite data's
+  local xmin, xmax, ymin, ymax
   for _, s in ipairs(p.series) do
     for i = 1, #s.x do
       local x, y = s.x[i], s.y[i]
@@ -44,6 +45,8 @@ local function panel(out, p, x0, y0, w, h)
       end
     end
   end
+  xmin, xmax = p.xmin or xmin, p.xmax or xmax
+  ymin, ymax = p.ymin or ymin, p.ymax or ymax
   xmin, xmax, ymin, ymax = xmin or 0, xmax or 1, math.min(ymin or 0, 0), ymax or 1
   if xmax == xmin then xmax = xmin + 1 end
   if ymax == ymin then ymax = ymin + 1 end

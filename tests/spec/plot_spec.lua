@@ -23,6 +23,17 @@ local function parse_xml(s)
 end
 
 describe("plot", function()
+  it("draws a run that blew up (inf, nan) at the edge of a given y range, the others on scale", function()
+    local x, ok_run, bad = {}, {}, {}
+    for i = 1, 20 do x[i] = i; ok_run[i] = 1 / i; bad[i] = i < 10 and 10 ^ (i * 40) or (i < 15 and math.huge or 0 / 0) end
+    local svg = tauform.plot.figure{ series = { { x = x, y = ok_run }, { x = x, y = bad } }, ymax = 1.2 }
+    local count = assert(parse_xml(svg))
+    assert.are.equal(2, count.polyline)
+    assert.is_nil(svg:find("inf") or svg:find("nan"))
+    -- the tick labels stay on the finite runs' scale
+    assert.is_truthy(svg:find(">1.2<", 1, true) or svg:find(">1<", 1, true))
+  end)
+
   it("writes SVG with one polyline per series", function()
     local path = os.tmpname() .. ".svg"
     local x = {}
