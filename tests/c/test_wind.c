@@ -10,7 +10,7 @@
 #include "scenes.h"
 #include "tf_test.h"
 
-static const aero_coeffs AIR = {1.225, 1.2, 0.6};
+static const aero_coeffs AIR = {1.225, 1.2, 0.6, 0};
 
 TF_TEST(wind_triangle_force_matches_formula) {
   /* triangle in the x-y plane, area 1/2, normal +z; air at angle phi from the normal */
@@ -46,7 +46,7 @@ TF_TEST(wind_triangle_force_matches_formula) {
   /* the drag damping is its derivative along n: finite differences of the normal force */
   double v0[9] = {0}, vp[9], fp[3], f0[3], c0;
   double wz[3] = {1.0, 0.5, 4.0};
-  const aero_coeffs drag_only = {1.225, 1.2, 0.0};
+  const aero_coeffs drag_only = {1.225, 1.2, 0.0, 0};
   aero_triangle(x, v0, wz, &drag_only, f0, &c0, NULL);
   for (int i = 0; i < 9; ++i) vp[i] = (i % 3 == 2) ? 1e-6 : 0.0; /* all corners +z */
   aero_triangle(x, vp, wz, &drag_only, fp, &c, NULL);

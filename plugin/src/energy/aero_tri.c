@@ -28,6 +28,7 @@ int aero_triangle(const double x[9], const double v[9], const double wind[3], co
   double speed = v3_norm(u);
   if (!(speed > AERO_MIN_SPEED)) return 1;
   double un = v3_dot(u, n);
+  if (k->windward_only && un >= 0.0) return 1; /* the lee side of a closed body */
   double half = 0.5 * k->rho * area;
   /* drag along the normal, lift across the flow */
   v3_axpy(f, half * k->cd * speed * un, n);
@@ -66,6 +67,7 @@ int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3
    * - c_l (u.a)^2 u / (|u| |a|)], so df/da = q (a u^T/|a| + (u.a)(I/|a| - a a^T/|a|^3))
    * - ql (2 (u.a) u u^T / |a| - (u.a)^2 u a^T / |a|^3) */
   double q = 0.5 * k->rho * (k->cd + k->cl) * speed, ua = v3_dot(u, a), G[9];
+  if (k->windward_only && ua >= 0.0) return 0;
   double ql = 0.5 * k->rho * k->cl / speed; /* lift's second term: -(u.a)^2 u / (|u| |a|) */
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c)

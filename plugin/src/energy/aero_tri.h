@@ -5,7 +5,7 @@
  *   drag  f_d = 1/2 rho c_d A |u| (u.n) n                    (normal pressure: the seed's model)
  *   lift  f_l = 1/2 rho c_l A |u| (u.n) (n - (u.n) u / |u|^2) (across the flow, in its plane
  *                                                              with n; |f_l| ~ sin(2 phi))
- * Both are two-sided (flipping n flips u.n), vanish edge-on and with no relative flow, and are
+ * Both are two-sided (flipping n flips u.n) unless windward_only, vanish edge-on and with no relative flow, and are
  * split equally to the corners. For the implicit step the drag's exact derivative along the
  * normal, d f_d / d v_vertex = -(k/3) (|u| + (u.n)^2/|u|) n n^T with k = rho c_d A / 2, gives a
  * symmetric positive semi-definite damping matrix. */
@@ -18,6 +18,8 @@ typedef struct aero_coeffs {
   double rho; /* air density, kg/m^3 */
   double cd;  /* drag coefficient */
   double cl;  /* lift coefficient */
+  int windward_only; /* a closed body's outward faces: only those the flow hits (u.n < 0) push;
+                        a cloth sheet is two-sided */
 } aero_coeffs;
 
 /* Force on the whole triangle (x: 3 vertices gathered, v: their velocities, wind: the air's

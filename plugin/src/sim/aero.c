@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * Aerodynamic forces on the cloth (energy/aero_tri.c per triangle, wind from sim/wind.c at each
+ * Aerodynamic forces on the cloth, or on a flesh body's boundary faces (energy/aero_tri.c per triangle, wind from sim/wind.c at each
  * triangle's centroid). In the tau step the drag is linearly implicit (design note sec. 2.5): its
  * value at the step's start joins the external force, and its normal-normal derivative damps the
  * change of velocity, E += c_t / (2 dt) (n_t . (ybar_t - ybar_drag_t))^2, which keeps it stable at
@@ -15,7 +15,8 @@
 
 void aero_forces(tf_sim *s, const double *x, const double *v, double t, double *f) {
   const trimesh *m = &s->mesh;
-  aero_coeffs k = {s->par.air_density, s->par.drag, s->par.lift};
+  /* flesh: its boundary faces, outward, are a closed body's: only the windward ones push */
+  aero_coeffs k = {s->par.air_density, s->par.drag, s->par.lift, s->kind == SIM_FLESH};
   double lx[9], lv[9], c[3], w[3], ft[3];
   for (uint32_t tr = 0; tr < m->tri_count; ++tr) {
     const uint32_t *tv = m->tris + 3 * tr;
