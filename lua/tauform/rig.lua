@@ -204,10 +204,14 @@ end
 local function region_materials(self, m)
   if not m.regions then return nil, nil end
   if not self.tets or not self.tets.regions then fail(self, "material.regions needs tets with regions (a tet file)") end
-  local names, index, materials = self.tets.region_names or {}, {}, {}
+  local names, index, materials, labels = self.tets.region_names or {}, {}, {}, {}
   local by_id = {}
   for id, name in pairs(names) do by_id[name] = id end
-  for key, mat in pairs(m.regions) do
+  local keys = {} -- in a fixed order, so a re-run builds the same material table
+  for key in pairs(m.regions) do keys[#keys + 1] = key end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, key in ipairs(keys) do
+    local mat = m.regions[key]
     local id = type(key) == "number" and key or by_id[key]
     if not id then
       local known = {}
@@ -216,17 +220,19 @@ local function region_materials(self, m)
       fail(self, "material.regions: no region '%s' in the tets (named: %s)", tostring(key), table.concat(known, ", "))
     end
     if type(mat) ~= "table" then fail(self, "material.regions.%s must be { youngs =, poisson =, density = }", tostring(key)) end
+    if index[id] then fail(self, "material.regions: region %s given twice (by name and by id)", tostring(key)) end
     materials[#materials + 1] = mat
     index[id] = #materials
+    labels[#materials] = "material.regions." .. tostring(key)
   end
   local tm = {}
   for t, r in ipairs(self.tets.regions) do tm[t] = index[r] or 0 end
-  return materials, tm
+  return materials, tm, labels
 end
 
 function Rig:create_flesh(first)
   local spec, m = self.spec, self.spec.material or {}
-  local materials, tet_materials = region_materials(self, m)
+  local materials, tet_materials, labels = region_materials(self, m)
   local def = { surface = self.surface, cells = self.cells, youngs = m.youngs, poisson = m.poisson, density = m.density,
                 pin_stiffness = m.pin_stiffness, solver = spec.solver, materials = materials,
                 tet_materials = tet_materials }
@@ -235,7 +241,10 @@ function Rig:create_flesh(first)
   def.kappa = keyframes.sample(spec.kappa, first)
   def.gravity = keyframes.sample(spec.gravity, first)
   local ok, sim = pcall(core.flesh, def)
-  if not ok then fail(self, "%s", sim) end
+  if not ok then -- name a bad region material by its region, not by its place in the list
+    fail(self, "%s", (tostring(sim):gsub("region material (%d+) %(materials%[%d+%]%)",
+                                         function(k) return labels and labels[tonumber(k)] or "material " .. k end)))
+  end
   self.n = sim:vert_count()
   self.rest = sim:rest_positions()
   self.mesh.vertices = self.rest
@@ -259,7 +268,7 @@ end
 function Rig:output_count(sim)
   local m = self.kind == "flesh" and sim:surface_count() or 0
   if m > 0 then return m, self.surface.triangles end
-  return self.n, self.mesh.triangles
+  return self.n, self.mesh.triangles or sim:triangles() -- a flesh body without a skin: its tet boundary
 end
 
 function Rig:output(sim, out)

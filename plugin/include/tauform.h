@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 1
+#define TF_VERSION_MINOR 2
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -177,7 +177,8 @@ typedef struct tf_flesh_def {
   const double *initial_positions; /* Nullable: (vert_count x 3) m start state; default rest */
 
   /* render surface (Nullable): the host's skin at rest, embedded in the tets and returned
-   * deformed; without tets, the closed, consistently oriented surface to fill with tets */
+   * deformed; without tets, the closed surface to fill with tets, wound outward (counter-clockwise
+   * seen from outside; an inward-wound one is rejected) */
   const double *surface_positions; /* (surface_vert_count x 3) m */
   uint32_t surface_vert_count;
   const uint32_t *surface_triangles; /* (surface_tri_count x 3) */
@@ -316,6 +317,10 @@ TF_API tf_status tf_sim_get_forces(const tf_sim *sim, double *out_forces, uint32
 TF_API tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy);
 /* Rest positions (vert_count x 3), e.g. to choose vertices to pin in a generated tet mesh. */
 TF_API tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out_positions, uint32_t vert_count);
+/* The triangles the simulation's vertices carry (tri_count x 3, 0-based): a cloth's own mesh, or a
+ * flesh body's tet boundary (outward), e.g. to display or cache a body without a render surface. */
+TF_API uint32_t tf_sim_tri_count(const tf_sim *sim);
+TF_API tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out_triangles, uint32_t tri_count);
 
 /* Flesh: the embedded render surface (0 vertices if none) and its deformed positions. */
 TF_API uint32_t tf_sim_surface_vert_count(const tf_sim *sim);
@@ -500,6 +505,9 @@ typedef struct tf_api {
   tf_status (*sim_get_surface_positions)(const tf_sim *sim, double *out_positions, uint32_t surface_vert_count);
   tf_status (*sim_flesh_info)(const tf_sim *sim, tf_flesh_info *out_info);
   tf_status (*sim_check_param)(tf_sim *sim, tf_param param, const double *values, uint32_t count);
+  /* 1.2 */
+  uint32_t (*sim_tri_count)(const tf_sim *sim);
+  tf_status (*sim_get_triangles)(const tf_sim *sim, uint32_t *out_triangles, uint32_t tri_count);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

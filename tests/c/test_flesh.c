@@ -398,8 +398,16 @@ TF_TEST(flesh_bad_input_names_the_problem) {
   struct { const char *want; tf_status st; } cases[] = {
       {"poisson must be in (-1, 0.5)", TF_E_INVALID_ARG}, {"out of range", TF_E_BAD_MESH},
       {"tet_materials[2] = 3", TF_E_INVALID_ARG},        {"give tets", TF_E_INVALID_ARG},
-      {"lattice_cells", TF_E_INVALID_ARG}};
-  for (int c = 0; c < 5; ++c) {
+      {"lattice_cells", TF_E_INVALID_ARG},              {"materials is NULL", TF_E_INVALID_ARG},
+      {"wound inward", TF_E_BAD_MESH}};
+  double *sp;
+  uint32_t *stri;
+  uint32_t packed = sphere(0.1, 12, 6, &sp, &stri), stc = packed >> 16;
+  for (uint32_t t = 0; t < stc; ++t) { /* wound inward */
+    uint32_t k = stri[3 * t + 1];
+    stri[3 * t + 1] = stri[3 * t + 2], stri[3 * t + 2] = k;
+  }
+  for (int c = 0; c < 7; ++c) {
     scene_flesh_def(&b, &def);
     uint32_t mats[6] = {0, 1, 3, 0, 0, 0};
     tf_flesh_material table[1] = {{1e4, 0.4, 900}};
@@ -408,6 +416,11 @@ TF_TEST(flesh_bad_input_names_the_problem) {
     if (c == 2) def.tet_materials = mats, def.materials = table, def.material_count = 1;
     if (c == 3) def.tets = NULL;
     if (c == 4) def.tets = NULL, def.surface_positions = b.pos, def.surface_vert_count = 8, def.lattice_cells = 1;
+    if (c == 5) def.material_count = 1;
+    if (c == 6) {
+      def.tets = NULL, def.surface_positions = sp, def.surface_vert_count = packed & 0xffff;
+      def.surface_triangles = stri, def.surface_tri_count = stc;
+    }
     tf_status st = tf_flesh_create(&def, &sim, err, sizeof err);
     if (c == 1) b.tets[5] = 1;
     TF_NOTE("case %d: %s: %s", c, tf_status_name(st), err);
@@ -427,8 +440,16 @@ TF_TEST(flesh_bad_input_names_the_problem) {
   ENSURE(tf_sim_set_param(sim, TF_PARAM_YOUNGS_MODULUS, &k, 1) == TF_OK);
   double s3[3];
   ENSURE(tf_sim_get_surface_positions(sim, s3, 1) == TF_E_UNSUPPORTED);
+  /* its triangles are the tets' boundary: a block of 1 cube has 12 */
+  uint32_t tris[36];
+  ENSURE(tf_sim_tri_count(sim) == 12);
+  ENSURE(tf_sim_get_triangles(sim, tris, 11) == TF_E_INVALID_ARG);
+  ENSURE(strstr(tf_sim_last_error(sim), "wrong tri_count"));
+  ENSURE(tf_sim_get_triangles(sim, tris, 12) == TF_OK);
+  for (int j = 0; j < 36; ++j) ENSURE(tris[j] < 8);
   tf_sim_destroy(sim);
   tet_scene_free(&b);
+  free(sp), free(stri);
 }
 
 static void write_text(const char *path, const char *text) {

@@ -85,11 +85,58 @@ describe("flesh", function()
     assert.is_true(math.abs(sim:info().mass - (900 / 6 + 1100 / 3)) < 1e-9)
     local bad = tauform.rig.load({ flesh = { tets = m }, material = { regions = { bone = {} } } })
     assert.has_error(function() bad:create() end, "rig: material.regions: no region 'bone' in the tets (named: fat, muscle)")
+    -- one region named twice, a bad region material named by its region
+    local twice = tauform.rig.load({ flesh = { tets = m }, material = { regions = { muscle = {}, [12] = {} } } })
+    assert.has_error(function() twice:create() end, "rig: material.regions: region muscle given twice (by name and by id)")
+    local soft = tauform.rig.load({ flesh = { tets = m }, material = { regions = { fat = { youngs = -1 } } } })
+    local ok, err = pcall(soft.create, soft)
+    assert.is_false(ok)
+    assert.matches("material.regions.fat: youngs_modulus must be > 0", err, 1, true)
+    -- the same through tauform.flesh: 1-based names
+    ok, err = pcall(tauform.flesh, { vertices = m.vertices, tets = m.tets, materials = { { youngs = "stiff" } } })
+    assert.matches("materials[1].youngs must be a number, got string", err, 1, true)
+    ok, err = pcall(tauform.flesh, { vertices = m.vertices, tets = m.tets, materials = { {} }, tet_materials = { 1, 2 } })
+    assert.matches("tet_materials[2] = 2 but there are 1 materials", err, 1, true)
+    ok, err = pcall(tauform.flesh, { vertices = m.vertices, tets = { { 1, 2, 3, 4 }, 2, 3, 4, 5 } })
+    assert.matches("tets[2] must be a table of 4 indices", err, 1, true)
     local nothing, msg, code = tauform.tet_load(path .. ".missing.msh")
     assert.is_nil(nothing)
     assert.matches("cannot open", msg)
     assert.are.equal("TF_E_IO", code)
     os.remove(path)
+  end)
+
+  it("gives its tet boundary as triangles, wound outward, for a body without a skin", function()
+    local body <close> = tauform.flesh{ vertices = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1 }, tets = { 1, 2, 3, 4 } }
+    local t, x = body:triangles(), body:positions()
+    assert.are.equal(12, #t)
+    local vol = 0
+    for k = 1, #t, 3 do
+      local a, b, c = 3 * t[k] - 2, 3 * t[k + 1] - 2, 3 * t[k + 2] - 2
+      vol = vol + (x[a] * (x[b + 1] * x[c + 2] - x[b + 2] * x[c + 1]) + x[a + 1] * (x[b + 2] * x[c] - x[b] * x[c + 2])
+                   + x[a + 2] * (x[b] * x[c + 1] - x[b + 1] * x[c])) / 6
+    end
+    assert.is_true(math.abs(vol - 1 / 6) < 1e-15) -- outward: the enclosed volume is positive
+    -- so an OBJ-sequence cache of such a rig has faces
+    local dir = tmpname("")
+    local rig = tauform.rig.load({ flesh = { tets = { vertices = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1 }, tets = { 1, 2, 3, 4 } } },
+                                   frames = { 1, 2 } })
+    tauform.run(rig, { out = dir .. ".obj", progress = false })
+    local f = assert(io.open(dir .. "_0002.obj"))
+    local text = f:read("a")
+    f:close()
+    assert.are.equal(4, select(2, text:gsub("\nf ", "")))
+    os.remove(dir .. "_0001.obj")
+    os.remove(dir .. "_0002.obj")
+  end)
+
+  it("refuses a surface wound inward", function()
+    local skin = tauform.mesh.ellipsoid{ radii = { 0.1, 0.1, 0.1 }, rings = 6, segments = 12 }
+    local t = skin.triangles
+    for k = 1, #t, 3 do t[k + 1], t[k + 2] = t[k + 2], t[k + 1] end
+    local ok, err = pcall(tauform.flesh, { surface = skin })
+    assert.is_false(ok)
+    assert.matches("the surface is wound inward; flip its triangles", err, 1, true)
   end)
 
   it("flesh rigs name their mistakes", function()

@@ -43,6 +43,16 @@ static int check_material(const char *what, double E, double nu, double rho, cha
   return 1;
 }
 
+/* Signed volume of a closed triangle surface (divergence theorem): positive when wound outward. */
+static double enclosed_volume(const double *x, const uint32_t *tri, uint32_t tri_count) {
+  double v = 0.0;
+  for (uint32_t t = 0; t < tri_count; ++t) {
+    const double *a = x + 3 * (size_t)tri[3 * t], *b = x + 3 * (size_t)tri[3 * t + 1], *c = x + 3 * (size_t)tri[3 * t + 2];
+    v += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
+  }
+  return v / 6.0;
+}
+
 static tf_status check_surface(const tf_flesh_def *d, int required, char *err, size_t errn) {
   if (!d->surface_positions) {
     if (required) return ERR("give tets (rest_positions and tets) or a closed surface to fill (surface_positions and "
@@ -60,6 +70,15 @@ static tf_status check_surface(const tf_flesh_def *d, int required, char *err, s
     if (d->surface_triangles[k] >= d->surface_vert_count)
       return ERR("surface triangle %zu: vertex index %u out of range (surface_vert_count %u)", k / 3,
                  d->surface_triangles[k], d->surface_vert_count), TF_E_BAD_MESH;
+  if (required) {
+    /* The lattice keeps the cells the surface encloses; an inward-wound surface encloses negative
+     * volume and would be filled as a hollow shell with the wrong mass. */
+    double vol = enclosed_volume(d->surface_positions, d->surface_triangles, d->surface_tri_count);
+    if (!(vol > 0.0))
+      return ERR("surface_triangles enclose a volume of %g m^3: %s", vol,
+                 vol < 0.0 ? "the surface is wound inward; flip its triangles (counter-clockwise seen from outside)"
+                           : "the surface is flat or open"), TF_E_BAD_MESH;
+  }
   return TF_OK;
 }
 
@@ -71,16 +90,17 @@ static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
     /* indices, finiteness and degenerate tets are checked by the topology build */
     if (d->initial_positions && !api_all_finite(d->initial_positions, 3 * (size_t)d->vert_count))
       return ERR("initial_positions: not all finite"), TF_E_INVALID_ARG;
+    if (d->material_count && !d->materials)
+      return ERR("material_count is %u but materials is NULL", d->material_count), TF_E_INVALID_ARG;
     if (d->tet_materials) {
-      if (d->material_count && !d->materials) return ERR("material_count is %u but materials is NULL", d->material_count), TF_E_INVALID_ARG;
       for (uint32_t t = 0; t < d->tet_count; ++t)
         if (d->tet_materials[t] > d->material_count)
           return ERR("tet_materials[%u] = %u but there are %u materials (0 is the base material)", t, d->tet_materials[t],
                      d->material_count), TF_E_INVALID_ARG;
     }
     for (uint32_t k = 0; k < d->material_count && d->materials; ++k) {
-      char what[48];
-      snprintf(what, sizeof what, "materials[%u]", k);
+      char what[64];
+      snprintf(what, sizeof what, "region material %u (materials[%u])", k + 1, k);
       if (!check_material(what, d->materials[k].youngs_modulus, d->materials[k].poisson, d->materials[k].density, err, errn))
         return TF_E_INVALID_ARG;
     }

@@ -138,6 +138,8 @@ static const tf_api g_api = {
     tf_sim_get_surface_positions,
     tf_sim_flesh_info,
     tf_sim_check_param,
+    tf_sim_tri_count,
+    tf_sim_get_triangles,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

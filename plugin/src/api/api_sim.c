@@ -277,3 +277,14 @@ tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out, uint32_t ver
   memcpy(out, sim->rest, sizeof(double) * 3 * vert_count);
   return TF_OK;
 }
+
+uint32_t tf_sim_tri_count(const tf_sim *sim) { return sim ? sim->mesh.tri_count : 0; }
+
+tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out, uint32_t tri_count) {
+  if (!sim) return TF_E_INVALID_ARG;
+  if (!out || tri_count != sim->mesh.tri_count)
+    return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, "tf_sim_get_triangles: %s (tri_count %u, simulation has %u)",
+                    out ? "wrong tri_count" : "output array is NULL", tri_count, sim->mesh.tri_count);
+  memcpy(out, sim->mesh.tris, sizeof(uint32_t) * 3 * tri_count);
+  return TF_OK;
+}

@@ -102,7 +102,9 @@ void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Inte
     int isint = 0;
     lua_Integer v;
     if (nested) {
-      lua_geti(L, idx, i / width + 1);
+      if (lua_geti(L, idx, i / width + 1) != LUA_TTABLE)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s[%d] must be a table of %d indices, like the first entry", what,
+                                              (int)(i / width + 1), width));
       lua_geti(L, -1, i % width + 1);
       v = lua_tointegerx(L, -1, &isint);
       lua_pop(L, 2);

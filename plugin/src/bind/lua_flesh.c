@@ -85,6 +85,14 @@ static int l_flesh(lua_State *L) {
     for (lua_Integer k = 0; k < count; ++k) {
       if (lua_geti(L, mi, k + 1) != LUA_TTABLE)
         luaL_argerror(L, 1, lua_pushfstring(L, "materials[%d] must be { youngs =, poisson =, density = }", (int)k + 1));
+      static const char *const keys[] = {"youngs", "poisson", "density"};
+      for (int f = 0; f < 3; ++f) {
+        int t = lua_getfield(L, -1, keys[f]);
+        lua_pop(L, 1);
+        if (t != LUA_TNIL && t != LUA_TNUMBER)
+          luaL_argerror(L, 1, lua_pushfstring(L, "materials[%d].%s must be a number, got %s", (int)k + 1, keys[f],
+                                              lua_typename(L, t)));
+      }
       mats[k].youngs_modulus = def.youngs_modulus, mats[k].poisson = def.poisson, mats[k].density = def.density;
       read_material(L, lua_gettop(L), &mats[k].youngs_modulus, &mats[k].poisson, &mats[k].density);
       lua_pop(L, 1);
@@ -105,6 +113,9 @@ static int l_flesh(lua_State *L) {
       lua_Integer m = lua_tointegerx(L, -1, &isint);
       lua_pop(L, 1);
       if (!isint || m < 0) luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%d] must be an integer >= 0", (int)k + 1));
+      if (m > (lua_Integer)def.material_count)
+        luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%d] = %d but there are %d materials (0 is the base material)",
+                                            (int)k + 1, (int)m, (int)def.material_count));
       tm[k] = (uint32_t)m;
     }
     def.tet_materials = tm;

@@ -128,6 +128,18 @@ static int l_velocities(lua_State *L) { return push_vectors(L, tf_sim_get_veloci
 static int l_normals(lua_State *L) { return push_vectors(L, tf_sim_get_normals); }
 static int l_forces(lua_State *L) { return push_vectors(L, tf_sim_get_forces); }
 
+/* sim:triangles(): flat 1-based vertex triples (a cloth's mesh, a flesh body's tet boundary) */
+static int l_triangles(lua_State *L) {
+  lsim *p = tfl_check_open(L);
+  uint32_t m = tf_sim_tri_count(p->sim);
+  lua_createtable(L, (int)(3 * m), 0);
+  uint32_t *buf = lua_newuserdatauv(L, sizeof(uint32_t) * 3 * (size_t)(m ? m : 1), 0);
+  tf_sim_get_triangles(p->sim, buf, m);
+  for (uint32_t k = 0; k < 3 * m; ++k) lua_pushinteger(L, (lua_Integer)buf[k] + 1), lua_rawseti(L, -3, (lua_Integer)k + 1);
+  lua_pop(L, 1);
+  return 1;
+}
+
 static int l_position(lua_State *L) {
   lsim *p = tfl_check_open(L);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -519,7 +531,7 @@ static int l_native_bytes(lua_State *L) {
 static const luaL_Reg SIM_METHODS[] = {
     {"advance", l_advance},     {"positions", l_positions}, {"velocities", l_velocities},
     {"normals", l_normals},     {"forces", l_forces},       {"position", l_position},
-    {"vert_count", l_vert_count}, {"energy", l_energy},   {"set", l_set},
+    {"vert_count", l_vert_count}, {"energy", l_energy},   {"set", l_set},  {"triangles", l_triangles},
     {"get", l_get},             {"pin", l_pin},             {"pin_targets", l_pin_targets},
     {"set_state", l_set_state}, {"stats", l_stats},         {"close", l_close},
     {"is_closed", l_is_closed}, {"render_png", l_render_png}, {"render_sheet", l_render_sheet},
