@@ -227,3 +227,37 @@ uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j) {
   }
   return (lo < t->adj_ptr[i + 1] && t->adj[lo] == j) ? lo : UINT32_MAX;
 }
+
+int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **out_ptr, uint32_t **out_adj, uint32_t *out_count) {
+  uint32_t n = t->vert_count;
+  uint8_t *keep = mem_array(m, t->adj_count, sizeof *keep);
+  uint32_t *ptr = mem_array(m, (size_t)n + 1, sizeof *ptr);
+  if (!keep || !ptr) {
+    MEM_FREE_ARRAY(m, keep, t->adj_count);
+    MEM_FREE_ARRAY(m, ptr, (size_t)n + 1);
+    return 0;
+  }
+  memset(keep, 0, t->adj_count);
+  for (uint32_t i = 0; i < n; ++i) keep[trimesh_adj_find(t, i, i)] = 1;
+  for (uint32_t f = 0; f < t->tri_count; ++f)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) keep[trimesh_adj_find(t, t->tris[3 * f + a], t->tris[3 * f + b])] = 1;
+  uint32_t count = 0;
+  for (uint32_t k = 0; k < t->adj_count; ++k) count += keep[k];
+  uint32_t *adj = mem_array(m, count, sizeof *adj);
+  if (!adj) {
+    MEM_FREE_ARRAY(m, keep, t->adj_count);
+    MEM_FREE_ARRAY(m, ptr, (size_t)n + 1);
+    return 0;
+  }
+  uint32_t c = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    ptr[i] = c;
+    for (uint32_t k = t->adj_ptr[i]; k < t->adj_ptr[i + 1]; ++k)
+      if (keep[k]) adj[c++] = t->adj[k];
+  }
+  ptr[n] = c;
+  MEM_FREE_ARRAY(m, keep, t->adj_count);
+  *out_ptr = ptr, *out_adj = adj, *out_count = count;
+  return 1;
+}

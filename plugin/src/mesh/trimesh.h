@@ -29,5 +29,8 @@ TF_LOCAL tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t vert_count, con
 TF_LOCAL void trimesh_free(tf_mem *m, trimesh *t);
 /* Index of column j in row i of the adjacency, or UINT32_MAX. */
 TF_LOCAL uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j);
+/* The part of the adjacency through triangles (edges and the diagonal, no hinge couplings), CSR
+ * into new arrays *ptr (vert_count + 1) and *adj (*count); 0 when out of memory. */
+TF_LOCAL int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **ptr, uint32_t **adj, uint32_t *count);
 
 #endif

@@ -438,18 +438,33 @@ static void dense_solve(const amg *a, const double *b, double *x) {
 
 void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
   level *l0 = &a->lv[0];
-  /* level 0: expand the upper-triangle Hessian into full storage */
+  /* level 0: expand the upper-triangle Hessian into full storage. A block outside level 0's
+   * (sparser) pattern, e.g. the coupling of a bending hinge's opposite vertices, is lumped onto
+   * both diagonals as |B|_F I: [0 B; B^T 0] <= |B| I, so the preconditioner stays SPD and above
+   * the Hessian it drops. */
+  memset(l0->Aval, 0, 9 * sizeof(double) * l0->A.nnz);
   for (uint32_t i = 0; i < l0->n; ++i) {
     l0->dead[i] = fixed ? fixed[i] : 0;
-    uint32_t fs = l0->diag[i];
-    for (uint32_t k = H->row_ptr[i]; k < H->row_ptr[i + 1]; ++k, ++fs) {
+    uint32_t q = l0->diag[i], qend = l0->A.ptr[i + 1];
+    for (uint32_t k = H->row_ptr[i]; k < H->row_ptr[i + 1]; ++k) {
+      uint32_t j = H->col[k];
       const double *b = H->val + 9 * (size_t)k;
-      memcpy(l0->Aval + 9 * (size_t)fs, b, 9 * sizeof(double));
-      if (H->col[k] != i) {
-        double *t = l0->Aval + 9 * (size_t)a->transpose0[fs];
-        for (int r = 0; r < 3; ++r)
-          for (int s = 0; s < 3; ++s) t[3 * s + r] = b[3 * r + s];
+      while (q < qend && l0->A.col[q] < j) ++q;
+      if (q < qend && l0->A.col[q] == j) {
+        double *d = l0->Aval + 9 * (size_t)q;
+        for (int e = 0; e < 9; ++e) d[e] += b[e];
+        if (j != i) {
+          double *t = l0->Aval + 9 * (size_t)a->transpose0[q];
+          for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) t[3 * c + r] += b[3 * r + c];
+        }
+        continue;
       }
+      double nb = 0.0;
+      for (int e = 0; e < 9; ++e) nb += b[e] * b[e];
+      nb = sqrt(nb);
+      double *di = l0->Aval + 9 * (size_t)l0->diag[i], *dj = l0->Aval + 9 * (size_t)l0->diag[j];
+      for (int e = 0; e < 9; e += 4) di[e] += nb, dj[e] += nb;
     }
   }
   level_finish(l0);

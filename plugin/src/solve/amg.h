@@ -20,7 +20,9 @@ typedef struct amg amg;
  * out of memory. */
 TF_LOCAL amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj);
 TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
-/* Numbers from the upper-triangle Hessian H; fixed (Nullable) vertices are Dirichlet. */
+/* Numbers from the upper-triangle Hessian H, whose pattern may be wider than the adjacency given
+ * to amg_create (blocks outside it are lumped onto the diagonal); fixed (Nullable) vertices are
+ * Dirichlet. */
 TF_LOCAL void amg_setup(amg *a, const bsr *H, const uint8_t *fixed);
 /* z = one V-cycle applied to r (both 3n). The pcg_precond callback signature. */
 TF_LOCAL void amg_apply(void *a, const double *r, double *z);
