@@ -17,7 +17,8 @@
 static const uint32_t COARSEST_NODES = 96;  /* dense Cholesky at or below this many nodes */
 static const uint32_t DENSE_MAX_NODES = 600; /* if coarsening stalls above this, no AMG */
 static const double MIN_COARSENING = 0.75;   /* stop when a level keeps more than this fraction */
-static const int POWER_ITERATIONS = 8;       /* for rho(D^-1 A) */
+static const int POWER_ITERATIONS = 8;       /* for rho(D^-1 A), from scratch */
+static const int POWER_ITERATIONS_WARM = 2;  /* from the last set-up's eigenvector (A drifts slowly) */
 static const uint32_t UNSET = UINT32_MAX;
 
 typedef struct pattern {
@@ -33,6 +34,8 @@ typedef struct level {
   double *Dinv;   /* (9 n) */
   uint8_t *dead;  /* (n) */
   double *x, *b, *r; /* (3n) */
+  double *ev;        /* (3n) dominant eigenvector of D^-1 A at the last set-up */
+  int ev_warm;       /* ev holds one */
   /* towards the next level */
   uint32_t *agg; /* (n) */
   uint32_t *cnt; /* (nc) live nodes per aggregate */
@@ -118,6 +121,8 @@ static int level_alloc_numbers(tf_mem *m, level *l) {
   l->x = mem_array(m, 3 * n, sizeof *l->x);
   l->b = mem_array(m, 3 * n, sizeof *l->b);
   l->r = mem_array(m, 3 * n, sizeof *l->r);
+  l->ev = mem_array(m, 3 * n, sizeof *l->ev);
+  l->ev_warm = 0;
   if (m->failed) return 0;
   for (uint32_t i = 0; i < l->n; ++i)
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
@@ -246,6 +251,7 @@ void amg_destroy(tf_mem *m, amg *a) {
     MEM_FREE_ARRAY(m, l->x, 3 * n);
     MEM_FREE_ARRAY(m, l->b, 3 * n);
     MEM_FREE_ARRAY(m, l->r, 3 * n);
+    MEM_FREE_ARRAY(m, l->ev, 3 * n);
     MEM_FREE_ARRAY(m, l->agg, n);
     MEM_FREE_ARRAY(m, l->cnt, l->nc);
     if (l->P.ptr) {
@@ -319,10 +325,15 @@ static void level_mul(const level *l, const double *x, double *y) {
 
 /* rho(D^-1 A) by power iteration from a fixed start (deterministic) */
 static double spectral_radius(level *l) {
-  double *v = l->x, *w = l->r;
-  for (uint32_t i = 0; i < 3 * l->n; ++i) v[i] = l->dead[i / 3] ? 0.0 : 1.0 + 0.37 * sin(1.7 * i);
+  double *v = l->ev, *w = l->r;
+  int iterations = l->ev_warm ? POWER_ITERATIONS_WARM : POWER_ITERATIONS;
+  if (!l->ev_warm)
+    for (uint32_t i = 0; i < 3 * l->n; ++i) v[i] = 1.0 + 0.37 * sin(1.7 * i);
+  for (uint32_t i = 0; i < 3 * l->n; ++i)
+    if (l->dead[i / 3]) v[i] = 0.0;
+  l->ev_warm = 1;
   double lam = 1.0;
-  for (int it = 0; it < POWER_ITERATIONS; ++it) {
+  for (int it = 0; it < iterations; ++it) {
     level_mul(l, v, w);
     double nv = 0.0, nw = 0.0;
     for (uint32_t i = 0; i < l->n; ++i) {
@@ -331,7 +342,10 @@ static double spectral_radius(level *l) {
       v3_copy(w + 3 * (size_t)i, t);
     }
     for (uint32_t i = 0; i < 3 * l->n; ++i) { nv += v[i] * v[i]; nw += w[i] * w[i]; }
-    if (!(nv > 0.0) || !(nw > 0.0)) return 1.0;
+    if (!(nv > 0.0) || !(nw > 0.0)) {
+      l->ev_warm = 0;
+      return 1.0;
+    }
     lam = sqrt(nw / nv);
     double s = 1.0 / sqrt(nw);
     for (uint32_t i = 0; i < 3 * l->n; ++i) v[i] = w[i] * s;
