@@ -94,77 +94,129 @@ int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3
   return 1;
 }
 
-/* cyclic Jacobi on a symmetric 9x9 (Golub & Van Loan alg. 8.5.3): S becomes diagonal, V holds the
- * eigenvectors as columns */
-static void jacobi9(double S[81], double V[81]) {
-  for (int i = 0; i < 81; ++i) V[i] = (i % 10 == 0) ? 1.0 : 0.0;
+/* cyclic Jacobi on a symmetric n x n, n <= 6 (Golub & Van Loan alg. 8.5.3): S becomes diagonal,
+ * V holds the eigenvectors as columns (both row-major n x n) */
+static void jacobi_sym(double *S, double *V, int n) {
+  for (int i = 0; i < n * n; ++i) V[i] = (i % (n + 1) == 0) ? 1.0 : 0.0;
   for (int sweep = 0; sweep < 30; ++sweep) {
     double off = 0.0, diag = 0.0;
-    for (int p = 0; p < 9; ++p) {
-      diag += S[10 * p] * S[10 * p];
-      for (int q2 = p + 1; q2 < 9; ++q2) off += S[9 * p + q2] * S[9 * p + q2];
+    for (int p = 0; p < n; ++p) {
+      diag += S[(n + 1) * p] * S[(n + 1) * p];
+      for (int q2 = p + 1; q2 < n; ++q2) off += S[n * p + q2] * S[n * p + q2];
     }
     if (off <= 1e-28 * diag || off == 0.0) break;
-    for (int p = 0; p < 9; ++p)
-      for (int q2 = p + 1; q2 < 9; ++q2) {
-        double apq = S[9 * p + q2];
+    for (int p = 0; p < n; ++p)
+      for (int q2 = p + 1; q2 < n; ++q2) {
+        double apq = S[n * p + q2];
         if (apq == 0.0) continue;
-        double th = (S[9 * q2 + q2] - S[9 * p + p]) / (2.0 * apq);
+        double th = (S[n * q2 + q2] - S[n * p + p]) / (2.0 * apq);
         double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
         double c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
-        for (int m = 0; m < 9; ++m) {
-          double mp = S[9 * m + p], mq = S[9 * m + q2];
-          S[9 * m + p] = c * mp - sn * mq;
-          S[9 * m + q2] = sn * mp + c * mq;
+        for (int m = 0; m < n; ++m) {
+          double mp = S[n * m + p], mq = S[n * m + q2];
+          S[n * m + p] = c * mp - sn * mq;
+          S[n * m + q2] = sn * mp + c * mq;
         }
-        for (int m = 0; m < 9; ++m) {
-          double pm = S[9 * p + m], qm = S[9 * q2 + m];
-          S[9 * p + m] = c * pm - sn * qm;
-          S[9 * q2 + m] = sn * pm + c * qm;
+        for (int m = 0; m < n; ++m) {
+          double pm = S[n * p + m], qm = S[n * q2 + m];
+          S[n * p + m] = c * pm - sn * qm;
+          S[n * q2 + m] = sn * pm + c * qm;
         }
-        for (int m = 0; m < 9; ++m) {
-          double vp = V[9 * m + p], vq = V[9 * m + q2];
-          V[9 * m + p] = c * vp - sn * vq;
-          V[9 * m + q2] = sn * vp + c * vq;
+        for (int m = 0; m < n; ++m) {
+          double vp = V[n * m + p], vq = V[n * m + q2];
+          V[n * m + p] = c * vp - sn * vq;
+          V[n * m + q2] = sn * vp + c * vq;
         }
       }
   }
 }
 
+/* Every corner carries a third of the triangle's load, so J's three block rows are equal:
+ * J = U B with U = [I; I; I] and B (3 x 9) its first block row. Its symmetric and antisymmetric
+ * parts, and N^T N, then map everything into span(U, B^T) and vanish on its complement, so their
+ * eigenpairs come from an r x r problem (r <= 6) in an orthonormal basis Q (9 x r, columns) of that
+ * span. Returns r. */
+static int load_span(const double J[81], double Q[54]) {
+  double scale = 1.0;
+  for (int i = 0; i < 27; ++i) scale = fmax(scale, fabs(J[i]));
+  int r = 0;
+  for (int c = 0; c < 6; ++c) {
+    double *q = Q + 9 * r;
+    for (int k = 0; k < 9; ++k) q[k] = c < 3 ? (k % 3 == c ? 1.0 : 0.0) : J[9 * (c - 3) + k] / scale;
+    for (int pass = 0; pass < 2; ++pass) /* Gram-Schmidt, twice for orthogonality */
+      for (int j = 0; j < r; ++j) {
+        double d = 0.0;
+        for (int k = 0; k < 9; ++k) d += q[k] * Q[9 * j + k];
+        for (int k = 0; k < 9; ++k) q[k] -= d * Q[9 * j + k];
+      }
+    double nq = 0.0;
+    for (int k = 0; k < 9; ++k) nq += q[k] * q[k];
+    if (nq <= 1e-24) continue; /* dependent */
+    for (int k = 0; k < 9; ++k) q[k] /= sqrt(nq);
+    ++r;
+  }
+  return r;
+}
+
+/* A (9 x 9 symmetric, living in span Q) = sum_e w_e v_e v_e^T: w (r) and v_e as V[9 e .. 9 e + 8] */
+static void span_eigen(const double A[81], const double Q[54], int r, double w[6], double V[54]) {
+  double AQ[54], Ar[36], Vr[36];
+  for (int k = 0; k < 9; ++k)
+    for (int j = 0; j < r; ++j) {
+      double acc = 0.0;
+      for (int m = 0; m < 9; ++m) acc += A[9 * k + m] * Q[9 * j + m];
+      AQ[r * k + j] = acc;
+    }
+  for (int i = 0; i < r; ++i)
+    for (int j = 0; j < r; ++j) {
+      double acc = 0.0;
+      for (int k = 0; k < 9; ++k) acc += Q[9 * i + k] * AQ[r * k + j];
+      Ar[r * i + j] = acc;
+    }
+  jacobi_sym(Ar, Vr, r);
+  for (int e = 0; e < r; ++e) {
+    w[e] = Ar[(r + 1) * e];
+    for (int k = 0; k < 9; ++k) {
+      double acc = 0.0;
+      for (int j = 0; j < r; ++j) acc += Q[9 * j + k] * Vr[r * j + e];
+      V[9 * e + k] = acc;
+    }
+  }
+}
+
 int aero_restoring_stiffness(const double x[9], const double v[9], const double wind[3], const aero_coeffs *k,
                              double P[81]) {
-  double J[81], S[81], V[81], N2[81];
+  double J[81], S[81], N2[81], Q[54], w[6], V[54];
   for (int i = 0; i < 81; ++i) P[i] = 0.0;
   if (!aero_drag_jacobian(x, v, wind, k, J)) return 0;
+  int r = load_span(J, Q);
   /* restoring: minus the negative part of the symmetric part */
-  for (int r = 0; r < 9; ++r)
-    for (int c = 0; c < 9; ++c) S[9 * r + c] = 0.5 * (J[9 * r + c] + J[9 * c + r]);
-  jacobi9(S, V);
-  for (int e = 0; e < 9; ++e) {
-    double lam = S[10 * e];
-    if (!(lam < 0.0)) continue;
-    for (int r = 0; r < 9; ++r)
-      for (int c = 0; c < 9; ++c) P[9 * r + c] -= lam * V[9 * r + e] * V[9 * c + e];
+  for (int a = 0; a < 9; ++a)
+    for (int c = 0; c < 9; ++c) S[9 * a + c] = 0.5 * (J[9 * a + c] + J[9 * c + a]);
+  span_eigen(S, Q, r, w, V);
+  for (int e = 0; e < r; ++e) {
+    if (!(w[e] < 0.0)) continue;
+    for (int a = 0; a < 9; ++a)
+      for (int c = 0; c < 9; ++c) P[9 * a + c] -= w[e] * V[9 * e + a] * V[9 * e + c];
   }
   /* the circulatory (antisymmetric) part N rotates the motion; explicit, its step factor is
    * |1 + i w h| > 1. Damping the step with |N| = sqrt(N^T N) bounds it by 1 without moving the
    * equilibrium (the term vanishes at rest) */
   double Nm[81];
-  for (int r = 0; r < 9; ++r)
-    for (int c = 0; c < 9; ++c) Nm[9 * r + c] = 0.5 * (J[9 * r + c] - J[9 * c + r]);
-  for (int r = 0; r < 9; ++r)
+  for (int a = 0; a < 9; ++a)
+    for (int c = 0; c < 9; ++c) Nm[9 * a + c] = 0.5 * (J[9 * a + c] - J[9 * c + a]);
+  for (int a = 0; a < 9; ++a)
     for (int c = 0; c < 9; ++c) {
       double acc = 0.0;
-      for (int m = 0; m < 9; ++m) acc += Nm[9 * m + r] * Nm[9 * m + c];
-      N2[9 * r + c] = acc;
+      for (int m = 0; m < 9; ++m) acc += Nm[9 * m + a] * Nm[9 * m + c];
+      N2[9 * a + c] = acc;
     }
-  jacobi9(N2, V);
-  for (int e = 0; e < 9; ++e) {
-    double mu = N2[10 * e];
-    if (!(mu > 0.0)) continue;
-    double w = sqrt(mu);
-    for (int r = 0; r < 9; ++r)
-      for (int c = 0; c < 9; ++c) P[9 * r + c] += w * V[9 * r + e] * V[9 * c + e];
+  span_eigen(N2, Q, r, w, V);
+  for (int e = 0; e < r; ++e) {
+    if (!(w[e] > 0.0)) continue;
+    double sw = sqrt(w[e]);
+    for (int a = 0; a < 9; ++a)
+      for (int c = 0; c < 9; ++c) P[9 * a + c] += sw * V[9 * e + a] * V[9 * e + c];
   }
   return 1;
 }
