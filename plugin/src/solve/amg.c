@@ -14,7 +14,7 @@
 #include "core/vec3.h"
 
 #define AMG_MAX_LEVELS 16
-static const uint32_t COARSEST_NODES = 96;  /* dense Cholesky at or below this many nodes */
+static const uint32_t COARSEST_NODES = 32;  /* dense Cholesky at or below this many nodes */
 static const uint32_t DENSE_MAX_NODES = 600; /* if coarsening stalls above this, no AMG */
 static const double MIN_COARSENING = 0.75;   /* stop when a level keeps more than this fraction */
 static const int POWER_ITERATIONS = 8;       /* for rho(D^-1 A), from scratch */
