@@ -242,8 +242,10 @@ function Rig:create_flesh(first)
   def.gravity = keyframes.sample(spec.gravity, first)
   local ok, sim = pcall(core.flesh, def)
   if not ok then -- name a bad region material by its region, not by its place in the list
-    fail(self, "%s", (tostring(sim):gsub("region material (%d+) %(materials%[%d+%]%)",
-                                         function(k) return labels and labels[tonumber(k)] or "material " .. k end)))
+    local function label(k) return labels and labels[tonumber(k)] or "material " .. k end
+    local msg = tostring(sim):gsub("region material (%d+) %(materials%[%d+%]%)", label)
+    msg = msg:gsub("materials%[(%d+)%]", label) -- the binding's own checks
+    fail(self, "%s", msg)
   end
   self.n = sim:vert_count()
   self.rest = sim:rest_positions()

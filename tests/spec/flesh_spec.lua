@@ -92,6 +92,12 @@ describe("flesh", function()
     local ok, err = pcall(soft.create, soft)
     assert.is_false(ok)
     assert.matches("material.regions.fat: youngs_modulus must be > 0", err, 1, true)
+    local typo = tauform.rig.load({ flesh = { tets = m }, material = { regions = { fat = { youngs = "stiff" } } } })
+    ok, err = pcall(typo.create, typo)
+    assert.matches("material.regions.fat.youngs must be a number, got string", err, 1, true)
+    -- a numeric string converts, as every other number field does
+    local sim = tauform.flesh({ vertices = m.vertices, tets = m.tets, materials = { { youngs = "2e5" } } })
+    sim:close()
     -- the same through tauform.flesh: 1-based names
     ok, err = pcall(tauform.flesh, { vertices = m.vertices, tets = m.tets, materials = { { youngs = "stiff" } } })
     assert.matches("materials[1].youngs must be a number, got string", err, 1, true)

@@ -9,6 +9,7 @@
 #include "api/api_params.h"
 #include "mesh/tet_embed.h"
 #include "mesh/tetmesh_io.h"
+#include "mesh/tetrahedralize.h"
 
 #define ERR(...) (snprintf(err, errn, __VA_ARGS__))
 
@@ -43,16 +44,6 @@ static int check_material(const char *what, double E, double nu, double rho, cha
   return 1;
 }
 
-/* Signed volume of a closed triangle surface (divergence theorem): positive when wound outward. */
-static double enclosed_volume(const double *x, const uint32_t *tri, uint32_t tri_count) {
-  double v = 0.0;
-  for (uint32_t t = 0; t < tri_count; ++t) {
-    const double *a = x + 3 * (size_t)tri[3 * t], *b = x + 3 * (size_t)tri[3 * t + 1], *c = x + 3 * (size_t)tri[3 * t + 2];
-    v += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
-  }
-  return v / 6.0;
-}
-
 static tf_status check_surface(const tf_flesh_def *d, int required, char *err, size_t errn) {
   if (!d->surface_positions) {
     if (required) return ERR("give tets (rest_positions and tets) or a closed surface to fill (surface_positions and "
@@ -77,7 +68,7 @@ static tf_status check_surface(const tf_flesh_def *d, int required, char *err, s
     if (!(vol > 0.0))
       return ERR("surface_triangles enclose a volume of %g m^3: %s", vol,
                  vol < 0.0 ? "the surface is wound inward; flip its triangles (counter-clockwise seen from outside)"
-                           : "the surface is flat or open"), TF_E_BAD_MESH;
+                           : "it encloses nothing (a flat surface?)"), TF_E_BAD_MESH;
   }
   return TF_OK;
 }

@@ -88,8 +88,9 @@ static int l_flesh(lua_State *L) {
       static const char *const keys[] = {"youngs", "poisson", "density"};
       for (int f = 0; f < 3; ++f) {
         int t = lua_getfield(L, -1, keys[f]);
+        int ok = t == LUA_TNIL || lua_isnumber(L, -1); /* a numeric string converts, as elsewhere */
         lua_pop(L, 1);
-        if (t != LUA_TNIL && t != LUA_TNUMBER)
+        if (!ok)
           luaL_argerror(L, 1, lua_pushfstring(L, "materials[%d].%s must be a number, got %s", (int)k + 1, keys[f],
                                               lua_typename(L, t)));
       }

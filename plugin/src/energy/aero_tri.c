@@ -137,8 +137,10 @@ static void jacobi_sym(double *S, double *V, int n) {
  * eigenpairs come from an r x r problem (r <= 6) in an orthonormal basis Q (9 x r, columns) of that
  * span. Returns r. */
 static int load_span(const double J[81], double Q[54]) {
-  double scale = 1.0;
+  /* the dependence test is relative to J's own size (a light wind's J is small, not dependent) */
+  double scale = 0.0;
   for (int i = 0; i < 27; ++i) scale = fmax(scale, fabs(J[i]));
+  if (!(scale > 0.0)) scale = 1.0; /* J = 0: its rows are dependent whatever the scale */
   int r = 0;
   for (int c = 0; c < 6; ++c) {
     double *q = Q + 9 * r;
@@ -173,6 +175,8 @@ static void span_eigen(const double A[81], const double Q[54], int r, double w[6
       for (int k = 0; k < 9; ++k) acc += Q[9 * i + k] * AQ[r * k + j];
       Ar[r * i + j] = acc;
     }
+  for (int i = 0; i < r; ++i) /* exactly symmetric for the Jacobi sweeps (round-off otherwise) */
+    for (int j = 0; j < i; ++j) Ar[r * i + j] = Ar[r * j + i] = 0.5 * (Ar[r * i + j] + Ar[r * j + i]);
   jacobi_sym(Ar, Vr, r);
   for (int e = 0; e < r; ++e) {
     w[e] = Ar[(r + 1) * e];

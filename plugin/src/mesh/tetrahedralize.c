@@ -8,6 +8,21 @@
 
 #include "core/vec3.h"
 
+double enclosed_volume(const double *pos, const uint32_t *tris, uint32_t tri_count) {
+  if (tri_count == 0) return 0.0;
+  const double *o = pos + 3 * (size_t)tris[0];
+  double vol = 0.0;
+  for (uint32_t t = 0; t < tri_count; ++t) {
+    double a[3], b[3], c[3], bc[3];
+    v3_sub(a, pos + 3 * (size_t)tris[3 * t], o);
+    v3_sub(b, pos + 3 * (size_t)tris[3 * t + 1], o);
+    v3_sub(c, pos + 3 * (size_t)tris[3 * t + 2], o);
+    v3_cross(bc, b, c);
+    vol += v3_dot(a, bc);
+  }
+  return vol / 6.0;
+}
+
 double winding_number(const double *pos, const uint32_t *tris, uint32_t tri_count, const double p[3]) {
   /* sum of the signed solid angles of the triangles seen from p (Van Oosterom & Strackee 1983) */
   double total = 0.0;

@@ -17,5 +17,8 @@ TF_LOCAL tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t
 
 /* Generalized winding number of the surface at p: 1 inside a closed, outward-wound surface, 0 outside. */
 TF_LOCAL double winding_number(const double *pos, const uint32_t *tris, uint32_t tri_count, const double p[3]);
+/* Signed volume a closed triangle surface encloses (divergence theorem): positive when wound
+ * outward. Measured from the first corner, so a body far from the origin loses no digits. */
+TF_LOCAL double enclosed_volume(const double *pos, const uint32_t *tris, uint32_t tri_count);
 
 #endif

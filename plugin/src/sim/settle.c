@@ -35,6 +35,7 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
   if (!pinned)
     return sim_fail(s, TF_E_UNSUPPORTED, "settle: no hard pins: a free piece has no slowest deformation mode to settle "
                                          "(its rigid motion is never damped)");
+  if (s->amg) amg_forget(s->amg); /* the answer depends on this shape only, not on past solves */
   /* 1. static equilibrium under gravity with the pins at their targets, from the current shape */
   double *y = s->x_save, *v = s->v_save, *z = s->vref_save; /* scratch: free between advances */
   memcpy(y, s->x, n3 * sizeof *y);

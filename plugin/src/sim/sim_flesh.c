@@ -61,17 +61,6 @@ double sim_flesh_volume(const tf_sim *s, const double *x) {
   return vol;
 }
 
-/* volume enclosed by a closed, outward oriented surface (divergence theorem) */
-static double enclosed_volume(const double *pos, const uint32_t *tris, uint32_t tri_count) {
-  double vol = 0.0, c[3];
-  for (uint32_t t = 0; t < tri_count; ++t) {
-    const double *a = pos + 3 * (size_t)tris[3 * t], *b = pos + 3 * (size_t)tris[3 * t + 1], *d = pos + 3 * (size_t)tris[3 * t + 2];
-    v3_cross(c, b, d);
-    vol += v3_dot(a, c) / 6.0;
-  }
-  return vol;
-}
-
 /* lattice tets straddle the surface: weight each one's mass and stiffness by the fraction of it
  * inside, so the body weighs and resists like the surface's volume, not the lattice's */
 static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {

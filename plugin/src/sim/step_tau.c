@@ -100,6 +100,7 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
   for (uint32_t i = 0; i < n; ++i)
     s->force_ref[i] = s->mass[i] * STANDARD_GRAVITY + v3_norm(s->f + 3 * (size_t)i);
   memcpy(s->y, s->xhat, sizeof(double) * 3 * n);
+  if (s->amg) amg_forget(s->amg); /* warm starts within this step only: no history across steps */
   newton_problem p = {sim_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
                       s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,

@@ -18,7 +18,7 @@ static const uint32_t COARSEST_NODES = 32;  /* dense Cholesky at or below this m
 static const uint32_t DENSE_MAX_NODES = 600; /* if coarsening stalls above this, no AMG */
 static const double MIN_COARSENING = 0.75;   /* stop when a level keeps more than this fraction */
 static const int POWER_ITERATIONS = 8;       /* for rho(D^-1 A), from scratch */
-static const int POWER_ITERATIONS_WARM = 2;  /* from the last set-up's eigenvector (A drifts slowly) */
+static const int POWER_ITERATIONS_WARM = 2;  /* from the last set-up's eigenvector in this step (A drifts slowly) */
 static const uint32_t UNSET = UINT32_MAX;
 
 typedef struct pattern {
@@ -271,6 +271,10 @@ void amg_destroy(tf_mem *m, amg *a) {
 
 uint32_t amg_level_count(const amg *a) { return a->L; }
 
+void amg_forget(amg *a) {
+  for (uint32_t k = 0; k < a->L; ++k) a->lv[k].ev_warm = 0;
+}
+
 void amg_level_size(const amg *a, uint32_t k, uint32_t *n, uint32_t *nnz) {
   *n = k < a->L ? a->lv[k].n : 0;
   *nnz = k < a->L ? a->lv[k].A.nnz : 0;
@@ -474,6 +478,7 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
         }
         continue;
       }
+      if (fixed && (fixed[i] || fixed[j])) continue; /* a Dirichlet end: the coupling is not in the system */
       double nb = 0.0;
       for (int e = 0; e < 9; ++e) nb += b[e] * b[e];
       nb = sqrt(nb);

@@ -24,6 +24,11 @@ TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
  * to amg_create (blocks outside it are lumped onto the diagonal); fixed (Nullable) vertices are
  * Dirichlet. */
 TF_LOCAL void amg_setup(amg *a, const bsr *H, const uint8_t *fixed);
+/* Forget the eigenvector estimates kept between set-ups (the warm start of the power iteration),
+ * so that what follows depends only on the Hessians given from now on: called at the start of
+ * every time step, a restored state continues bit for bit and the result of a step never depends
+ * on what was solved before it. */
+TF_LOCAL void amg_forget(amg *a);
 /* z = one V-cycle applied to r (both 3n). The pcg_precond callback signature. */
 TF_LOCAL void amg_apply(void *a, const double *r, double *z);
 TF_LOCAL uint32_t amg_level_count(const amg *a);
