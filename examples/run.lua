@@ -2,11 +2,15 @@
 -- Run any rig headlessly:
 --   lua5.4 examples/run.lua examples/cape/cape.lua --frames 1-96 --out cape.pc2 [--substeps N]
 --                          [--fps F] [--format pc2|mdd|obj] [--quiet]
--- Finds the library next to this checkout (build/lua/tauform.so and lua/), or an installed one.
+-- Finds the library next to this checkout (build/lua/tauform.so and lua/), the one LUA_CPATH
+-- names, or an installed one.
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 local root = here .. "/.."
 package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
-package.cpath = root .. "/build/lua/?.so;" .. package.cpath
+-- the checkout's build/ unless the caller chose the module with LUA_CPATH (tests, out-of-tree builds)
+if not (os.getenv("LUA_CPATH_5_4") or os.getenv("LUA_CPATH")) then
+  package.cpath = root .. "/build/lua/?.so;" .. package.cpath
+end
 
 local usage = [[
 usage: lua5.4 examples/run.lua RIG.lua [--frames FIRST-LAST] [--out FILE] [--substeps N]

@@ -4,6 +4,9 @@ if(NOT RIG)
   set(RIG cape/cape)
 endif()
 string(REPLACE "/" "_" tag ${RIG})
+if(MODULE_DIR)
+  set(ENV{LUA_CPATH} "${MODULE_DIR}/?.so;;") # this build's module, wherever the build tree is
+endif()
 set(rig ${ROOT}/examples/${RIG}.lua)
 execute_process(COMMAND ${LUA} ${ROOT}/examples/run.lua ${rig} --frames 1-24 --out ${WORK}/rig_lua_${tag}.pc2 --quiet
                 RESULT_VARIABLE rc)

@@ -8,7 +8,10 @@
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 local root = here .. "/../.."
 package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
-package.cpath = root .. "/build/lua/?.so;" .. package.cpath
+-- the checkout's build/ unless the caller chose the module with LUA_CPATH (tests, out-of-tree builds)
+if not (os.getenv("LUA_CPATH_5_4") or os.getenv("LUA_CPATH")) then
+  package.cpath = root .. "/build/lua/?.so;" .. package.cpath
+end
 local tauform = require "tauform"
 local plot = tauform.plot
 
