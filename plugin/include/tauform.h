@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 2
+#define TF_VERSION_MINOR 3
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -145,6 +145,10 @@ typedef struct tf_cloth_def {
   tf_solver_settings solver;
   tf_allocator allocator; /* optional */
   tf_logger logger;       /* optional */
+
+  /* 1.3: the number of the first vertex, triangle or pin in error messages, 0 (C, default) or 1
+   * (hosts in 1-based languages: Lua, Julia, Fortran), for this create and the simulation's calls */
+  uint32_t index_base;
 } tf_cloth_def;
 
 /* Fill every field this header knows about with its default. */
@@ -202,6 +206,8 @@ typedef struct tf_flesh_def {
   tf_solver_settings solver;
   tf_allocator allocator; /* optional */
   tf_logger logger;       /* optional */
+
+  uint32_t index_base; /* 1.3: 0 or 1, first index in error messages (as for cloth) */
 } tf_flesh_def;
 
 TF_API void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size);
@@ -379,7 +385,8 @@ TF_API void tf_rig_def_init_(tf_rig_def *def, uint32_t struct_size);
  * On failure errbuf (Nullable) gets the message, with file:line for errors in the script. */
 TF_API tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, size_t errbuf_size);
 TF_API void tf_rig_destroy(tf_rig *rig); /* NULL is a no-op; destroys the rig's simulation */
-/* The rig's simulation (owned by the rig): read positions etc. through the tf_sim_* calls. */
+/* The rig's simulation (owned by the rig): read positions etc. through the tf_sim_* calls. A rig
+ * is Lua, so its simulation's messages number vertices and pins from 1 (index_base 1). */
 TF_API tf_sim *tf_rig_sim(tf_rig *rig);
 /* Set every parameter and pin target the rig defines for `frame` (call before advancing to it).
  * A script error returns TF_E_SCRIPT with "file:line: message" in tf_rig_last_error and leaves

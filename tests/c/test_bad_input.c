@@ -189,3 +189,81 @@ TF_TEST(bad_input_blowup_rolls_back) {
   tf_sim_destroy(sim);
   scene_free(&sc);
 }
+
+/* index_base 1 (hosts in 1-based languages): every index in a message is the host's own */
+static tf_status create_base(scene *sc, uint32_t base, void (*edit)(tf_cloth_def *, scene *), tf_sim **sim, char *err,
+                             size_t n) {
+  tf_cloth_def def;
+  scene_def(sc, &def);
+  def.index_base = base;
+  if (edit) edit(&def, sc);
+  return tf_cloth_create(&def, sim, err, n);
+}
+
+TF_TEST(bad_input_messages_count_from_index_base) {
+  struct { void (*edit)(tf_cloth_def *, scene *); const char *base0, *base1; } cases[] = {
+      /* triangle 1 (0-based) gets vertex 1000; triangle 1 = (tri[3], tri[4], tri[5]) */
+      {e_index_range, "triangle 2: vertex index 1000 out of range 0..15", "triangle 3: vertex index 1001 out of range 1..16"},
+      {e_nan, "vertex 5 has a non-finite position", "vertex 6 has a non-finite position"},
+      {e_dup, "triangle 1 duplicates triangle 0", "triangle 2 duplicates triangle 1"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    for (uint32_t base = 0; base < 2; ++base) {
+      scene sc;
+      scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 0);
+      char err[256] = "";
+      tf_sim *sim = NULL;
+      ENSURE(create_base(&sc, base, cases[c].edit, &sim, err, sizeof err) != TF_OK && sim == NULL);
+      const char *want = base ? cases[c].base1 : cases[c].base0;
+      ENSURE_MSG(strstr(err, want) != NULL, "case %zu base %u: message '%s' lacks '%s'", c, base, err, want);
+      scene_free(&sc);
+    }
+  /* the repeated vertex is named as the host numbers it: (tri[3], tri[3], tri[5]) */
+  scene sc;
+  scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 0);
+  char err[256] = "", want[64];
+  tf_sim *sim = NULL;
+  ENSURE(create_base(&sc, 1, e_repeat, &sim, err, sizeof err) == TF_E_BAD_MESH);
+  snprintf(want, sizeof want, "triangle 2 repeats a vertex (%u %u %u)", sc.tri[3] + 1, sc.tri[4] + 1, sc.tri[5] + 1);
+  ENSURE_MSG(strstr(err, want), "'%s' lacks '%s'", err, want);
+  scene_free(&sc);
+  scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 0);
+  ENSURE(create_base(&sc, 2, NULL, &sim, err, sizeof err) == TF_E_INVALID_ARG && strstr(err, "index_base must be 0 or 1"));
+  /* and the simulation's own calls */
+  ENSURE_MSG(create_base(&sc, 1, NULL, &sim, err, sizeof err) == TF_OK, "%s", err);
+  uint32_t twice[2] = {3, 3}, far_pin[1] = {16};
+  double w[1] = {1.5}, bad[6] = {0, 0, 0, 0, NAN, 0}, pos[48];
+  ENSURE(tf_sim_set_pins(sim, twice, NULL, 2) != TF_OK);
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "vertex 4 is pinned twice (indices[2])"), "%s", tf_sim_last_error(sim));
+  ENSURE(tf_sim_set_pins(sim, far_pin, NULL, 1) != TF_OK);
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "indices[1] = 17 out of range 1..16"), "%s", tf_sim_last_error(sim));
+  ENSURE(tf_sim_set_pins(sim, twice, w, 1) != TF_OK && strstr(tf_sim_last_error(sim), "weights[1] = 1.5"));
+  uint32_t two[2] = {0, 5};
+  ENSURE(tf_sim_set_pins(sim, two, NULL, 2) == TF_OK);
+  ENSURE(tf_sim_set_pin_targets(sim, bad, 2) != TF_OK);
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "target 2 (vertex 6) is not finite"), "%s", tf_sim_last_error(sim));
+  tf_sim_get_positions(sim, pos, 16);
+  pos[3 * 7 + 1] = INFINITY;
+  ENSURE(tf_sim_set_state(sim, pos, NULL, 16) != TF_OK);
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "position of vertex 8 is not finite"), "%s", tf_sim_last_error(sim));
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+TF_TEST(bad_input_flesh_messages_count_from_index_base) {
+  tet_scene ts;
+  scene_block(&ts, 1, 1, 1, 1.0, 1.0, 1.0);
+  ts.tets[4 * 2 + 1] = ts.tets[4 * 2]; /* tet 2 (0-based) repeats a vertex */
+  char want[64];
+  for (uint32_t base = 0; base < 2; ++base) {
+    tf_flesh_def def;
+    scene_flesh_def(&ts, &def);
+    def.index_base = base;
+    char err[256] = "";
+    tf_sim *sim = NULL;
+    ENSURE(tf_flesh_create(&def, &sim, err, sizeof err) == TF_E_BAD_MESH && sim == NULL);
+    snprintf(want, sizeof want, "tet %u repeats vertex %u", 2 + base, ts.tets[4 * 2] + base);
+    ENSURE_MSG(strstr(err, want), "base %u: '%s' lacks '%s'", base, err, want);
+  }
+  tet_scene_free(&ts);
+}

@@ -56,17 +56,20 @@ int api_check_solver(const tf_solver_settings *s, char *err, size_t errn) {
 }
 
 static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
-  tf_status st = trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, err, errn);
+  if (d->index_base > 1) return ERR("index_base must be 0 or 1, got %u", d->index_base), TF_E_INVALID_ARG;
+  const uint32_t b = d->index_base;
+  tf_status st = trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, d->index_base, err,
+                                  errn);
   if (st != TF_OK) return st;
   uint32_t n = d->vert_count;
   if (d->initial_positions)
     for (uint32_t i = 0; i < n; ++i)
       if (!api_all_finite(d->initial_positions + 3 * (size_t)i, 3))
-        return ERR("initial_positions: vertex %u is not finite", i), TF_E_INVALID_ARG;
+        return ERR("initial_positions: vertex %u is not finite", i + b), TF_E_INVALID_ARG;
   if (d->vertex_masses) {
     for (uint32_t i = 0; i < n; ++i)
       if (!(d->vertex_masses[i] > 0.0) || !api_finite(d->vertex_masses[i]))
-        return ERR("vertex_masses[%u] must be > 0 kg, got %g", i, d->vertex_masses[i]), TF_E_INVALID_ARG;
+        return ERR("vertex_masses[%u] must be > 0 kg, got %g", i + b, d->vertex_masses[i]), TF_E_INVALID_ARG;
   } else if (d->total_mass > 0.0) {
     if (!api_finite(d->total_mass)) return ERR("total_mass must be finite"), TF_E_INVALID_ARG;
   } else if (!(d->density > 0.0) || !api_finite(d->density)) {

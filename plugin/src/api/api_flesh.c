@@ -44,7 +44,7 @@ static int check_material(const char *what, double E, double nu, double rho, cha
   return 1;
 }
 
-static tf_status check_surface(const tf_flesh_def *d, int required, char *err, size_t errn) {
+static tf_status check_surface(const tf_flesh_def *d, int required, uint32_t b, char *err, size_t errn) {
   if (!d->surface_positions) {
     if (required) return ERR("give tets (rest_positions and tets) or a closed surface to fill (surface_positions and "
                              "surface_triangles)"), TF_E_INVALID_ARG;
@@ -59,8 +59,8 @@ static tf_status check_surface(const tf_flesh_def *d, int required, char *err, s
     return ERR("surface_tri_count is %u but surface_triangles is NULL", d->surface_tri_count), TF_E_INVALID_ARG;
   for (size_t k = 0; k < 3 * (size_t)d->surface_tri_count; ++k)
     if (d->surface_triangles[k] >= d->surface_vert_count)
-      return ERR("surface triangle %zu: vertex index %u out of range (surface_vert_count %u)", k / 3,
-                 d->surface_triangles[k], d->surface_vert_count), TF_E_BAD_MESH;
+      return ERR("surface triangle %zu: vertex index %u out of range %u..%u", k / 3 + b, d->surface_triangles[k] + b, b,
+                 d->surface_vert_count - 1 + b), TF_E_BAD_MESH;
   if (required) {
     /* The lattice keeps the cells the surface encloses; an inward-wound surface encloses negative
      * volume and would be filled as a hollow shell with the wrong mass. */
@@ -74,6 +74,8 @@ static tf_status check_surface(const tf_flesh_def *d, int required, char *err, s
 }
 
 static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
+  if (d->index_base > 1) return ERR("index_base must be 0 or 1, got %u", d->index_base), TF_E_INVALID_ARG;
+  const uint32_t b = d->index_base;
   if (d->tets) {
     if (!d->rest_positions) return ERR("rest_positions is NULL"), TF_E_INVALID_ARG;
     if (d->tet_count == 0) return ERR("tet_count is 0"), TF_E_BAD_MESH;
@@ -86,12 +88,12 @@ static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
     if (d->tet_materials) {
       for (uint32_t t = 0; t < d->tet_count; ++t)
         if (d->tet_materials[t] > d->material_count)
-          return ERR("tet_materials[%u] = %u but there are %u materials (0 is the base material)", t, d->tet_materials[t],
-                     d->material_count), TF_E_INVALID_ARG;
+          return ERR("tet_materials[%u] = %u but there are %u materials (0 is the base material)", t + b,
+                     d->tet_materials[t], d->material_count), TF_E_INVALID_ARG;
     }
     for (uint32_t k = 0; k < d->material_count && d->materials; ++k) {
       char what[64];
-      snprintf(what, sizeof what, "region material %u (materials[%u])", k + 1, k);
+      snprintf(what, sizeof what, "region material %u (materials[%u])", k + 1, k + b);
       if (!check_material(what, d->materials[k].youngs_modulus, d->materials[k].poisson, d->materials[k].density, err, errn))
         return TF_E_INVALID_ARG;
     }
@@ -101,7 +103,7 @@ static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
     if (d->initial_positions) return ERR("initial_positions cannot be given for tets built from a surface"), TF_E_INVALID_ARG;
     if (d->tet_materials) return ERR("tet_materials cannot be given for tets built from a surface"), TF_E_INVALID_ARG;
   }
-  tf_status st = check_surface(d, !d->tets, err, errn);
+  tf_status st = check_surface(d, !d->tets, b, err, errn);
   if (st != TF_OK) return st;
   if (!check_material("material", d->youngs_modulus, d->poisson, d->density, err, errn)) return TF_E_INVALID_ARG;
   struct { tf_param p; const double *v; uint32_t c; } ps[] = {

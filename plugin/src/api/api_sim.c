@@ -92,7 +92,7 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
   for (uint32_t i = 0; i < vert_count; ++i)
     FAIL_IF(sim, !(values[i] >= 0.0) || !api_finite(values[i]), TF_E_INVALID_ARG,
-            "tf_sim_set_param_map: bend_stiffness[%u] must be finite and >= 0 N m, got %g", i, values[i]);
+            "tf_sim_set_param_map: bend_stiffness[%u] must be finite and >= 0 N m, got %g", i + sim->index_base, values[i]);
   /* the uniform value reported by get_param becomes the map's mean over vertices */
   double mean = 0.0;
   for (uint32_t i = 0; i < vert_count; ++i) mean += values[i] / vert_count;
@@ -110,19 +110,21 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
   FAIL_IF(sim, count > sim->n, TF_E_INVALID_ARG, "tf_sim_set_pins: %u pins for %u vertices", count, sim->n);
   /* validate first; duplicates are found with the per-vertex mark array, cleared again below */
   uint32_t marked = 0;
+  const uint32_t b = sim->index_base;
   tf_status st = TF_OK;
   for (uint32_t q = 0; q < count; ++q) {
     uint32_t i = indices[q];
     if (i >= sim->n) {
-      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: indices[%u] = %u out of range (vert_count %u)", q, i, sim->n);
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: indices[%u] = %u out of range %u..%u", q + b, i + b, b,
+                    sim->n - 1 + b);
       break;
     }
     if (weights && !(weights[q] > 0.0 && weights[q] <= 1.0)) {
-      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: weights[%u] = %g must be in (0, 1]", q, weights[q]);
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: weights[%u] = %g must be in (0, 1]", q + b, weights[q]);
       break;
     }
     if (sim->mark[i]) {
-      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: vertex %u is pinned twice (indices[%u])", i, q);
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: vertex %u is pinned twice (indices[%u])", i + b, q + b);
       break;
     }
     sim->mark[i] = 1;
@@ -148,7 +150,8 @@ tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t co
   FAIL_IF(sim, count > 0 && !targets, TF_E_INVALID_ARG, "tf_sim_set_pin_targets: targets is NULL");
   for (uint32_t q = 0; q < count; ++q)
     FAIL_IF(sim, !api_all_finite(targets + 3 * (size_t)q, 3), TF_E_INVALID_ARG,
-            "tf_sim_set_pin_targets: target %u (vertex %u) is not finite", q, sim->pin_idx[q]);
+            "tf_sim_set_pin_targets: target %u (vertex %u) is not finite", q + sim->index_base,
+            sim->pin_idx[q] + sim->index_base);
   memcpy(sim->pin_next, targets, sizeof(double) * 3 * count);
   return TF_OK;
 }
@@ -192,9 +195,9 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
   COUNT_MATCH(sim, "tf_sim_set_state", vert_count);
   for (uint32_t i = 0; i < vert_count; ++i) {
     FAIL_IF(sim, !api_all_finite(positions + 3 * (size_t)i, 3), TF_E_INVALID_ARG,
-            "tf_sim_set_state: position of vertex %u is not finite", i);
+            "tf_sim_set_state: position of vertex %u is not finite", i + sim->index_base);
     FAIL_IF(sim, velocities && !api_all_finite(velocities + 3 * (size_t)i, 3), TF_E_INVALID_ARG,
-            "tf_sim_set_state: velocity of vertex %u is not finite", i);
+            "tf_sim_set_state: velocity of vertex %u is not finite", i + sim->index_base);
   }
   size_t bytes = sizeof(double) * 3 * vert_count;
   memcpy(sim->x, positions, bytes);

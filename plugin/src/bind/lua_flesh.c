@@ -53,6 +53,7 @@ static int l_flesh(lua_State *L) {
   lua_settop(L, 1);
   tf_flesh_def def;
   tf_flesh_def_init(&def);
+  def.index_base = 1; /* messages name vertices, triangles and tets as Lua numbers them */
   lua_Integer nv = 0;
   if (lua_getfield(L, 1, "tets") != LUA_TNIL) {
     if (!lua_istable(L, -1)) luaL_argerror(L, 1, "field 'tets' must be a table of 1-based vertex quads");

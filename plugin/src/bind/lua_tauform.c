@@ -26,6 +26,7 @@ static int l_cloth(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   tf_cloth_def def;
   tf_cloth_def_init(&def);
+  def.index_base = 1; /* messages name vertices, triangles and pins as Lua numbers them */
   /* mesh */
   if (lua_getfield(L, 1, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'vertices' (a table) is required");
   int vi = lua_gettop(L);

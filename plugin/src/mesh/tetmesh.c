@@ -60,7 +60,7 @@ void tetmesh_free(tf_mem *m, tetmesh *t) {
 }
 
 tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count, const uint32_t *tets,
-                        uint32_t tet_count, char *err, size_t err_size) {
+                        uint32_t tet_count, uint32_t base, char *err, size_t err_size) {
   memset(t, 0, sizeof *t);
   if (vert_count < 4 || tet_count == 0) {
     snprintf(err, err_size, "a tet mesh needs at least 4 vertices and 1 tet (got %u and %u)", vert_count, tet_count);
@@ -68,19 +68,20 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
   }
   for (uint32_t i = 0; i < vert_count; ++i)
     if (!tf_isfinite3(pos + 3 * (size_t)i)) {
-      snprintf(err, err_size, "vertex %u has a non-finite position", i);
+      snprintf(err, err_size, "vertex %u has a non-finite position", i + base);
       return TF_E_BAD_MESH;
     }
   for (uint32_t e = 0; e < tet_count; ++e) {
     const uint32_t *v = tets + 4 * (size_t)e;
     for (int a = 0; a < 4; ++a) {
       if (v[a] >= vert_count) {
-        snprintf(err, err_size, "tet %u: vertex index %u out of range (%u vertices)", e, v[a], vert_count);
+        snprintf(err, err_size, "tet %u: vertex index %u out of range %u..%u", e + base, v[a] + base, base,
+                 vert_count - 1 + base);
         return TF_E_BAD_MESH;
       }
       for (int b = 0; b < a; ++b)
         if (v[a] == v[b]) {
-          snprintf(err, err_size, "tet %u repeats vertex %u", e, v[a]);
+          snprintf(err, err_size, "tet %u repeats vertex %u", e + base, v[a] + base);
           return TF_E_BAD_MESH;
         }
     }
@@ -93,7 +94,8 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
         L = fmax(L, v3_norm(d));
       }
     if (!(fabs(6.0 * signed_volume(pos, v)) > 1e-9 * L * L * L)) {
-      snprintf(err, err_size, "tet %u (vertices %u %u %u %u) is flat at rest", e, v[0], v[1], v[2], v[3]);
+      snprintf(err, err_size, "tet %u (vertices %u %u %u %u) is flat at rest", e + base, v[0] + base, v[1] + base,
+               v[2] + base, v[3] + base);
       return TF_E_BAD_MESH;
     }
   }
@@ -130,8 +132,9 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
     size_t j = i + 1;
     while (j < 4 * (size_t)tet_count && !memcmp(rec[j].key, rec[i].key, sizeof rec[i].key)) ++j;
     if (j - i > 2) {
-      snprintf(err, err_size, "face (%u %u %u) is shared by %zu tets (%u, %u, %u...): not a manifold volume", rec[i].key[0],
-               rec[i].key[1], rec[i].key[2], j - i, rec[i].tet, rec[i + 1].tet, rec[i + 2].tet);
+      snprintf(err, err_size, "face (%u %u %u) is shared by %zu tets (%u, %u, %u...): not a manifold volume",
+               rec[i].key[0] + base, rec[i].key[1] + base, rec[i].key[2] + base, j - i, rec[i].tet + base,
+               rec[i + 1].tet + base, rec[i + 2].tet + base);
       st = TF_E_BAD_MESH;
       goto fail;
     }

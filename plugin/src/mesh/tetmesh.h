@@ -24,9 +24,10 @@ typedef struct tetmesh_quality {
 } tetmesh_quality;
 
 /* Validate and build from rest positions: indices in range, four distinct vertices, no flat rest
- * tet, no face shared by more than two tets. Errors name the first offending tet. */
+ * tet, no face shared by more than two tets. Errors name the first offending tet, numbering tets
+ * and vertices from base (0 or 1: the host's language). */
 TF_LOCAL tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count, const uint32_t *tets,
-                                 uint32_t tet_count, char *err, size_t err_size);
+                                 uint32_t tet_count, uint32_t base, char *err, size_t err_size);
 TF_LOCAL void tetmesh_free(tf_mem *m, tetmesh *t);
 /* Lumped vertex masses, kg: each tet's rho * volume split equally over its four corners (the
  * row sums of the linear-tet consistent mass matrix). mass (vert_count) is overwritten. density

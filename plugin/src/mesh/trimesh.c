@@ -14,7 +14,7 @@
 /* a triangle whose area is below this fraction of its longest edge squared is degenerate */
 static const double DEGENERATE_AREA_REL = 1e-10;
 
-tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris, uint32_t nt,
+tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris, uint32_t nt, uint32_t b,
                            char *err, size_t n) {
   if (!pos) return snprintf(err, n, "rest_positions is NULL"), TF_E_INVALID_ARG;
   if (!tris) return snprintf(err, n, "triangles is NULL"), TF_E_INVALID_ARG;
@@ -22,15 +22,16 @@ tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris,
   if (nt < 1) return snprintf(err, n, "tri_count is 0"), TF_E_BAD_MESH;
   for (uint32_t i = 0; i < nv; ++i)
     if (!tf_isfinite3(pos + 3 * i))
-      return snprintf(err, n, "vertex %u has a non-finite position", i), TF_E_INVALID_ARG;
+      return snprintf(err, n, "vertex %u has a non-finite position", i + b), TF_E_INVALID_ARG;
   for (uint32_t t = 0; t < nt; ++t) {
     const uint32_t *v = tris + 3 * t;
     for (int k = 0; k < 3; ++k)
       if (v[k] >= nv)
-        return snprintf(err, n, "triangle %u: vertex index %u out of range (vert_count %u)", t, v[k], nv),
+        return snprintf(err, n, "triangle %u: vertex index %u out of range %u..%u", t + b, v[k] + b, b, nv - 1 + b),
                TF_E_BAD_MESH;
     if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
-      return snprintf(err, n, "triangle %u repeats a vertex (%u %u %u)", t, v[0], v[1], v[2]), TF_E_BAD_MESH;
+      return snprintf(err, n, "triangle %u repeats a vertex (%u %u %u)", t + b, v[0] + b, v[1] + b, v[2] + b),
+             TF_E_BAD_MESH;
     double e1[3], e2[3], e3[3], c[3];
     v3_sub(e1, pos + 3 * v[1], pos + 3 * v[0]);
     v3_sub(e2, pos + 3 * v[2], pos + 3 * v[0]);
@@ -39,7 +40,7 @@ tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris,
     double lmax2 = fmax(v3_norm2(e1), fmax(v3_norm2(e2), v3_norm2(e3)));
     double area = 0.5 * v3_norm(c);
     if (!(area > DEGENERATE_AREA_REL * lmax2))
-      return snprintf(err, n, "triangle %u (%u %u %u) is degenerate (zero area)", t, v[0], v[1], v[2]),
+      return snprintf(err, n, "triangle %u (%u %u %u) is degenerate (zero area)", t + b, v[0] + b, v[1] + b, v[2] + b),
              TF_E_BAD_MESH;
   }
   return TF_OK;
@@ -74,7 +75,7 @@ static int tri_has_directed(const uint32_t *tri, uint32_t a, uint32_t b) {
   return 0;
 }
 
-tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris, uint32_t nt,
+tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris, uint32_t nt, uint32_t base,
                         char *err, size_t n) {
   tf_status st = TF_E_NOMEM;
   memset(t, 0, sizeof *t);
@@ -101,13 +102,13 @@ tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris
     while (j < (size_t)nt * 3 && he[j].a == he[i].a && he[j].b == he[i].b) ++j;
     if (j - i > 2) {
       snprintf(err, n, "edge (%u %u) is shared by %zu triangles (non-manifold), e.g. triangles %u and %u",
-               he[i].a, he[i].b, j - i, he[i].tri, he[i + 1].tri);
+               he[i].a + base, he[i].b + base, j - i, he[i].tri + base, he[i + 1].tri + base);
       st = TF_E_BAD_MESH;
       goto fail;
     }
     if (j - i == 2) {
       if (he[i].opp == he[i + 1].opp) {
-        snprintf(err, n, "triangle %u duplicates triangle %u", he[i + 1].tri, he[i].tri);
+        snprintf(err, n, "triangle %u duplicates triangle %u", he[i + 1].tri + base, he[i].tri + base);
         st = TF_E_BAD_MESH;
         goto fail;
       }

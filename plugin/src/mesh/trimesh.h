@@ -20,12 +20,13 @@ typedef struct trimesh {
 } trimesh;
 
 /* Check positions and triangles; on failure returns TF_E_BAD_MESH or TF_E_INVALID_ARG with a
- * message naming the first offending vertex or triangle. */
+ * message naming the first offending vertex or triangle, numbered from base (0 or 1: the host's
+ * language). */
 TF_LOCAL tf_status trimesh_validate(const double *pos, uint32_t vert_count, const uint32_t *tris,
-                                    uint32_t tri_count, char *err, size_t err_size);
+                                    uint32_t tri_count, uint32_t base, char *err, size_t err_size);
 /* Build topology (after trimesh_validate). Reports non-manifold edges and duplicate triangles. */
 TF_LOCAL tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t vert_count, const uint32_t *tris,
-                                 uint32_t tri_count, char *err, size_t err_size);
+                                 uint32_t tri_count, uint32_t base, char *err, size_t err_size);
 TF_LOCAL void trimesh_free(tf_mem *m, trimesh *t);
 /* Index of column j in row i of the adjacency, or UINT32_MAX. */
 TF_LOCAL uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j);

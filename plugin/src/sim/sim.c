@@ -186,9 +186,10 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
 tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
   tf_sim *s = sim_new(&def->allocator, def->logger, SIM_CLOTH, err, errn);
   if (!s) return TF_E_NOMEM;
+  s->index_base = def->index_base;
   uint32_t n = def->vert_count, nt = def->tri_count;
   s->n = n;
-  tf_status st = trimesh_build(&s->mem, &s->mesh, n, def->triangles, nt, err, errn);
+  tf_status st = trimesh_build(&s->mem, &s->mesh, n, def->triangles, nt, def->index_base, err, errn);
   if (st != TF_OK) {
     tf_mem m2 = s->mem;
     mem_free(&m2, s, sizeof *s);

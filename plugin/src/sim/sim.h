@@ -71,6 +71,7 @@ struct tf_sim {
   sim_flesh flesh; /* kind == SIM_FLESH */
   tf_logger logger;
   char last_error[SIM_ERR_SIZE];
+  uint32_t index_base; /* first vertex or pin number in messages: 0 (C) or 1 (Lua, ...) */
 
   /* model. For flesh, mesh is a view of the tets' boundary faces, components and adjacency
    * (no edges or hinges; owned by flesh.tet) */

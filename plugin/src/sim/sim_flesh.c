@@ -82,7 +82,7 @@ static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
 static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos, const uint32_t *tets,
                              uint32_t nv, uint32_t nt, char *err, size_t errn) {
   sim_flesh *F = &s->flesh;
-  tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, err, errn);
+  tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
   if (st != TF_OK) return st;
   s->n = nv;
   s->mesh = (trimesh){.vert_count = nv, .tri_count = F->tet.face_count, .comp_count = F->tet.comp_count,
@@ -158,6 +158,7 @@ static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, si
 tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t errn) {
   tf_sim *s = sim_new(&def->allocator, def->logger, SIM_FLESH, err, errn);
   if (!s) return TF_E_NOMEM;
+  s->index_base = def->index_base;
   tetmesh_data gen;
   memset(&gen, 0, sizeof gen);
   const double *pos = def->rest_positions;
