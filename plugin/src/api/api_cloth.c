@@ -58,8 +58,7 @@ int api_check_solver(const tf_solver_settings *s, char *err, size_t errn) {
 static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
   if (d->index_base > 1) return ERR("index_base must be 0 or 1, got %u", d->index_base), TF_E_INVALID_ARG;
   const uint32_t b = d->index_base;
-  tf_status st = trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, d->index_base, err,
-                                  errn);
+  tf_status st = trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, b, err, errn);
   if (st != TF_OK) return st;
   uint32_t n = d->vert_count;
   if (d->initial_positions)
