@@ -80,7 +80,7 @@ TF_TEST(wind_falling_sheet_terminal_velocity) {
 
 /* a 1 m x 0.6 m flag on a vertical pole (its first column pinned), starting across the wind
  * (in the y-z plane) with the wind along +x */
-static tf_sim *flag(double kappa, double turbulence, double seed, scene *sc) {
+static tf_sim *flag_at(double speed, double kappa, double turbulence, double seed, scene *sc) {
   static const double O[3] = {0, 0, 2}, EY[3] = {0, 1, 0}, EZ[3] = {0, 0, -1};
   scene_grid(sc, 16, 10, 1.0, 0.6, O, EY, EZ, 0);
   tf_cloth_def def;
@@ -95,12 +95,40 @@ static tf_sim *flag(double kappa, double turbulence, double seed, scene *sc) {
   uint32_t pole[11];
   for (uint32_t j = 0; j <= 10; ++j) pole[j] = j * 17;
   tf_sim_set_pins(sim, pole, NULL, 11);
-  double wind[3] = {10, 0, 0}, rho = 1.225;
+  double wind[3] = {speed, 0, 0}, rho = 1.225;
   tf_sim_set_param(sim, TF_PARAM_WIND, wind, 3);
   tf_sim_set_param(sim, TF_PARAM_AIR_DENSITY, &rho, 1);
   tf_sim_set_param(sim, TF_PARAM_TURBULENCE, &turbulence, 1);
   tf_sim_set_param(sim, TF_PARAM_TURBULENCE_SEED, &seed, 1);
   return sim;
+}
+
+static tf_sim *flag(double kappa, double turbulence, double seed, scene *sc) {
+  return flag_at(10.0, kappa, turbulence, seed, sc);
+}
+
+TF_TEST(wind_flag_comes_to_rest_in_moderate_wind) {
+  /* at 3 m/s the inertia-free (kappa = 0) flow of the same flag has a stable rest state and
+   * reaches it: the flutter of the 10 m/s flag below sets in with the wind speed (5-7 m/s for
+   * this flag), it is not a failure of the step to converge */
+  scene sc;
+  tf_sim *sim = flag_at(3.0, 0.0, 0.0, 0, &sc);
+  ENSURE(sim);
+  double v[187 * 3], x[187 * 3], vmax = 0.0, sag = 0.0;
+  for (int f = 0; f < 240; ++f) {
+    ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 1) == TF_OK);
+    if (f < 216) continue;
+    tf_sim_get_velocities(sim, v, 187);
+    for (int i = 0; i < 3 * 187; ++i) vmax = fmax(vmax, fabs(v[i]));
+  }
+  tf_sim_get_positions(sim, x, 187);
+  for (uint32_t j = 0; j <= 10; ++j) sag += (2.0 - 0.06 * j - x[3 * (j * 17 + 16) + 2]) / 11.0;
+  TF_NOTE("flag at 3 m/s, kappa 0: largest speed over frames 216-240 %.1e m/s; free edge at x = %.3f m, %.3f m "
+          "below its start", vmax, x[3 * 16], sag);
+  ENSURE(vmax < 2e-3);
+  ENSURE(x[3 * 16] > 0.5); /* it streams downwind, drooping under its weight */
+  tf_sim_destroy(sim);
+  scene_free(&sc);
 }
 
 TF_TEST(wind_flag_streams_downwind) {
