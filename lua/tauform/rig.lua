@@ -54,6 +54,13 @@ local AIR_DENSITY = 1.225 -- kg/m^3, sea level: the default once a rig has wind
 
 local function fail(self, fmt, ...) error(("%s: " .. fmt):format(self.source, ...), 0) end
 
+-- a binding error caught for a rig: its reason without "bad argument #n to 'f' (...)", which
+-- names an argument of a call the rig author never wrote
+local function why(err)
+  err = tostring(err)
+  return err:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or err
+end
+
 local function check_param(self, name, v, vector)
   if v == nil then return end
   local t = type(v)
@@ -243,7 +250,7 @@ function Rig:create_flesh(first)
   local ok, sim = pcall(core.flesh, def)
   if not ok then -- name a bad region material by its region, not by its place in the list
     local function label(k) return labels and labels[tonumber(k)] or "material " .. k end
-    local msg = tostring(sim):gsub("region material (%d+) %(materials%[%d+%]%)", label)
+    local msg = why(sim):gsub("region material (%d+) %(materials%[%d+%]%)", label)
     msg = msg:gsub("materials%[(%d+)%]", label) -- the binding's own checks
     fail(self, "%s", msg)
   end
@@ -262,7 +269,7 @@ function Rig:create_cloth(first)
   def.kappa = keyframes.sample(spec.kappa, first)
   def.gravity = keyframes.sample(spec.gravity, first)
   local ok, sim = pcall(core.cloth, def)
-  if not ok then fail(self, "%s", sim) end
+  if not ok then fail(self, "%s", why(sim)) end
   return sim
 end
 
@@ -300,7 +307,7 @@ function Rig:create()
   end
   if #idx > 0 then
     local pok, err = pcall(sim.pin, sim, idx, w)
-    if not pok then fail(self, "pins: %s", err) end
+    if not pok then fail(self, "pins: %s", why(err)) end
   end
   self.pin_count = #idx
   self:apply(sim, first)
@@ -388,7 +395,7 @@ function Rig:apply(sim, frame)
     set.gust_period = g.period
   end
   local ok, err = pcall(sim.set, sim, set)
-  if not ok then fail(self, "frame %g: %s", frame, err) end
+  if not ok then fail(self, "frame %g: %s", frame, why(err)) end
   -- settle time: from the slowest mode under this frame's loads and stiffness (set just above)
   if spec.settle ~= nil then
     local tau = self:settle_tau(sim, keyframes.sample(spec.settle, frame), frame)
@@ -396,7 +403,7 @@ function Rig:apply(sim, frame)
   end
   if self.pin_count and self.pin_count > 0 then
     local pok, perr = pcall(sim.pin_targets, sim, self:targets(frame))
-    if not pok then fail(self, "frame %g: pin targets: %s", frame, perr) end
+    if not pok then fail(self, "frame %g: pin targets: %s", frame, why(perr)) end
   end
   if spec.frame then spec.frame(frame, sim, self) end
 end
