@@ -270,6 +270,10 @@ typedef enum tf_param {
   TF_PARAM_GUST = 17,             /* 1 value, >= 0: gusts up to (1 + gust) x the base wind, default 0 */
   TF_PARAM_GUST_PERIOD = 18,      /* 1 value, s, > 0: typical time between gusts, default 3 */
   TF_PARAM_YOUNGS_MODULUS = 19,   /* 1 value, Pa, > 0: flesh base material (cloth: stretch_stiffness) */
+  /* 1.3: 1 value, s: the simulation's clock, 0 at create and advanced by each tf_sim_advance; the
+   * wind's turbulence and gusts follow it. Restoring a cached frame with tf_sim_set_state, set it
+   * too (read it with tf_sim_get_param when caching), and the wind continues as in the first run */
+  TF_PARAM_TIME = 20,
   TF_PARAM_COUNT_
 } tf_param;
 

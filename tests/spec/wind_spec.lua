@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- Wind from rigs: keyed wind reaches the simulation each frame, a smoothly keyed wind changes the
--- force smoothly (no jump in acceleration), and bad wind values get clear errors.
+-- force smoothly (no jump in acceleration), bad wind values get clear errors, and the clock the
+-- wind follows can be read and restored.
 local tauform = require "tauform"
 
 -- a free 0.5 m sheet facing the wind (no gravity); returns the per-frame accelerations of its
@@ -63,5 +64,16 @@ describe("wind from rigs", function()
     ok, err = pcall(sim.set, sim, { wind = { 0, 0 / 0, 0 } })
     assert.is_false(ok)
     assert.matches("wind must be finite", err)
+  end)
+
+  it("keeps the clock a restored state needs", function()
+    local m = tauform.mesh.grid{ nx = 2, ny = 2 }
+    local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangles }
+    assert.are.equal(0, sim:get("time"))
+    sim:advance(0.5, 2)
+    assert.is_true(math.abs(sim:get("time") - 0.5) < 1e-15)
+    sim:set{ time = 41.5 } -- a cached frame of a shot that starts at frame 1000
+    assert.are.equal(41.5, sim:get("time"))
+    assert.has_error(function() sim:set{ time = 1 / 0 } end)
   end)
 end)

@@ -175,7 +175,8 @@ static const struct { const char *name; tf_param id; int count; } PARAMS[] = {
     {"air_density", TF_PARAM_AIR_DENSITY, 1}, {"drag", TF_PARAM_DRAG, 1}, {"lift", TF_PARAM_LIFT, 1},
     {"turbulence", TF_PARAM_TURBULENCE, 1}, {"turbulence_scale", TF_PARAM_TURBULENCE_SCALE, 1},
     {"turbulence_time", TF_PARAM_TURBULENCE_TIME, 1}, {"turbulence_seed", TF_PARAM_TURBULENCE_SEED, 1},
-    {"gust", TF_PARAM_GUST, 1}, {"gust_period", TF_PARAM_GUST_PERIOD, 1}, {"youngs", TF_PARAM_YOUNGS_MODULUS, 1}};
+    {"gust", TF_PARAM_GUST, 1}, {"gust_period", TF_PARAM_GUST_PERIOD, 1}, {"youngs", TF_PARAM_YOUNGS_MODULUS, 1},
+    {"time", TF_PARAM_TIME, 1}};
 
 /* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value
  * is checked before any is applied, so a bad table changes nothing */

@@ -32,7 +32,7 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   double dt = frame_dt / substeps;
   for (uint32_t k = 0; k < substeps; ++k) {
     pins_substep_targets(s, (double)k / substeps, (double)(k + 1) / substeps);
-    s->step_time = s->time + k * dt;
+    s->step_time = s->par.time + k * dt;
     if (s->par.integrator == TF_INTEGRATOR_STRAIN_RATE) {
       step_strain_rate(s, dt);
     } else {
@@ -56,7 +56,7 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
                     dt);
   }
   memcpy(s->pin_prev, s->pin_next, sizeof(double) * 3 * s->pin_count);
-  s->time += frame_dt;
+  s->par.time += frame_dt;
   st.total_steps += substeps;
   st.seconds = now_seconds() - t0;
   s->stats = st;

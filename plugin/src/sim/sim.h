@@ -28,6 +28,8 @@ typedef struct sim_params {
   /* aerodynamics: on while air_density > 0 */
   double wind[3], air_density, drag, lift;
   double turbulence, turbulence_scale, turbulence_time, turbulence_seed, gust, gust_period;
+  double time; /* s: the clock (0 at create, advanced per frame), settable so a restored state
+                * restores it: time-dependent wind reads it */
   tf_solver_settings solver;
 } sim_params;
 
@@ -88,7 +90,6 @@ struct tf_sim {
   /* state */
   double *x, *v;   /* (n x 3) */
   double *vref;    /* (n x 3) carrier velocity of the last step (sec. 2.6 of the design note) */
-  double time;     /* s since create */
 
   /* pins */
   uint32_t pin_count;
