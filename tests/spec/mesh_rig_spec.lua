@@ -171,6 +171,38 @@ describe("keyed changes", function()
     assert.is_true(smooth < 0.35 * speed)     -- speed builds up over several frames
     assert.is_true(step > 2 * smooth)         -- a step key pops: the test can see it
   end)
+
+  -- the same clamped sheet released flat: it droops while tau is keyed from slow to fast. Returns
+  -- the largest per-frame change of any vertex velocity from frame 6 on, and the peak speed
+  local function droop(tau)
+    local m = tauform.mesh.grid{ width = 1, height = 1, nx = 10, ny = 10 }
+    local clamp = {}
+    for i = 1, 22 do clamp[i] = i end
+    local worst, fastest, prev = 0, 0, nil
+    tauform.run({ mesh = m, fps = 24, frames = { 1, 40 }, material = { stretch = 2000, density = 0.1 },
+                  tau = tau, kappa = 0, bend = 1e-3, pins = { { indices = clamp } } },
+      { progress = false, on_frame = function(f, sim)
+        local v = sim:velocities()
+        if prev and f > 5 then
+          for i = 1, #v do
+            worst = math.max(worst, math.abs(v[i] - prev[i]))
+            fastest = math.max(fastest, math.abs(v[i]))
+          end
+        end
+        prev = v
+      end })
+    return worst, fastest
+  end
+
+  it("a smoothly keyed tau does not make the cloth jerk", function()
+    local smooth, speed = droop(tauform.key{ { 1, 0.02 }, { 8, 0.02 }, { 28, 0.3 } })
+    local step, step_speed = droop(tauform.key{ { 1, 0.02, interp = "constant" }, { 18, 0.3 } })
+    print(("\nlargest velocity change per frame: smooth tau key %.4f m/s (peak speed %.3f), step key %.4f m/s (peak %.3f)")
+          :format(smooth, speed, step, step_speed))
+    assert.is_true(speed > 0.05)
+    assert.is_true(smooth < 0.35 * speed)
+    assert.is_true(step > 2 * smooth)
+  end)
 end)
 
 describe("pictures", function()
