@@ -307,9 +307,11 @@ TF_API tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint
 TF_API tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps);
 
 /* Overwrite the state (e.g. restart from a cache). positions (vert_count x 3) m; velocities
- * Nullable (vert_count x 3) m/s, NULL = zero. Pin targets restart at the pinned vertices' new
- * positions and the pins' carrier motion at their given velocities, so a restored state continues
- * as the original run did once the host sets the same targets. */
+ * Nullable (vert_count x 3) m/s, NULL = zero. Hard pins' targets restart at their vertices' new
+ * positions and the pins' carrier motion at their given velocities; soft pins keep the targets
+ * last set (their vertices hang off them). A render-farm restart that continues the original run
+ * exactly: tf_sim_set_pins, the cached frame's targets (tf_sim_set_pin_targets), this call, and
+ * the clock (TF_PARAM_TIME, for time-dependent wind); then the next frames as usual. */
 TF_API tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities,
                                   uint32_t vert_count);
 

@@ -139,7 +139,7 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
     sim->pin_w[q] = weights ? weights[q] : 1.0;
   }
   pins_refresh_components(sim);
-  pins_restart(sim);
+  pins_restart(sim, 0);
   return TF_OK;
 }
 
@@ -203,7 +203,7 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
   memcpy(sim->x, positions, bytes);
   if (velocities) memcpy(sim->v, velocities, bytes);
   else memset(sim->v, 0, bytes);
-  pins_restart(sim);
+  pins_restart(sim, 1);
   return TF_OK;
 }
 

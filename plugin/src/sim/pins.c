@@ -103,10 +103,13 @@ void pins_carrier(tf_sim *s, double dt, double *vref) {
   carrier_fit(s, s->pin_sub0, s->pin_vel, vref);
 }
 
-void pins_restart(tf_sim *s) {
-  /* targets start where the pinned vertices now are; the carrier is the pins' current motion */
+void pins_restart(tf_sim *s, int keep_soft_targets) {
+  /* targets start where the pinned vertices now are (a hard pin sits on its target); the carrier
+   * is the pins' current motion. A soft pin's target is the host's goal, not where its vertex
+   * hangs: a restored state keeps the targets the host gave, so a restart continues the run */
   for (uint32_t q = 0; q < s->pin_count; ++q) {
     const double *xi = s->x + 3 * (size_t)s->pin_idx[q];
+    if (keep_soft_targets && !pin_is_hard(s, q)) xi = s->pin_next + 3 * (size_t)q;
     v3_copy(s->pin_prev + 3 * (size_t)q, xi);
     v3_copy(s->pin_next + 3 * (size_t)q, xi);
     v3_copy(s->pin_sub + 3 * (size_t)q, xi);

@@ -173,8 +173,9 @@ TF_LOCAL void rigid_project(tf_sim *s, const double *x, const double *u, double 
 TF_LOCAL void pins_substep_targets(tf_sim *s, double s0, double s1);
 TF_LOCAL void pins_carrier(tf_sim *s, double dt, double *vref_out);
 TF_LOCAL void pins_refresh_components(tf_sim *s);
-/* after the state or the pin set changed: targets at the pinned vertices, carrier from their velocities */
-TF_LOCAL void pins_restart(tf_sim *s);
+/* after the state or the pin set changed: targets at the pinned vertices (soft pins keep the host's
+ * targets when keep_soft_targets), carrier from the hard pins' velocities */
+TF_LOCAL void pins_restart(tf_sim *s, int keep_soft_targets);
 
 /* wind.c */
 TF_LOCAL int wind_active(const sim_params *p);
