@@ -8,8 +8,11 @@
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 local root = here .. "/../.."
 package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
--- the checkout's build/ unless the caller chose the module with LUA_CPATH (tests, out-of-tree builds)
-if not (os.getenv("LUA_CPATH_5_4") or os.getenv("LUA_CPATH")) then
+-- the checkout's build/: first, unless the caller chose a module with LUA_CPATH (tests,
+-- out-of-tree builds), then after the caller's entries
+if os.getenv("LUA_CPATH_5_4") or os.getenv("LUA_CPATH") then
+  package.cpath = package.cpath .. ";" .. root .. "/build/lua/?.so"
+else
   package.cpath = root .. "/build/lua/?.so;" .. package.cpath
 end
 local tauform = require "tauform"

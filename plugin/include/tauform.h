@@ -270,7 +270,7 @@ typedef enum tf_param {
   TF_PARAM_GUST = 17,             /* 1 value, >= 0: gusts up to (1 + gust) x the base wind, default 0 */
   TF_PARAM_GUST_PERIOD = 18,      /* 1 value, s, > 0: typical time between gusts, default 3 */
   TF_PARAM_YOUNGS_MODULUS = 19,   /* 1 value, Pa, > 0: flesh base material (cloth: stretch_stiffness) */
-  /* 1.3: 1 value, s: the simulation's clock, 0 at create and advanced by each tf_sim_advance; the
+  /* 1.3: 1 value, s, |t| <= 1e9: the simulation's clock, 0 at create and advanced by each tf_sim_advance; the
    * wind's turbulence and gusts follow it. Restoring a cached frame with tf_sim_set_state, set it
    * too (read it with tf_sim_get_param when caching), and the wind continues as in the first run */
   TF_PARAM_TIME = 20,
@@ -308,8 +308,9 @@ TF_API tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps)
 
 /* Overwrite the state (e.g. restart from a cache). positions (vert_count x 3) m; velocities
  * Nullable (vert_count x 3) m/s, NULL = zero. Hard pins' targets restart at their vertices' new
- * positions and the pins' carrier motion at their given velocities; soft pins keep the targets
- * last set (their vertices hang off them). A render-farm restart that continues the original run
+ * positions and the pins' carrier motion at their given velocities; soft pins keep targets set
+ * since the last advance or tf_sim_set_pins (their vertices hang off them), else restart at their
+ * vertices too (a teleport moves them along). A render-farm restart that continues the original run
  * exactly: tf_sim_set_pins, the cached frame's targets (tf_sim_set_pin_targets), this call, and
  * the clock (TF_PARAM_TIME, for time-dependent wind); then the next frames as usual. */
 TF_API tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities,

@@ -31,7 +31,7 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
     [TF_PARAM_GUST] = {"gust", OFF(gust), 1, 0, NO_HI, 0, 0, 0, ""},
     [TF_PARAM_GUST_PERIOD] = {"gust_period", OFF(gust_period), 1, 0, NO_HI, 1, 0, 0, "s"},
     [TF_PARAM_YOUNGS_MODULUS] = {"youngs_modulus", OFF(youngs), 1, 0, NO_HI, 1, 0, 0, "Pa"},
-    [TF_PARAM_TIME] = {"time", OFF(time), 1, NO_LO, NO_HI, 0, 0, 0, "s"},
+    [TF_PARAM_TIME] = {"time", OFF(time), 1, -1e9, 1e9, 0, 0, 0, "s"}, /* the noise needs |t| in range */
 };
 
 const param_desc *param_find(tf_param p) { return (unsigned)p < TF_PARAM_COUNT_ ? &PARAMS[p] : NULL; }

@@ -140,6 +140,7 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
   }
   pins_refresh_components(sim);
   pins_restart(sim, 0);
+  sim->targets_fresh = 0;
   return TF_OK;
 }
 
@@ -153,6 +154,7 @@ tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t co
             "tf_sim_set_pin_targets: target %u (vertex %u) is not finite", q + sim->index_base,
             sim->pin_idx[q] + sim->index_base);
   memcpy(sim->pin_next, targets, sizeof(double) * 3 * count);
+  sim->targets_fresh = 1;
   return TF_OK;
 }
 
@@ -203,7 +205,9 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
   memcpy(sim->x, positions, bytes);
   if (velocities) memcpy(sim->v, velocities, bytes);
   else memset(sim->v, 0, bytes);
-  pins_restart(sim, 1);
+  /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
+   * the state); otherwise (a teleport) they restart at their vertices like hard pins */
+  pins_restart(sim, sim->targets_fresh);
   return TF_OK;
 }
 

@@ -56,6 +56,7 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
                     dt);
   }
   memcpy(s->pin_prev, s->pin_next, sizeof(double) * 3 * s->pin_count);
+  s->targets_fresh = 0;
   s->par.time += frame_dt;
   st.total_steps += substeps;
   st.seconds = now_seconds() - t0;

@@ -99,6 +99,7 @@ struct tf_sim {
   double *pin_next;      /* (n x 3): targets at its end */
   uint8_t *fixed;        /* (n) hard-pinned */
   uint8_t *mark;         /* (n) scratch for argument checks, all zero between calls */
+  int targets_fresh;     /* the host set targets since the last advance or pin set */
   double *pin_sub;       /* (n x 3) targets at the end of the current substep */
   double *pin_sub0;      /* (n x 3) targets at its start */
   double *pin_vel;       /* (n x 3) scratch: pin velocities for the carrier fit */

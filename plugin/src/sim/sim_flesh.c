@@ -123,7 +123,7 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   MEM_FREE_ARRAY(&s->mem, density, nt);
   for (uint32_t i = 0; i < nv; ++i)
     if (!(s->mass[i] > 0.0))
-      return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass", i), TF_E_BAD_MESH;
+      return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass", i + s->index_base), TF_E_BAD_MESH;
   if (!def->tets) {
     /* what is left of the lattice's excess: scale to the surface's own volume */
     double want = def->density * enclosed_volume(def->surface_positions, def->surface_triangles, def->surface_tri_count);
