@@ -139,19 +139,18 @@ describe("rig", function()
 end)
 
 describe("keyed changes", function()
-  -- a sheet held horizontally by one clamped edge droops under gravity and rests; then its
-  -- bending stiffness is keyed up and the sheet lifts. Returns the largest per-frame change of
-  -- any vertex velocity after frame 20, and the largest vertex speed
-  local function lift(bend)
+  -- runs a 1 m sheet clamped along one edge (rows 0 and 1) with the given tau and bend; returns the
+  -- largest per-frame change of any vertex velocity after frame `from`, and the largest speed
+  local function jumps(frames, tau, bend, from)
     local m = tauform.mesh.grid{ width = 1, height = 1, nx = 10, ny = 10 }
     local clamp = {}
-    for i = 1, 22 do clamp[i] = i end -- rows 0 and 1: a clamped edge
+    for i = 1, 22 do clamp[i] = i end
     local worst, fastest, prev = 0, 0, nil
-    tauform.run({ mesh = m, fps = 24, frames = { 1, 60 }, material = { stretch = 2000, density = 0.1 },
-                  tau = 1, kappa = 0, bend = bend, pins = { { indices = clamp } } },
+    tauform.run({ mesh = m, fps = 24, frames = { 1, frames }, material = { stretch = 2000, density = 0.1 },
+                  tau = tau, kappa = 0, bend = bend, pins = { { indices = clamp } } },
       { progress = false, on_frame = function(f, sim)
         local v = sim:velocities()
-        if prev and f > 20 then
+        if prev and f > from then
           for i = 1, #v do
             worst = math.max(worst, math.abs(v[i] - prev[i]))
             fastest = math.max(fastest, math.abs(v[i]))
@@ -161,6 +160,9 @@ describe("keyed changes", function()
       end })
     return worst, fastest
   end
+
+  -- the sheet droops under gravity and rests; then its bending stiffness is keyed up and it lifts
+  local function lift(bend) return jumps(60, 1, bend, 20) end
 
   it("a smoothly keyed bending stiffness does not make the cloth pop", function()
     local smooth, speed = lift(tauform.key{ { 1, 1e-3 }, { 24, 1e-3 }, { 48, 3e-2 } })
@@ -172,27 +174,8 @@ describe("keyed changes", function()
     assert.is_true(step > 2 * smooth)         -- a step key pops: the test can see it
   end)
 
-  -- the same clamped sheet released flat: it droops while tau is keyed from slow to fast. Returns
-  -- the largest per-frame change of any vertex velocity from frame 6 on, and the peak speed
-  local function droop(tau)
-    local m = tauform.mesh.grid{ width = 1, height = 1, nx = 10, ny = 10 }
-    local clamp = {}
-    for i = 1, 22 do clamp[i] = i end
-    local worst, fastest, prev = 0, 0, nil
-    tauform.run({ mesh = m, fps = 24, frames = { 1, 40 }, material = { stretch = 2000, density = 0.1 },
-                  tau = tau, kappa = 0, bend = 1e-3, pins = { { indices = clamp } } },
-      { progress = false, on_frame = function(f, sim)
-        local v = sim:velocities()
-        if prev and f > 5 then
-          for i = 1, #v do
-            worst = math.max(worst, math.abs(v[i] - prev[i]))
-            fastest = math.max(fastest, math.abs(v[i]))
-          end
-        end
-        prev = v
-      end })
-    return worst, fastest
-  end
+  -- the sheet released flat droops while tau is keyed from slow to fast
+  local function droop(tau) return jumps(40, tau, 1e-3, 5) end
 
   it("a smoothly keyed tau does not make the cloth jerk", function()
     local smooth, speed = droop(tauform.key{ { 1, 0.02 }, { 8, 0.02 }, { 28, 0.3 } })
