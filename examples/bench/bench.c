@@ -54,6 +54,8 @@ typedef struct bench_config {
   double tau, kappa;
   double stretch, poisson, bend;
   unsigned max_newton; /* 0: the library's default */
+  double tolerance;    /* 0: the library's default */
+  int trace;           /* print one line per frame to stderr */
 } bench_config;
 
 typedef struct bench_result {
@@ -185,6 +187,7 @@ static int run_case(bench_result *r) {
   def.tau = cfg->tau;
   def.kappa = cfg->kappa;
   if (cfg->max_newton > 0) def.solver.max_newton = cfg->max_newton;
+  if (cfg->tolerance > 0.0) def.solver.tolerance = cfg->tolerance;
   char errbuf[256] = "";
   tf_status s = tf_cloth_create(&def, &sim, errbuf, sizeof errbuf);
   if (s != TF_OK) {
@@ -228,6 +231,15 @@ static int run_case(bench_result *r) {
     r->cg += st.cg_iterations;
     r->unconverged += st.unconverged_steps;
     if (st.max_newton_per_step > r->max_newton_per_step) r->max_newton_per_step = st.max_newton_per_step;
+    if (cfg->trace) {
+      if ((s = tf_sim_get_positions(sim, pos, nv)) != TF_OK) {
+        rc = report(sim, cfg, "tf_sim_get_positions", frame, s);
+        goto done;
+      }
+      fprintf(stderr, "frame %3u  %8.2f ms  newton %3u  cg %4u  corner z %+.5f\n", frame,
+              1000.0 * (w1 - w0), (unsigned)st.newton_iterations, (unsigned)st.cg_iterations,
+              pos[3 * corner + 2]);
+    }
     if (cfg->scene == SCENE_SWING && frame % CORNER_EVERY == 0) {
       if ((s = tf_sim_get_positions(sim, pos, nv)) != TF_OK) {
         rc = report(sim, cfg, "tf_sim_get_positions", frame, s);
@@ -355,7 +367,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tauform_bench [--scene cloth|swing] [--n N] [--tau S] [--kappa K]\n"
           "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
-          "                     [--newton N] [--all]\n"
+          "                     [--newton N] [--tolerance T] [--trace] [--all]\n"
           "  --scene     CLOTH-N (hanging, default) or SWING-N (falls from horizontal)\n"
           "  --n         quads per side (default %u)\n"
           "  --tau       tau in s, > 0 (default %g)\n"
@@ -365,6 +377,8 @@ static void usage(FILE *f) {
           "  --stretch   stretch stiffness, N/m (default %g)\n"
           "  --bend      bend stiffness, N m (default %g)\n"
           "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
+          "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
+          "  --trace     one line per frame on stderr: ms, Newton and CG iterations, corner z\n"
           "  --all       CLOTH and SWING for N = 32, 64, 128\n",
           DEFAULT_N, DEFAULT_TAU, DEFAULT_KAPPA, DEFAULT_SUBSTEPS, DEFAULT_FRAMES, DEFAULT_STRETCH,
           DEFAULT_BEND);
@@ -388,13 +402,17 @@ static int parse_unsigned(const char *s, unsigned *out) {
 
 int main(int argc, char **argv) {
   bench_config cfg = {SCENE_CLOTH, DEFAULT_N, DEFAULT_FRAMES, DEFAULT_SUBSTEPS, DEFAULT_TAU,
-                      DEFAULT_KAPPA, DEFAULT_STRETCH, DEFAULT_POISSON, DEFAULT_BEND, 0};
+                      DEFAULT_KAPPA, DEFAULT_STRETCH, DEFAULT_POISSON, DEFAULT_BEND, 0, 0.0, 0};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;
+    }
+    if (strcmp(a, "--trace") == 0) {
+      cfg.trace = 1;
+      continue;
     }
     if (strcmp(a, "--all") == 0) {
       all = 1;
@@ -425,6 +443,8 @@ int main(int argc, char **argv) {
       bad = parse_double(v, &cfg.stretch) != 0 || !(cfg.stretch > 0.0);
     } else if (strcmp(a, "--bend") == 0) {
       bad = parse_double(v, &cfg.bend) != 0 || cfg.bend < 0.0;
+    } else if (strcmp(a, "--tolerance") == 0) {
+      bad = parse_double(v, &cfg.tolerance) != 0 || !(cfg.tolerance > 0.0);
     } else if (strcmp(a, "--newton") == 0) {
       bad = parse_unsigned(v, &cfg.max_newton) != 0 || cfg.max_newton == 0;
     } else {
