@@ -7,14 +7,7 @@
 --   lua5.4 examples/young/study.lua [--out DIR]        (default young_study/)
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 local root = here .. "/../.."
-package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
--- the checkout's build/: first, unless the caller chose a module with LUA_CPATH (tests,
--- out-of-tree builds), then after the caller's entries
-if os.getenv("LUA_CPATH_5_4") or os.getenv("LUA_CPATH") then
-  package.cpath = package.cpath .. ";" .. root .. "/build/lua/?.so"
-else
-  package.cpath = root .. "/build/lua/?.so;" .. package.cpath
-end
+dofile(root .. "/examples/checkout.lua")(root)
 local tauform = require "tauform"
 local plot = tauform.plot
 
