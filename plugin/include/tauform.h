@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 3
+#define TF_VERSION_MINOR 4
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -286,6 +286,27 @@ TF_API tf_status tf_param_check(tf_param param, const double *values, uint32_t c
  * (TF_E_UNSUPPORTED, e.g. stretch_stiffness on flesh) and flesh's poisson >= 0.5. Changes nothing;
  * the message goes to tf_sim_last_error. */
 TF_API tf_status tf_sim_check_param(tf_sim *sim, tf_param param, const double *values, uint32_t count);
+/* 1.4: what a parameter is, read from the library's one parameter table, so that a host or a
+ * binding names, checks and documents parameters with no copy of its own. */
+#define TF_PARAM_FOR_CLOTH 1u
+#define TF_PARAM_FOR_FLESH 2u
+typedef struct tf_param_info {
+  uint32_t struct_size;   /* set by the caller: sizeof(tf_param_info) */
+  const char *name;       /* C name, e.g. "stretch_stiffness" (static storage) */
+  const char *short_name; /* the Lua and rig name, e.g. "stretch" */
+  const char *unit;       /* SI, "" for a pure number */
+  const char *doc;        /* one line: what it does */
+  uint32_t count;         /* values it takes: 1 or 3 */
+  uint32_t kinds;         /* TF_PARAM_FOR_CLOTH | TF_PARAM_FOR_FLESH: simulations that have it */
+  double lo, hi;          /* admissible range, -inf / inf where unbounded */
+  uint32_t lo_open, hi_open; /* 1: the bound itself is excluded */
+  uint32_t integer;       /* 1: whole numbers only */
+  uint32_t keyable;       /* 1: may change every frame (rigs key it) */
+  double default_values[3]; /* the def's default (flesh's where only flesh has it) */
+} tf_param_info;
+/* Fill *out (out->struct_size set by the caller) for param: TF_E_INVALID_ARG for an unknown id,
+ * TF_E_DEF_INIT for struct_size 0. Iterate 0 .. TF_PARAM_COUNT_ - 1 to list every parameter. */
+TF_API tf_status tf_param_get_info(tf_param param, tf_param_info *out);
 /* Read a parameter into out_values (capacity `count`). */
 TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values, uint32_t count);
 /* Per-vertex map of a parameter: the per-hinge value is the mean of its two edge vertices.
@@ -522,6 +543,8 @@ typedef struct tf_api {
   /* 1.2 */
   uint32_t (*sim_tri_count)(const tf_sim *sim);
   tf_status (*sim_get_triangles)(const tf_sim *sim, uint32_t *out_triangles, uint32_t tri_count);
+  /* 1.4 */
+  tf_status (*param_get_info)(tf_param param, tf_param_info *out);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -4,6 +4,7 @@
  * the same reviewed change. Also: defaults, the old-host path (a smaller struct_size), versions,
  * status names and the plugin table. */
 #include <stddef.h>
+#include <math.h>
 #include <string.h>
 
 #include "tauform.h"
@@ -124,6 +125,19 @@ TF_TEST(abi_struct_layout) {
   {"tf_api.version", offsetof(tf_api, version), 4},
   {"tf_api.cloth_create", offsetof(tf_api, cloth_create), 32},
   {"tf_api.critical_damping", offsetof(tf_api, critical_damping), 176},
+  {"tf_param_info.name", offsetof(tf_param_info, name), 8},
+  {"tf_param_info.short_name", offsetof(tf_param_info, short_name), 16},
+  {"tf_param_info.unit", offsetof(tf_param_info, unit), 24},
+  {"tf_param_info.doc", offsetof(tf_param_info, doc), 32},
+  {"tf_param_info.count", offsetof(tf_param_info, count), 40},
+  {"tf_param_info.kinds", offsetof(tf_param_info, kinds), 44},
+  {"tf_param_info.lo", offsetof(tf_param_info, lo), 48},
+  {"tf_param_info.hi", offsetof(tf_param_info, hi), 56},
+  {"tf_param_info.lo_open", offsetof(tf_param_info, lo_open), 64},
+  {"tf_param_info.hi_open", offsetof(tf_param_info, hi_open), 68},
+  {"tf_param_info.integer", offsetof(tf_param_info, integer), 72},
+  {"tf_param_info.keyable", offsetof(tf_param_info, keyable), 76},
+  {"tf_param_info.default_values", offsetof(tf_param_info, default_values), 80},
       {"sizeof tf_cloth_def", sizeof(tf_cloth_def), 248},
       {"sizeof tf_flesh_material", sizeof(tf_flesh_material), 24},
       {"sizeof tf_flesh_def", sizeof(tf_flesh_def), 256},
@@ -136,6 +150,7 @@ TF_TEST(abi_struct_layout) {
       {"sizeof tf_solver_settings", sizeof(tf_solver_settings), 24},
       {"sizeof tf_allocator", sizeof(tf_allocator), 24},
       {"sizeof tf_logger", sizeof(tf_logger), 24},
+      {"sizeof tf_param_info", sizeof(tf_param_info), 104},
   };
   for (size_t i = 0; i < sizeof L / sizeof L[0]; ++i)
     ENSURE_MSG(L[i].got == L[i].want, "%s is %zu, frozen at %zu", L[i].what, L[i].got, L[i].want);
@@ -163,6 +178,7 @@ TF_TEST(abi_versions_and_names) {
   ENSURE(api->status_message == tf_status_message && api->version_string == tf_version_string);
   ENSURE(api->param_check == tf_param_check && api->flesh_create == tf_flesh_create);
   ENSURE(api->tetmesh_load == tf_tetmesh_load && api->sim_flesh_info == tf_sim_flesh_info);
+  ENSURE(api->param_get_info == tf_param_get_info);
   ENSURE(tf_get_api(TF_VERSION_MAJOR + 1) == NULL);
   ENSURE(tf_get_api(0) == NULL || TF_VERSION_MAJOR == 0);
 }
@@ -199,4 +215,65 @@ TF_TEST(abi_def_defaults_and_old_hosts) {
   ENSURE(kappa == 0.0);
   tf_sim_destroy(sim);
   tf_sim_destroy(NULL);
+}
+
+/* The parameter table read through tf_param_get_info is the one tf_param_check and the defs use:
+ * every name is unique, every default is admissible and is what the def initializers set, and a
+ * value just past each finite bound is refused. */
+TF_TEST(abi_param_info_is_the_checked_table) {
+  tf_param_info none = {0};
+  ENSURE(tf_param_get_info(TF_PARAM_TAU, &none) == TF_E_DEF_INIT);
+  tf_param_info bad = {.struct_size = sizeof bad};
+  ENSURE(tf_param_get_info(TF_PARAM_COUNT_, &bad) == TF_E_INVALID_ARG);
+  ENSURE(tf_param_get_info((tf_param)-1, &bad) == TF_E_INVALID_ARG);
+  /* an old host's smaller struct is filled up to its size only */
+  unsigned char old[sizeof(tf_param_info)];
+  memset(old, 0xcd, sizeof old);
+  tf_param_info *op = (tf_param_info *)(void *)old;
+  op->struct_size = (uint32_t)offsetof(tf_param_info, count);
+  ENSURE(tf_param_get_info(TF_PARAM_WIND, op) == TF_OK && strcmp(op->name, "wind") == 0);
+  for (size_t i = offsetof(tf_param_info, count); i < sizeof old; ++i) ENSURE(old[i] == 0xcd);
+
+  tf_cloth_def cd;
+  tf_cloth_def_init(&cd);
+  tf_flesh_def fd;
+  tf_flesh_def_init(&fd);
+  tf_param_info info[TF_PARAM_COUNT_];
+  for (int p = 0; p < TF_PARAM_COUNT_; ++p) {
+    info[p].struct_size = sizeof info[p];
+    ENSURE(tf_param_get_info((tf_param)p, &info[p]) == TF_OK);
+    const tf_param_info *in = &info[p];
+    ENSURE_MSG(in->name && in->short_name && in->unit && in->doc && in->doc[0], "param %d", p);
+    ENSURE_MSG(in->count == 1 || in->count == 3, "%s", in->name);
+    ENSURE_MSG(in->kinds != 0 && (in->kinds & ~(TF_PARAM_FOR_CLOTH | TF_PARAM_FOR_FLESH)) == 0, "%s", in->name);
+    for (int q = 0; q < p; ++q) {
+      ENSURE_MSG(strcmp(info[q].name, in->name) != 0, "%s twice", in->name);
+      ENSURE_MSG(strcmp(info[q].short_name, in->short_name) != 0, "%s twice", in->short_name);
+    }
+    char err[256];
+    ENSURE_MSG(tf_param_check((tf_param)p, in->default_values, in->count, err, sizeof err) == TF_OK, "%s", err);
+    double v[3] = {0, 0, 0};
+    if (isfinite(in->lo)) {
+      v[0] = v[1] = v[2] = in->lo_open ? in->lo : in->lo - 1e-9 * (1 + fabs(in->lo));
+      ENSURE_MSG(tf_param_check((tf_param)p, v, in->count, err, sizeof err) == TF_E_INVALID_ARG, "%s below lo", in->name);
+      ENSURE_MSG(strstr(err, in->name) != NULL, "%s", err);
+    }
+    if (isfinite(in->hi)) {
+      v[0] = v[1] = v[2] = in->hi_open ? in->hi : in->hi + 1e-9 * (1 + fabs(in->hi));
+      ENSURE_MSG(tf_param_check((tf_param)p, v, in->count, err, sizeof err) == TF_E_INVALID_ARG, "%s above hi", in->name);
+    }
+  }
+  /* defaults are the defs' */
+  ENSURE(info[TF_PARAM_TAU].default_values[0] == cd.tau && cd.tau == fd.tau);
+  ENSURE(info[TF_PARAM_KAPPA].default_values[0] == cd.kappa);
+  ENSURE(info[TF_PARAM_BEND_STIFFNESS].default_values[0] == cd.bend_stiffness);
+  ENSURE(info[TF_PARAM_STRETCH_STIFFNESS].default_values[0] == cd.stretch_stiffness);
+  ENSURE(info[TF_PARAM_POISSON].default_values[0] == cd.poisson);
+  ENSURE(info[TF_PARAM_PIN_STIFFNESS].default_values[0] == cd.pin_stiffness && cd.pin_stiffness == fd.pin_stiffness);
+  ENSURE(info[TF_PARAM_YOUNGS_MODULUS].default_values[0] == fd.youngs_modulus);
+  for (int k = 0; k < 3; ++k) ENSURE(info[TF_PARAM_GRAVITY].default_values[k] == cd.gravity[k]);
+  ENSURE(info[TF_PARAM_STRETCH_STIFFNESS].kinds == TF_PARAM_FOR_CLOTH);
+  ENSURE(info[TF_PARAM_YOUNGS_MODULUS].kinds == TF_PARAM_FOR_FLESH);
+  ENSURE(strcmp(info[TF_PARAM_STRETCH_STIFFNESS].short_name, "stretch") == 0);
+  ENSURE(!info[TF_PARAM_TIME].keyable && info[TF_PARAM_TAU].keyable);
 }

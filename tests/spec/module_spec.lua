@@ -32,6 +32,29 @@ describe("module", function()
   end)
 end)
 
+describe("parameter table", function()
+  it("is the library's: every name sim:set takes, with its unit, range and default", function()
+    local tauform = require "tauform"
+    local P = tauform.core.params
+    assert.are.equal("stretch_stiffness", P.stretch.c_name)
+    assert.are.equal("N/m", P.stretch.unit)
+    assert.is_true(P.stretch.cloth and not P.stretch.flesh)
+    assert.are.equal(0, P.kappa.lo); assert.are.equal(1, P.kappa.hi)
+    assert.are.same({ 0, 0, -9.81 }, P.gravity.default)
+    local sim <close> = tauform.cloth(tauform.mesh.grid{ nx = 2, ny = 2 })
+    local n = 0
+    for name, p in pairs(P) do
+      n = n + 1
+      if p.cloth then
+        -- every listed parameter is settable under its Lua name, at its default
+        sim:set{ [name] = p.default }
+        assert.are.same(p.default, sim:get(name))
+      end
+    end
+    assert.are.equal(21, n)
+  end)
+end)
+
 describe("sim", function()
   it("advances, reads back and reuses tables", function()
     local sim, m = sheet()

@@ -140,6 +140,7 @@ static const tf_api g_api = {
     tf_sim_check_param,
     tf_sim_tri_count,
     tf_sim_get_triangles,
+    tf_param_get_info,
 };
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }

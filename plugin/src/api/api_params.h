@@ -16,6 +16,11 @@ typedef struct param_desc {
   int hi_open;
   int integer;
   const char *unit;
+  const char *short_name; /* the Lua and rig name */
+  uint32_t kinds;         /* TF_PARAM_FOR_* */
+  int keyable;
+  double def[3];          /* the def's default */
+  const char *doc;
 } param_desc;
 
 /* NULL for an unknown id */

@@ -167,16 +167,52 @@ static int l_energy(lua_State *L) {
   return 1;
 }
 
-static const struct { const char *name; tf_param id; int count; } PARAMS[] = {
-    {"tau", TF_PARAM_TAU, 1}, {"kappa", TF_PARAM_KAPPA, 1}, {"bend", TF_PARAM_BEND_STIFFNESS, 1},
-    {"gravity", TF_PARAM_GRAVITY, 3}, {"stretch", TF_PARAM_STRETCH_STIFFNESS, 1},
-    {"poisson", TF_PARAM_POISSON, 1}, {"pin_stiffness", TF_PARAM_PIN_STIFFNESS, 1},
-    {"phi", TF_PARAM_PHI, 1}, {"psi", TF_PARAM_PSI, 1}, {"wind", TF_PARAM_WIND, 3},
-    {"air_density", TF_PARAM_AIR_DENSITY, 1}, {"drag", TF_PARAM_DRAG, 1}, {"lift", TF_PARAM_LIFT, 1},
-    {"turbulence", TF_PARAM_TURBULENCE, 1}, {"turbulence_scale", TF_PARAM_TURBULENCE_SCALE, 1},
-    {"turbulence_time", TF_PARAM_TURBULENCE_TIME, 1}, {"turbulence_seed", TF_PARAM_TURBULENCE_SEED, 1},
-    {"gust", TF_PARAM_GUST, 1}, {"gust_period", TF_PARAM_GUST_PERIOD, 1}, {"youngs", TF_PARAM_YOUNGS_MODULUS, 1},
-    {"time", TF_PARAM_TIME, 1}};
+/* the library's parameter table (tf_param_get_info): Lua and rigs use its short names */
+#define NPARAM ((int)TF_PARAM_COUNT_)
+static tf_param_info param_info(int k) {
+  tf_param_info in = {.struct_size = sizeof in};
+  tf_param_get_info((tf_param)k, &in);
+  return in;
+}
+
+/* core.params: { [short name] = { name, unit, doc, count, lo, hi, lo_open, hi_open, integer,
+ * keyable, cloth, flesh, default }, ... } for schemas and the reference */
+static void push_param_table(lua_State *L) {
+  lua_createtable(L, 0, NPARAM);
+  for (int k = 0; k < NPARAM; ++k) {
+    tf_param_info in = param_info(k);
+    lua_createtable(L, 0, 14);
+    lua_pushstring(L, in.name), lua_setfield(L, -2, "c_name");
+    lua_pushstring(L, in.short_name), lua_setfield(L, -2, "name");
+    lua_pushstring(L, in.unit), lua_setfield(L, -2, "unit");
+    lua_pushstring(L, in.doc), lua_setfield(L, -2, "doc");
+    lua_pushinteger(L, in.count), lua_setfield(L, -2, "count");
+    lua_pushnumber(L, in.lo), lua_setfield(L, -2, "lo");
+    lua_pushnumber(L, in.hi), lua_setfield(L, -2, "hi");
+    lua_pushboolean(L, in.lo_open), lua_setfield(L, -2, "lo_open");
+    lua_pushboolean(L, in.hi_open), lua_setfield(L, -2, "hi_open");
+    lua_pushboolean(L, in.integer), lua_setfield(L, -2, "integer");
+    lua_pushboolean(L, in.keyable), lua_setfield(L, -2, "keyable");
+    lua_pushboolean(L, (in.kinds & TF_PARAM_FOR_CLOTH) != 0), lua_setfield(L, -2, "cloth");
+    lua_pushboolean(L, (in.kinds & TF_PARAM_FOR_FLESH) != 0), lua_setfield(L, -2, "flesh");
+    lua_pushinteger(L, k), lua_setfield(L, -2, "id");
+    if (in.count == 1) {
+      lua_pushnumber(L, in.default_values[0]);
+    } else {
+      lua_createtable(L, 3, 0);
+      for (int i = 0; i < 3; ++i) lua_pushnumber(L, in.default_values[i]), lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "default");
+    lua_setfield(L, -2, in.short_name);
+  }
+}
+
+/* the parameter a Lua name means, or -1 */
+static int param_by_name(const char *key) {
+  for (int k = 0; key && k < NPARAM; ++k)
+    if (strcmp(key, param_info(k).short_name) == 0) return k;
+  return -1;
+}
 
 /* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value
  * is checked before any is applied, so a bad table changes nothing */
@@ -187,24 +223,24 @@ static int l_set(lua_State *L) {
   lua_pushnil(L);
   while (lua_next(L, 2)) {
     const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-    int known = 0;
-    for (size_t k = 0; key && k < sizeof PARAMS / sizeof PARAMS[0]; ++k) known |= strcmp(key, PARAMS[k].name) == 0;
-    if (!known)
-      luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'", key ? key : "?"));
+    if (param_by_name(key) < 0) luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'", key ? key : "?"));
     lua_pop(L, 1);
   }
-  double vals[sizeof PARAMS / sizeof PARAMS[0]][3];
-  int present[sizeof PARAMS / sizeof PARAMS[0]] = {0};
+  double vals[NPARAM][3];
+  int present[NPARAM] = {0};
+  uint32_t count[NPARAM];
   double *bend_map = NULL;
-  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
-    int t = lua_getfield(L, 2, PARAMS[k].name);
+  for (int k = 0; k < NPARAM; ++k) {
+    tf_param_info in = param_info(k);
+    count[k] = in.count;
+    int t = lua_getfield(L, 2, in.short_name);
     if (t != LUA_TNIL) {
       present[k] = 1;
-      if (PARAMS[k].count == 3) {
-        if (t != LUA_TTABLE || tfl_vec3_count(L, lua_gettop(L), 2, PARAMS[k].name) != 1)
-          luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", PARAMS[k].name));
-        tfl_read_vec3(L, lua_gettop(L), 2, PARAMS[k].name, 1, vals[k]);
-      } else if (t == LUA_TTABLE && PARAMS[k].id == TF_PARAM_BEND_STIFFNESS) {
+      if (in.count == 3) {
+        if (t != LUA_TTABLE || tfl_vec3_count(L, lua_gettop(L), 2, in.short_name) != 1)
+          luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", in.short_name));
+        tfl_read_vec3(L, lua_gettop(L), 2, in.short_name, 1, vals[k]);
+      } else if (t == LUA_TTABLE && k == TF_PARAM_BEND_STIFFNESS) {
         if (luaL_len(L, -1) != (lua_Integer)p->n) luaL_argerror(L, 2, "'bend' map must have one value per vertex");
         bend_map = lua_newuserdatauv(L, sizeof(double) * p->n, 0);
         lua_insert(L, -2);
@@ -219,7 +255,7 @@ static int l_set(lua_State *L) {
       } else {
         int isnum = 0;
         vals[k][0] = lua_tonumberx(L, -1, &isnum);
-        if (!isnum) luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be a number", PARAMS[k].name));
+        if (!isnum) luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be a number", in.short_name));
       }
     }
     lua_pop(L, 1);
@@ -227,20 +263,20 @@ static int l_set(lua_State *L) {
   /* check everything first, then apply: a bad table changes nothing (no undo, which could not
    * restore a per-vertex map) */
   char err[512];
-  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
-    if (present[k] == 1 && tf_sim_check_param(p->sim, PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count) != TF_OK)
+  for (int k = 0; k < NPARAM; ++k) {
+    if (present[k] == 1 && tf_sim_check_param(p->sim, (tf_param)k, vals[k], count[k]) != TF_OK)
       return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
     if (present[k] == 2 && p->flesh) return luaL_argerror(L, 2, "'bend' is a cloth parameter");
     if (present[k] == 2)
       for (uint32_t i = 0; i < p->n; ++i)
-        if (tf_param_check(PARAMS[k].id, &bend_map[i], 1, err, sizeof err) != TF_OK)
+        if (tf_param_check((tf_param)k, &bend_map[i], 1, err, sizeof err) != TF_OK)
           return luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%d]: %s", (int)i + 1, err));
   }
   for (int pass = 1; pass <= 2; ++pass)
-    for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
+    for (int k = 0; k < NPARAM; ++k) {
       if (present[k] != pass) continue;
-      if (pass == 2) tf_sim_set_param_map(p->sim, PARAMS[k].id, bend_map, p->n);
-      else tf_sim_set_param(p->sim, PARAMS[k].id, vals[k], (uint32_t)PARAMS[k].count);
+      if (pass == 2) tf_sim_set_param_map(p->sim, (tf_param)k, bend_map, p->n);
+      else tf_sim_set_param(p->sim, (tf_param)k, vals[k], count[k]);
     }
   lua_settop(L, 1);
   return 1;
@@ -249,11 +285,11 @@ static int l_set(lua_State *L) {
 static int l_get(lua_State *L) {
   lsim *p = tfl_check_open(L);
   const char *key = luaL_checkstring(L, 2);
-  for (size_t k = 0; k < sizeof PARAMS / sizeof PARAMS[0]; ++k) {
-    if (strcmp(key, PARAMS[k].name) != 0) continue;
+  int k = param_by_name(key);
+  if (k >= 0) {
     double v[3];
-    tf_sim_get_param(p->sim, PARAMS[k].id, v, 3);
-    if (PARAMS[k].count == 1) {
+    tf_sim_get_param(p->sim, (tf_param)k, v, 3);
+    if (param_info(k).count == 1) {
       lua_pushnumber(L, v[0]);
     } else {
       lua_createtable(L, 3, 0);
@@ -548,7 +584,11 @@ static const luaL_Reg LIB[] = {{"cloth", l_cloth},
                                {NULL, NULL}};
 
 int tf_luaopen_core(lua_State *L) {
-  if ((tf_version() >> 16) != TF_VERSION_MAJOR) return luaL_error(L, "tauform: library ABI %d, binding built for %d", (int)(tf_version() >> 16), TF_VERSION_MAJOR);
+  /* the same major version, and at least the minor this binding was built against (it calls 1.4's
+   * tf_param_get_info and reads TF_PARAM_TIME) */
+  if ((tf_version() >> 16) != TF_VERSION_MAJOR || ((tf_version() >> 8) & 0xff) < TF_VERSION_MINOR)
+    return luaL_error(L, "tauform: library %s, binding built for %d.%d or a later %d.x", tf_version_string(),
+                      TF_VERSION_MAJOR, TF_VERSION_MINOR, TF_VERSION_MAJOR);
   if (luaL_newmetatable(L, SIM_MT)) {
     luaL_newlib(L, SIM_METHODS);
     luaL_setfuncs(L, TFL_FLESH_METHODS, 0);
@@ -561,5 +601,7 @@ int tf_luaopen_core(lua_State *L) {
   luaL_newlib(L, LIB);
   luaL_setfuncs(L, TFL_FLESH_LIB, 0);
   lua_pushstring(L, tf_version_string()), lua_setfield(L, -2, "version");
+  push_param_table(L);
+  lua_setfield(L, -2, "params");
   return 1;
 }
