@@ -42,7 +42,7 @@ extern "C" {
 TF_API uint32_t tf_version(void);
 /* ABI major version of the library (== TF_VERSION_MAJOR of the header it was built with). */
 TF_API uint32_t tf_abi_version(void);
-/* "1.0.0" */
+/* "MAJOR.MINOR.PATCH" of the library, e.g. "1.4.0" */
 TF_API const char *tf_version_string(void);
 
 /* ---------------------------------------------------------------------------------------------

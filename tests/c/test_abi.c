@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tauform.h"
+#include "api/api_table.h"
 #include "tf_test.h"
 
 typedef struct layout { const char *what; size_t got, want; } layout;
@@ -174,11 +175,7 @@ TF_TEST(abi_versions_and_names) {
   ENSURE(strcmp(tf_status_message(TF_E_BAD_MESH), "bad mesh") == 0);
   const tf_api *api = tf_get_api(TF_VERSION_MAJOR);
   ENSURE(api && api->struct_size == sizeof(tf_api) && api->version == TF_VERSION);
-  ENSURE(api->cloth_create == tf_cloth_create && api->critical_damping == tf_critical_damping);
-  ENSURE(api->status_message == tf_status_message && api->version_string == tf_version_string);
-  ENSURE(api->param_check == tf_param_check && api->flesh_create == tf_flesh_create);
-  ENSURE(api->tetmesh_load == tf_tetmesh_load && api->sim_flesh_info == tf_sim_flesh_info);
-  ENSURE(api->param_get_info == tf_param_get_info);
+  /* every entry: abi_plugin_table_is_complete_and_named */
   ENSURE(tf_get_api(TF_VERSION_MAJOR + 1) == NULL);
   ENSURE(tf_get_api(0) == NULL || TF_VERSION_MAJOR == 0);
 }
@@ -276,4 +273,28 @@ TF_TEST(abi_param_info_is_the_checked_table) {
   ENSURE(info[TF_PARAM_YOUNGS_MODULUS].kinds == TF_PARAM_FOR_FLESH);
   ENSURE(strcmp(info[TF_PARAM_STRETCH_STIFFNESS].short_name, "stretch") == 0);
   ENSURE(!info[TF_PARAM_TIME].keyable && info[TF_PARAM_TAU].keyable);
+}
+
+/* The plugin table is built from one list (api/api_table.h): every entry holds the function of
+ * its name (tf_ + the field; version_fn is tf_version), and the list covers the whole struct, so
+ * a host calling any entry calls what it names. */
+static int entry_named(const char *field, const char *fn) {
+  if (strcmp(field, "version_fn") == 0) return strcmp(fn, "tf_version") == 0;
+  return strncmp(fn, "tf_", 3) == 0 && strcmp(fn + 3, field) == 0;
+}
+
+TF_TEST(abi_plugin_table_is_complete_and_named) {
+  const tf_api *api = tf_get_api(TF_VERSION_MAJOR);
+  ENSURE(api != NULL);
+  size_t entries = 0;
+#define TF_CHECK_ENTRY(field, fn)                                             \
+  ++entries;                                                                  \
+  ENSURE_MSG(api->field == fn, "tf_api.%s does not hold %s", #field, #fn);    \
+  ENSURE_MSG(entry_named(#field, #fn), "tf_api.%s is filled with %s", #field, #fn);
+  TF_API_TABLE(TF_CHECK_ENTRY)
+#undef TF_CHECK_ENTRY
+  /* after struct_size and version, the table is nothing but these entries */
+  ENSURE_MSG(offsetof(tf_api, version_fn) + entries * sizeof(void (*)(void)) == sizeof(tf_api),
+             "%zu entries listed, tf_api has room for %zu", entries,
+             (sizeof(tf_api) - offsetof(tf_api, version_fn)) / sizeof(void (*)(void)));
 }

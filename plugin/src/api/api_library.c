@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "api/api_common.h"
+#include "api/api_table.h"
 
 uint32_t tf_version(void) { return TF_VERSION; }
 uint32_t tf_abi_version(void) { return TF_VERSION_MAJOR; }
@@ -86,61 +87,8 @@ tf_status tf_measure_settle(const double *t, const double *d, uint32_t count, do
   return TF_OK;
 }
 
-static const tf_api g_api = {
-    sizeof(tf_api),
-    TF_VERSION,
-    tf_version,
-    tf_status_name,
-    tf_cloth_def_init_,
-    tf_cloth_create,
-    tf_sim_destroy,
-    tf_sim_last_error,
-    tf_sim_set_param,
-    tf_sim_get_param,
-    tf_sim_set_param_map,
-    tf_sim_set_pins,
-    tf_sim_set_pin_targets,
-    tf_sim_advance,
-    tf_sim_set_state,
-    tf_sim_vert_count,
-    tf_sim_get_positions,
-    tf_sim_get_positions_f,
-    tf_sim_get_velocities,
-    tf_sim_get_normals,
-    tf_sim_get_forces,
-    tf_sim_get_energy,
-    tf_sim_get_stats,
-    tf_critical_damping,
-    tf_status_message,
-    tf_version_string,
-    tf_sim_get_pin_targets,
-    tf_rig_def_init_,
-    tf_rig_load,
-    tf_rig_destroy,
-    tf_rig_sim,
-    tf_rig_apply,
-    tf_rig_timing,
-    tf_rig_last_error,
-    tf_render_def_init_,
-    tf_sim_render_png,
-    tf_sim_render_sheet_png,
-    tf_sim_settle_tau,
-    tf_measure_settle,
-    tf_param_check,
-    tf_flesh_def_init_,
-    tf_flesh_create,
-    tf_tetmesh_load,
-    tf_tetmesh_get,
-    tf_tetmesh_region_name,
-    tf_tetmesh_destroy,
-    tf_sim_get_rest_positions,
-    tf_sim_surface_vert_count,
-    tf_sim_get_surface_positions,
-    tf_sim_flesh_info,
-    tf_sim_check_param,
-    tf_sim_tri_count,
-    tf_sim_get_triangles,
-    tf_param_get_info,
-};
+#define TF_API_ENTRY(field, fn) .field = fn,
+static const tf_api g_api = {.struct_size = sizeof(tf_api), .version = TF_VERSION, TF_API_TABLE(TF_API_ENTRY)};
+#undef TF_API_ENTRY
 
 const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }
