@@ -3,6 +3,9 @@
  * through tf_get_api, loads the rig with tf_rig_load and, for every frame, lets the rig set the
  * parameters and pin targets (tf_rig_apply) before advancing, then writes a PC2 cache.
  *   tauform_rig_host RIG.lua [--lib PATH] [--frames FIRST-LAST] [--out FILE.pc2]
+ * Without --lib it loads libtauform.so.<ABI major> the way the dynamic linker finds it: through
+ * the RUNPATH the build gives it (the build tree's library directory; once installed, its own
+ * directory and the prefix's lib), then LD_LIBRARY_PATH and the system's directories.
  * For a flesh rig with a skin (an embedded surface) the cache holds the skin, as the Lua runner's
  * does. The cache matches, bit for bit, the one `lua5.4 examples/run.lua RIG.lua` writes. */
 #include <dlfcn.h>
@@ -29,13 +32,18 @@ static void shape_read(shape *s) {
   for (size_t k = 0; k < 3 * (size_t)s->n; ++k) s->xyz[k] = (float)s->buf[k];
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* the SONAME: present wherever the library is installed, also without its development symlink */
+static const char DEFAULT_LIB[] = "libtauform.so." STR(TF_VERSION_MAJOR);
+
 static int fail(const char *what, const char *msg) {
   fprintf(stderr, "tauform_rig_host: %s: %s\n", what, msg);
   return 1;
 }
 
 int main(int argc, char **argv) {
-  const char *lib = "libtauform.so", *rig_path = NULL, *out = "rig.pc2", *frames = NULL;
+  const char *lib = DEFAULT_LIB, *rig_path = NULL, *out = "rig.pc2", *frames = NULL;
   for (int k = 1; k < argc; ++k) {
     if (strcmp(argv[k], "--lib") == 0 && k + 1 < argc) lib = argv[++k];
     else if (strcmp(argv[k], "--frames") == 0 && k + 1 < argc) frames = argv[++k];

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT
  * The software renderer: PNG files are checked by an independent decoder written here (signature,
- * every chunk CRC, IHDR fields, zlib header, stored blocks' LEN/NLEN, Adler-32, filter bytes,
- * exact pixels), which itself must reject every single-bit corruption; the rasterizer by images of
- * scenes whose answer is known (a face-on triangle, a turned-away one, two overlapping ones, edges,
- * pins, a plane running behind the camera, NaN and out-of-range input); camera_fit by projecting
- * every vertex; the contact sheet by its tile and separator pixels. */
+ * every chunk CRC, IHDR fields, zlib header, an inflater for the stored and fixed-Huffman blocks
+ * png.c writes, Adler-32, the five filters, exact pixels), which itself must reject every
+ * single-bit corruption; round trips cover rendered scenes and adversarial images (all zero,
+ * noise, long runs, gradients, 1x1, widths that are not a multiple of 4, matches at the window's
+ * far end); the contact sheet of a cape-sized render must be at least 5x smaller than the stored
+ * encoding png.c used before. The rasterizer by images of scenes whose answer is known (a
+ * face-on triangle, a turned-away one, two overlapping ones, edges, pins, a plane running behind
+ * the camera, NaN and out-of-range input); camera_fit by projecting every vertex; the contact
+ * sheet by its tile and separator pixels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "render/contact_sheet.h"
@@ -17,16 +22,21 @@
 #include "tf_test.h"
 
 /* ---------------------------------------------------------------------------------------------
- * Test PNG decoder: only what png.c writes (8-bit RGB, stored deflate blocks, filter 0), but it
- * checks every field a reader would, independently of png.c's code. */
+ * Test PNG decoder: 8-bit RGB, deflate blocks of type stored or fixed Huffman (the only ones
+ * png.c writes; a dynamic block is refused), any filter; it checks every field a reader would,
+ * independently of png.c's code (RFC 1950, RFC 1951, PNG spec 2nd ed.). */
 
 static const uint8_t SIG[8] = {137, 80, 78, 71, 13, 10, 26, 10};
 
 typedef struct decoded {
   uint32_t width, height;
-  uint8_t *rgb;          /* width x height x 3, malloc'd */
-  uint32_t idat_chunks;  /* IDAT chunks seen */
-  uint32_t blocks;       /* stored deflate blocks */
+  uint8_t *rgb;            /* width x height x 3, malloc'd */
+  uint32_t idat_chunks;    /* IDAT chunks seen */
+  uint32_t blocks;         /* deflate blocks */
+  uint32_t stored_blocks;  /* of which stored */
+  uint32_t filters[5];     /* scanlines per filter type */
+  size_t matches;          /* LZ77 back references */
+  size_t max_dist;         /* the farthest of them */
 } decoded;
 
 static uint32_t t_crc32(const uint8_t *p, size_t n) {
@@ -58,30 +68,130 @@ static void wr32(uint8_t *p, uint32_t v) {
   p[3] = (uint8_t)v;
 }
 
-/* the zlib stream's stored blocks into raw (capacity cap); NULL or the failed check */
-static const char *inflate_stored(const uint8_t *z, size_t zlen, uint8_t *raw, size_t cap, decoded *out) {
+/* bits least significant first (RFC 1951 sec. 3.1.1); reading past the end sets overrun */
+typedef struct bitreader {
+  const uint8_t *p;
+  size_t n, pos;
+  unsigned bit;
+  int overrun;
+} bitreader;
+
+static uint32_t get_bits(bitreader *br, unsigned k) {
+  uint32_t v = 0;
+  for (unsigned i = 0; i < k; ++i) {
+    if (br->pos >= br->n) {
+      br->overrun = 1;
+      return 0;
+    }
+    v |= (uint32_t)((br->p[br->pos] >> br->bit) & 1u) << i;
+    if (++br->bit == 8) br->bit = 0, br->pos++;
+  }
+  return v;
+}
+
+/* a fixed-code literal/length symbol (RFC 1951 sec. 3.2.6), Huffman bits most significant first:
+ * 7 bits 0000000-0010111 are 256-279, 8 bits 00110000-10111111 are 0-143 and 11000000-11000111
+ * 280-287, 9 bits 110010000-111111111 are 144-255 */
+static int fixed_symbol(bitreader *br) {
+  uint32_t c = 0;
+  for (int len = 1; len <= 9; ++len) {
+    c = (c << 1) | get_bits(br, 1);
+    if (len == 7 && c <= 0x17) return 256 + (int)c;
+    if (len == 8 && c >= 0x30 && c <= 0xBF) return (int)c - 0x30;
+    if (len == 8 && c >= 0xC0 && c <= 0xC7) return 280 + (int)c - 0xC0;
+    if (len == 9 && c >= 0x190) return 144 + (int)c - 0x190;
+  }
+  return -1;
+}
+
+/* the zlib stream into raw (exactly cap bytes expected); NULL or the failed check */
+static const char *inflate_zlib(const uint8_t *z, size_t zlen, uint8_t *raw, size_t cap, decoded *out) {
+  static const uint16_t lbase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                     31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+  static const uint8_t lextra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                     2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
   if (zlen < 2 + 4) return "zlib stream too short";
   if ((z[0] & 0x0f) != 8 || (z[0] >> 4) > 7 || ((z[0] << 8) | z[1]) % 31 != 0 || (z[1] & 0x20))
     return "zlib header";
-  size_t pos = 2, len = 0;
-  for (;;) {
-    if (zlen - pos < 5) return "stored block header truncated";
-    uint8_t h = z[pos];
-    if (((h >> 1) & 3) != 0) return "block is not stored (BTYPE != 00)";
-    uint32_t l = z[pos + 1] | ((uint32_t)z[pos + 2] << 8), nl = z[pos + 3] | ((uint32_t)z[pos + 4] << 8);
-    if ((l ^ nl) != 0xffffu) return "LEN/NLEN mismatch";
-    pos += 5;
-    if (l > zlen - pos) return "stored block runs past the data";
-    if (l > cap - len) return "more image data than IHDR says";
-    memcpy(raw + len, z + pos, l);
-    len += l;
-    pos += l;
+  bitreader br = {z + 2, zlen - 2, 0, 0, 0};
+  size_t len = 0;
+  uint32_t final = 0;
+  while (!final) {
+    final = get_bits(&br, 1);
+    uint32_t type = get_bits(&br, 2);
     out->blocks++;
-    if (h & 1) break; /* BFINAL */
+    if (type == 0) {
+      if (br.bit) br.bit = 0, br.pos++;
+      if (br.n - br.pos < 4) return "stored block header truncated";
+      const uint8_t *h = br.p + br.pos;
+      uint32_t l = h[0] | ((uint32_t)h[1] << 8), nl = h[2] | ((uint32_t)h[3] << 8);
+      if ((l ^ nl) != 0xffffu) return "LEN/NLEN mismatch";
+      br.pos += 4;
+      if (l > br.n - br.pos) return "stored block runs past the data";
+      if (l > cap - len) return "more image data than IHDR says";
+      memcpy(raw + len, br.p + br.pos, l);
+      len += l;
+      br.pos += l;
+      out->stored_blocks++;
+    } else if (type == 1) {
+      for (;;) {
+        int sym = fixed_symbol(&br);
+        if (br.overrun) return "deflate data truncated";
+        if (sym < 0 || sym > 285) return "bad literal/length code";
+        if (sym < 256) {
+          if (len == cap) return "more image data than IHDR says";
+          raw[len++] = (uint8_t)sym;
+          continue;
+        }
+        if (sym == 256) break;
+        uint32_t li = (uint32_t)sym - 257, mlen = lbase[li] + get_bits(&br, lextra[li]);
+        uint32_t dc = 0;
+        for (int k = 0; k < 5; ++k) dc = (dc << 1) | get_bits(&br, 1);
+        if (dc >= 30) return "bad distance code";
+        /* distance codes: 1-4, then pairs with extra bits (dc - 2) / 2 */
+        uint32_t dextra = dc < 4 ? 0 : (dc - 2) / 2;
+        uint32_t dbase = dc < 4 ? dc + 1 : ((2u + (dc & 1u)) << dextra) + 1;
+        uint32_t dist = dbase + get_bits(&br, dextra);
+        if (br.overrun) return "deflate data truncated";
+        if (dist > len) return "distance before the start of the data";
+        if (dist > 32768) return "distance past the 32 KiB window";
+        if (mlen > cap - len) return "more image data than IHDR says";
+        for (uint32_t k = 0; k < mlen; ++k, ++len) raw[len] = raw[len - dist];
+        out->matches++;
+        if (dist > out->max_dist) out->max_dist = dist;
+      }
+    } else {
+      return "block type other than stored or fixed Huffman";
+    }
+    if (br.overrun) return "deflate data truncated";
   }
+  if (br.bit) br.pos++;
   if (len != cap) return "less image data than IHDR says";
-  if (zlen - pos != 4) return "bytes after the Adler-32 trailer or trailer truncated";
-  if (rd32(z + pos) != t_adler32(raw, len)) return "Adler-32 mismatch";
+  if (br.n - br.pos != 4) return "bytes after the Adler-32 trailer or trailer truncated";
+  if (rd32(br.p + br.pos) != t_adler32(raw, len)) return "Adler-32 mismatch";
+  return NULL;
+}
+
+/* undo PNG filtering (PNG spec sec. 9.2-9.4) of raw (height rows of 1 + stride bytes) into rgb */
+static const char *unfilter(const uint8_t *raw, uint32_t height, size_t stride, uint8_t *rgb, decoded *out) {
+  for (uint32_t y = 0; y < height; ++y) {
+    const uint8_t *f = raw + y * (stride + 1);
+    uint8_t *cur = rgb + y * stride;
+    const uint8_t *up = y > 0 ? cur - stride : NULL;
+    if (f[0] > 4) return "filter type other than 0-4";
+    out->filters[f[0]]++;
+    for (size_t i = 0; i < stride; ++i) {
+      int a = i >= 3 ? cur[i - 3] : 0, b = up ? up[i] : 0, c = up && i >= 3 ? up[i - 3] : 0, pred = 0;
+      if (f[0] == 1) pred = a;
+      else if (f[0] == 2) pred = b;
+      else if (f[0] == 3) pred = (a + b) / 2;
+      else if (f[0] == 4) {
+        int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+        pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      cur[i] = (uint8_t)(f[1 + i] + pred);
+    }
+  }
   return NULL;
 }
 
@@ -129,18 +239,13 @@ static const char *decode_png(const uint8_t *png, size_t n, decoded *out) {
   }
   if (!bad && !iend) bad = "no IEND";
   if (!bad && out->idat_chunks == 0) bad = "no IDAT";
-  size_t stride = 1 + 3 * (size_t)out->width, raw_len = stride * out->height;
+  size_t stride = 3 * (size_t)out->width, raw_len = (1 + stride) * out->height;
   uint8_t *raw = bad ? NULL : malloc(raw_len);
   if (!bad && !raw) bad = "out of memory";
-  if (!bad) bad = inflate_stored(z, zlen, raw, raw_len, out);
+  if (!bad) bad = inflate_zlib(z, zlen, raw, raw_len, out);
   if (!bad) {
-    /* un-filter: only filter type 0 (None) is expected */
-    out->rgb = malloc(raw_len);
-    if (!out->rgb) bad = "out of memory";
-    for (uint32_t y = 0; !bad && y < out->height; ++y) {
-      if (raw[y * stride] != 0) bad = "filter type other than 0";
-      else memcpy(out->rgb + y * (stride - 1), raw + y * stride + 1, stride - 1);
-    }
+    out->rgb = malloc(stride * out->height);
+    bad = out->rgb ? unfilter(raw, out->height, stride, out->rgb, out) : "out of memory";
   }
   free(raw);
   free(z);
@@ -164,6 +269,13 @@ static void fix_crc(uint8_t *png, size_t off) {
   wr32(png + off + 8 + len, t_crc32(png + off + 4, 4 + (size_t)len));
 }
 
+/* the size of the PNG png.c wrote before it compressed: one stored block per IDAT chunk of up to
+ * 65535 bytes of filter-0 scanlines, a bound every compressed PNG must beat */
+static size_t stored_png_size(uint32_t w, uint32_t h) {
+  size_t total = (1 + 3 * (size_t)w) * h, blocks = (total + 65534) / 65535;
+  return 8 + 25 + 2 + 4 + blocks * (12 + 5) + total + 12;
+}
+
 static uint8_t *pattern_image(uint32_t w, uint32_t h, uint32_t seed) {
   uint8_t *rgb = malloc(3 * (size_t)w * h);
   uint32_t s = seed;
@@ -174,28 +286,40 @@ static uint8_t *pattern_image(uint32_t w, uint32_t h, uint32_t seed) {
   return rgb;
 }
 
-/* encode to memory, decode, compare; NULL or what went wrong */
-static const char *roundtrip(uint32_t w, uint32_t h, uint32_t seed, uint32_t *out_blocks) {
+/* encode rgb to memory, decode, compare; NULL or what went wrong; the file size and decoder
+ * counts in *out_size and *out (Nullable) */
+static const char *roundtrip_rgb(const uint8_t *rgb, uint32_t w, uint32_t h, size_t *out_size, decoded *out) {
   static char msg[160];
-  uint8_t *rgb = pattern_image(w, h, seed);
   size_t need = png_encoded_size(w, h), got = 0;
   uint8_t *png = malloc(need);
   char err[128] = "";
   decoded d;
   const char *bad = NULL;
-  if (png_encode_mem(rgb, w, h, png, need, &got, err, sizeof err) != TF_OK) bad = err;
-  else if (got != need) bad = "encoded size differs from png_encoded_size";
+  if (!png) bad = "out of memory";
+  else if (png_encode_mem(rgb, w, h, png, need, &got, err, sizeof err) != TF_OK) bad = err;
+  else if (got > need) bad = "encoded size exceeds png_encoded_size";
   else if ((bad = decode_png(png, got, &d)) == NULL) {
     if (d.width != w || d.height != h) bad = "IHDR size differs";
     else if (memcmp(d.rgb, rgb, 3 * (size_t)w * h) != 0) bad = "pixels differ";
-    if (out_blocks) *out_blocks = d.blocks;
+    else if (got > stored_png_size(w, h) + 6 * ((1 + 3 * (size_t)w) * h / 16384 + 2) +
+                       12 * ((1 + 3 * (size_t)w) * h / 32768 + 1))
+      bad = "larger than stored blocks of 16 KiB in chunks of 32 KiB";
     free(d.rgb);
+    d.rgb = NULL;
+    if (out) *out = d;
   }
+  if (out_size) *out_size = got;
   if (bad) {
     snprintf(msg, sizeof msg, "%ux%u: %s", (unsigned)w, (unsigned)h, bad);
     bad = msg;
   }
   free(png);
+  return bad;
+}
+
+static const char *roundtrip(uint32_t w, uint32_t h, uint32_t seed, decoded *out) {
+  uint8_t *rgb = pattern_image(w, h, seed);
+  const char *bad = roundtrip_rgb(rgb, w, h, NULL, out);
   free(rgb);
   return bad;
 }
@@ -244,52 +368,117 @@ TF_TEST(render_png_crc_adler_known_values) {
   ENSURE(c1 == c2);
 }
 
+TF_TEST(render_png_inflater_known_streams) {
+  /* the test inflater against streams from zlib 1.2 (python3 zlib.compress): "a" x 20 as one
+   * fixed block (a literal, then a match of length 19 at distance 1), and a stored block */
+  const uint8_t fixed[] = {0x78, 0x9c, 0x4b, 0x4c, 0xc4, 0x04, 0x00, 0x4f, 0xa6, 0x07, 0x95};
+  const uint8_t stored[] = {0x78, 0x01, 0x01, 0x03, 0x00, 0xfc, 0xff, 0x61, 0x62, 0x63, 0x02, 0x4d, 0x01, 0x27};
+  uint8_t out[20];
+  decoded d = {0};
+  const char *why = inflate_zlib(fixed, sizeof fixed, out, 20, &d);
+  ENSURE_MSG(why == NULL, "%s", why);
+  ENSURE(d.blocks == 1 && d.stored_blocks == 0 && d.matches == 1 && d.max_dist == 1);
+  for (int i = 0; i < 20; ++i) ENSURE(out[i] == 'a');
+  memset(&d, 0, sizeof d);
+  why = inflate_zlib(stored, sizeof stored, out, 3, &d);
+  ENSURE_MSG(why == NULL, "%s", why);
+  ENSURE(d.stored_blocks == 1 && memcmp(out, "abc", 3) == 0);
+  /* one byte fewer expected: refused */
+  memset(&d, 0, sizeof d);
+  why = inflate_zlib(fixed, sizeof fixed, out, 19, &d);
+  ENSURE(why != NULL && strstr(why, "more image data"));
+}
+
 TF_TEST(render_png_roundtrip_small) {
-  /* one block; sizes where a row is shorter and longer than one pixel */
-  const uint32_t sizes[][2] = {{1, 1}, {7, 5}, {1, 64}, {300, 2}};
+  /* rows shorter and longer than a pixel, widths that are not a multiple of 4, one pixel */
+  const uint32_t sizes[][2] = {{1, 1}, {7, 5}, {1, 64}, {300, 2}, {2, 3}, {3, 9}, {5, 5}, {13, 11}, {4097, 3}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
-    uint32_t blocks = 0;
-    const char *bad = roundtrip(sizes[i][0], sizes[i][1], (uint32_t)i + 1, &blocks);
+    const char *bad = roundtrip(sizes[i][0], sizes[i][1], (uint32_t)i + 1, NULL);
     ENSURE_MSG(bad == NULL, "%s", bad);
-    ENSURE(blocks == 1);
   }
-  /* the exact size check: a buffer one byte short is refused with both sizes in the message */
+  /* a buffer one byte short of the bound is refused with both sizes in the message */
   uint8_t px[3 * 4] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
   size_t need = png_encoded_size(2, 2);
   uint8_t *png = malloc(need);
   char err[128] = "";
-  ENSURE(need == 8 + 25 + 12 + 2 + 5 + 2 * 7 + 4 + 12);
   tf_status st = png_encode_mem(px, 2, 2, png, need - 1, NULL, err, sizeof err);
   free(png);
   ENSURE(st == TF_E_INVALID_ARG);
   ENSURE_MSG(strstr(err, "needs") != NULL, "%s", err);
 }
 
-TF_TEST(render_png_stored_block_boundaries) {
-  /* 1456 x 15: the filtered data is exactly 15 x (1 + 3 x 1456) = 65535 bytes, one full block;
-   * one more row needs a second; 400 x 300 (360300 bytes) splits blocks mid-row */
-  uint32_t blocks = 0;
-  const char *bad = roundtrip(1456, 15, 11, &blocks);
+TF_TEST(render_png_adversarial_images) {
+  decoded d;
+  size_t size = 0;
+  const char *bad;
+  /* noise: nothing to find, so stored blocks; no larger than the old stored file plus headers */
+  bad = roundtrip(400, 300, 13, &d);
   ENSURE_MSG(bad == NULL, "%s", bad);
-  ENSURE(blocks == 1);
-  bad = roundtrip(1456, 16, 12, &blocks);
+  ENSURE_MSG(d.stored_blocks > 0, "%u stored of %u blocks", d.stored_blocks, d.blocks);
+  bad = roundtrip(1456, 16, 12, &d);
   ENSURE_MSG(bad == NULL, "%s", bad);
-  ENSURE(blocks == 2);
-  bad = roundtrip(400, 300, 13, &blocks);
+
+  /* all zero: long runs of one byte, matches at distance 1 (or a row up); over 100x smaller */
+  uint32_t w = 1000, h = 700;
+  uint8_t *rgb = calloc(3 * (size_t)w * h, 1);
+  bad = roundtrip_rgb(rgb, w, h, &size, &d);
   ENSURE_MSG(bad == NULL, "%s", bad);
-  ENSURE(blocks == (360300 + 65534) / 65535);
+  ENSURE_MSG(size * 100 < stored_png_size(w, h), "all-zero %ux%u: %zu bytes", w, h, size);
+  ENSURE(d.stored_blocks == 0 && d.matches > 0);
+
+  /* runs of colour of every length 1..300 across rows, and a horizontal gradient (Sub wins) and a
+   * vertical one (Up wins): several filters in one image */
+  for (size_t i = 0, run = 1, k = 0; i < (size_t)w * h; ++k) {
+    for (size_t j = 0; j < run && i < (size_t)w * h; ++j, ++i) {
+      rgb[3 * i] = (uint8_t)(k * 37);
+      rgb[3 * i + 1] = (uint8_t)(k * 11);
+      rgb[3 * i + 2] = (uint8_t)k;
+    }
+    run = run % 300 + 1;
+  }
+  for (uint32_t y = 200; y < 400; ++y)
+    for (uint32_t x = 0; x < w; ++x) memset(rgb + 3 * ((size_t)y * w + x), (int)(x * 7 + y / 50), 3);
+  for (uint32_t y = 400; y < 600; ++y)
+    for (uint32_t x = 0; x < w; ++x) memset(rgb + 3 * ((size_t)y * w + x), (int)(y * 3 + (x / 100) * 40), 3);
+  bad = roundtrip_rgb(rgb, w, h, &size, &d);
+  ENSURE_MSG(bad == NULL, "%s", bad);
+  ENSURE_MSG(size * 5 < stored_png_size(w, h), "runs %ux%u: %zu bytes", w, h, size);
+  ENSURE_MSG(d.filters[0] + d.filters[1] + d.filters[2] + d.filters[3] + d.filters[4] == h && d.filters[1] > 0 &&
+             d.filters[2] > 0, "filters none %u sub %u up %u avg %u paeth %u", d.filters[0], d.filters[1],
+             d.filters[2], d.filters[3], d.filters[4]);
+  free(rgb);
+
+  /* noise repeated every 10833 pixels (32499 bytes) in one long row: matches near the far end of
+   * the window (zlib's MAX_DIST, 32 KiB less 262 bytes of lookahead); with no row above, every
+   * filter keeps the repeat */
+  w = 60000;
+  rgb = pattern_image(w, 1, 21);
+  for (size_t i = 3 * 10833; i < 3 * (size_t)w; ++i) rgb[i] = rgb[i - 3 * 10833];
+  bad = roundtrip_rgb(rgb, w, 1, &size, &d);
+  ENSURE_MSG(bad == NULL, "%s", bad);
+  ENSURE_MSG(d.max_dist > 32000 && size < 3 * (size_t)w / 4, "farthest match %zu, %zu bytes", d.max_dist, size);
+  free(rgb);
+
+  /* one pixel of each extreme */
+  const uint8_t one[2][3] = {{0, 0, 0}, {255, 255, 255}};
+  for (int k = 0; k < 2; ++k) {
+    bad = roundtrip_rgb(one[k], 1, 1, &size, NULL);
+    ENSURE_MSG(bad == NULL, "%s", bad);
+  }
 }
 
 TF_TEST(render_png_decoder_rejects_corruption) {
-  uint32_t w = 5, h = 4;
+  /* noise, so the stream is a stored block whose fields sit at known offsets */
+  uint32_t w = 16, h = 16;
   uint8_t *rgb = pattern_image(w, h, 3);
-  size_t n = png_encoded_size(w, h);
-  uint8_t *png = malloc(n), *bad_png = malloc(n);
+  size_t cap = png_encoded_size(w, h), n = 0;
+  uint8_t *png = malloc(cap), *bad_png = malloc(cap);
   decoded d;
-  ENSURE(png_encode_mem(rgb, w, h, png, n, NULL, NULL, 0) == TF_OK);
+  ENSURE(png_encode_mem(rgb, w, h, png, cap, &n, NULL, 0) == TF_OK);
   const char *why = decode_png(png, n, &d);
   ENSURE_MSG(why == NULL, "%s", why);
   free(d.rgb);
+  ENSURE(d.stored_blocks == 1);
   /* every single-bit flip anywhere in the file is caught (by the signature, a chunk CRC or the
    * chunk structure): the decoder is not a rubber stamp */
   for (size_t i = 0; i < n; ++i)
@@ -304,20 +493,19 @@ TF_TEST(render_png_decoder_rejects_corruption) {
   size_t idat = find_chunk(png, n, "IDAT");
   ENSURE(idat > 0);
   uint8_t *z = png + idat + 8; /* zlib header at z[0..1], stored block header at z[2..6] */
-  struct { size_t at; const char *expect; } cases[] = {
-      {0, "zlib header"},           /* CMF */
-      {5, "LEN/NLEN"},              /* NLEN low byte */
-      {2 + 5 + 3, "Adler-32"},      /* a pixel byte */
-      {2 + 5, "filter type"},       /* the first filter byte, with the Adler sum also fixed below */
+  size_t raw_len = (1 + 3 * (size_t)w) * h;
+  struct { size_t at; uint8_t set; const char *expect; } cases[] = {
+      {0, 0x79, "zlib header"},     /* CMF with CM 9 */
+      {2, 0x05, "block type"},      /* BTYPE 10 (dynamic) */
+      {5, 0x00, "LEN/NLEN"},        /* NLEN low byte */
+      {2 + 5 + 3, 0x00, "Adler-32"}, /* a pixel byte */
+      {2 + 5, 0x07, "filter type"}, /* the first filter byte, with the Adler sum also fixed below */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     memcpy(bad_png, png, n);
     size_t at = (size_t)(z - png) + cases[c].at;
-    bad_png[at] ^= 0x01;
-    if (strcmp(cases[c].expect, "filter type") == 0) {
-      size_t raw_len = (1 + 3 * (size_t)w) * h;
-      wr32(bad_png + at + raw_len, t_adler32(bad_png + at, raw_len));
-    }
+    bad_png[at] = cases[c].set != bad_png[at] ? cases[c].set : (uint8_t)(cases[c].set ^ 0x10);
+    if (strcmp(cases[c].expect, "filter type") == 0) wr32(bad_png + at + raw_len, t_adler32(bad_png + at, raw_len));
     fix_crc(bad_png, idat);
     why = decode_png(bad_png, n, &d);
     free(d.rgb);
@@ -343,7 +531,8 @@ TF_TEST(render_png_write_errors) {
   ENSURE_MSG(strstr(err, "0x1"), "%s", err);
   ENSURE(png_encoded_size(0, 1) == 0 && png_encoded_size(1, 0) == 0);
   ENSURE(png_encoded_size(PNG_MAX_DIM + 1u, 1) == 0);
-  /* a full device: the write (or the flush at close) fails and says which */
+  /* a full device: the write (or the flush at close) fails and says which; noise does not
+   * compress, so the file is larger than stdio's buffer */
   if (access("/dev/full", W_OK) == 0) {
     uint8_t *img = pattern_image(200, 200, 5);
     tf_status st = png_write("/dev/full", img, 200, 200, err, sizeof err);
@@ -354,7 +543,6 @@ TF_TEST(render_png_write_errors) {
     TF_NOTE("no writable /dev/full: write-failure path not exercised");
   }
 }
-
 /* ---------------------------------------------------------------------------------------------
  * Rasterizer. */
 
@@ -797,6 +985,46 @@ TF_TEST(render_scene_png_file_roundtrip) {
   ENSURE_MSG(st == TF_OK, "%s", err);
   ENSURE_MSG(why == NULL, "%s", why);
   ENSURE(same_px);
-  ENSURE(d.idat_chunks >= 6 && d.blocks == (RW * 3 + 1) * RH / 65535 + 1);
+  ENSURE(d.stored_blocks == 0 && d.matches > 0);
+  ENSURE_MSG(n * 5 < stored_png_size(RW, RH), "%zu bytes", n);
   ENSURE(colours > 1000);
+}
+
+TF_TEST(render_png_contact_sheet_5x_smaller) {
+  /* the cape example's contact sheet: six 480 x 360 tiles in 3 columns, 2 px apart (1448 x 724),
+   * here six views of the draped sheet; before compression that file was 3146664 bytes */
+  enum { TW = 480, TH = 360, FRAMES = 6 };
+  contact_sheet cs = {TW, TH, 3, 4, {255, 255, 255}};
+  uint32_t sw = 0, sh = 0;
+  ENSURE(contact_sheet_size(&cs, FRAMES, &sw, &sh) == TF_OK);
+  ENSURE(sw == 1448 && sh == 724 && stored_png_size(sw, sh) == 3146664);
+  sheet *g = malloc(sizeof *g);
+  uint8_t *tiles = malloc(3 * (size_t)TW * TH * FRAMES), *rgb = malloc(3 * (size_t)sw * sh);
+  double *z = malloc(sizeof(double) * TW * TH);
+  const uint8_t *ptrs[FRAMES];
+  render_style s;
+  render_style_default(&s);
+  for (int k = 0; k < FRAMES; ++k) {
+    const double offset[3] = {0.1 * k, 0, -0.05 * k};
+    make_sheet(g, offset);
+    for (int i = 0; i < 21 * 21; ++i) g->pos[3 * i + 2] -= 0.04 * k * sin(0.3 * i); /* a different ripple per frame */
+    render_camera cam;
+    render_camera_fit(&cam, g->pos, 21 * 21, (const double[3]){1, -1.5, 0.8}, NULL);
+    render_mesh(tiles + 3 * (size_t)TW * TH * k, z, TW, TH, &cam, &s, g->pos, 21 * 21, g->tris, 20 * 20 * 2, g->pins, 2);
+    ptrs[k] = tiles + 3 * (size_t)TW * TH * k;
+  }
+  ENSURE(contact_sheet_compose(&cs, ptrs, FRAMES, rgb) == TF_OK);
+  size_t size = 0;
+  decoded d;
+  clock_t t0 = clock();
+  const char *bad = roundtrip_rgb(rgb, sw, sh, &size, &d);
+  double ms = 1000.0 * (double)(clock() - t0) / CLOCKS_PER_SEC;
+  free(z);
+  free(rgb);
+  free(tiles);
+  free(g);
+  ENSURE_MSG(bad == NULL, "%s", bad);
+  TF_NOTE("contact sheet %ux%u: %zu bytes (stored: %zu, %.1fx smaller); encode + test decode %.0f ms", sw, sh, size,
+          stored_png_size(sw, sh), (double)stored_png_size(sw, sh) / (double)size, ms);
+  ENSURE_MSG(size * 5 <= stored_png_size(sw, sh), "%zu bytes", size);
 }
