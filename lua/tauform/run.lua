@@ -15,7 +15,7 @@
 -- the simulation starts from before any pin moves (the cloth's mesh; a flesh rig's skin, or the
 -- tet mesh's rest positions and boundary without a skin), in the cache's vertex order, with its
 -- 1-based triangles; importing it and adding a Mesh Cache modifier replays the cache (settings in
--- tauform/cache.lua and README). An OBJ sequence carries its own faces, so it gets none.
+-- tauform/cache.lua and in the OBJ's comment). An OBJ sequence has its own faces: it gets none.
 --
 -- Returns a summary table { first, last, frames, seconds, ms_per_frame, newton_per_frame, out,
 -- rest_obj, files = { {path =, what =}, ... }, positions }. When the solver fails it returns nil,
@@ -55,7 +55,12 @@ function M.parse_frames(r, default)
   elseif type(r) == "table" then
     a, b = r[1], r[2]
     if #r ~= 2 or not int_or_nil(a) or not int_or_nil(b) then bad("frames must be {first, last} integers") end
-  elseif type(r) == "string" or math.type(r) == "integer" then
+  elseif type(r) == "number" then
+    b = int_or_nil(r)
+    if not b then bad("frames: expected 'FIRST-LAST' (e.g. '1-96'), LAST or {first, last}, got %s", show(r)) end
+    if type(default) ~= "table" or not int_or_nil(default[1]) then bad("the rig's frames must be {first, last} integers") end
+    a = default[1]
+  elseif type(r) == "string" then
     local sa, sb = tostring(r):match("^%s*([+-]?%d+)%s*[-:]%s*([+-]?%d+)%s*$")
     if sa then
       a, b = math.tointeger(tonumber(sa)), math.tointeger(tonumber(sb))

@@ -69,6 +69,8 @@ describe("runner options", function()
     assert.are.equal("run: frames: expected 'FIRST-LAST' (e.g. '1-96') or LAST, got '1..96'", err_of{ frames = "1..96" })
     assert.are.equal("run: frames: the first frame 9 is after the last 2", err_of{ frames = "9-2" })
     assert.are.equal("run: frames must be {first, last} integers", err_of{ frames = { 1, 2.5 } })
+    assert.are.equal("run: frames: expected 'FIRST-LAST' (e.g. '1-96'), LAST or {first, last}, got 2.5", err_of{ frames = 2.5 })
+    assert.are.equal(3, tauform.run(rig, { frames = 3.0, progress = false }).last) -- LAST, from the rig's first
     assert.are.equal("run: fps must be a positive finite number (got 0)", err_of{ fps = 0 })
     assert.are.equal("run: fps must be a positive finite number (got NaN)", err_of{ fps = 0 / 0 })
     assert.are.equal("run: substeps must be an integer >= 1 (got 1.5)", err_of{ substeps = 1.5 })
