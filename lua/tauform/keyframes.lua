@@ -10,6 +10,8 @@
 -- smoothstep), starting or stopping it with zero slope. Values are numbers or tables of
 -- numbers (vectors, interpolated per component). Before the first key and after the last the
 -- curve holds the end values. curve(t) evaluates, curve:slope(t) is the derivative d value/dt.
+-- Key times and values must be finite numbers (a NaN or infinite one is refused naming the key:
+-- "keyframes: key 2: value is NaN"), and times strictly increasing.
 local M = {}
 
 local EASE = {
@@ -20,6 +22,14 @@ local EASE = {
 local INTERP = { constant = true, linear = true, smooth = true }
 
 local function is_vector(v) return type(v) == "table" end
+
+-- nil for a finite number, else how to name it
+local function not_finite(v)
+  if v ~= v then return "NaN" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
+  return nil
+end
 
 -- Fritsch-Carlson tangents for one scalar component c of the keys
 local function monotone_tangents(times, vals)
@@ -107,20 +117,32 @@ function M.curve(spec, level)
     if type(key) ~= "table" or type(key[1]) ~= "number" or key[2] == nil then
       error(("keyframes: key %d must be {time, value}"):format(i), level)
     end
+    local bad = not_finite(key[1])
+    if bad then error(("keyframes: key %d: time is %s"):format(i, bad), level) end
     local v = key[2]
     if is_vector(v) then
       if dim == nil and i == 1 then dim = #v end
       if dim == nil or #v ~= dim then error(("keyframes: key %d has %d components, key 1 has %s"):format(i, #v, tostring(dim)), level) end
       for c = 1, dim do
         if type(v[c]) ~= "number" then error(("keyframes: key %d component %d is not a number"):format(i, c), level) end
+        bad = not_finite(v[c])
+        if bad then error(("keyframes: key %d: value component %d is %s"):format(i, c, bad), level) end
       end
     elseif type(v) ~= "number" or dim ~= nil then
       error(("keyframes: key %d value must be a number%s"):format(i, dim and " table like key 1" or ""), level)
+    else
+      bad = not_finite(v)
+      if bad then error(("keyframes: key %d: value is %s"):format(i, bad), level) end
     end
     local interp = key.interp or default
     if not INTERP[interp] then error(("keyframes: key %d: unknown interpolation '%s'"):format(i, tostring(interp)), level) end
     if key.ease and not EASE[key.ease] then error(("keyframes: key %d: unknown ease '%s'"):format(i, tostring(key.ease)), level) end
-    if i > 1 and not (key[1] > keys[i - 1].time) then error(("keyframes: key %d time %g is not after key %d"):format(i, key[1], i - 1), level) end
+    if i > 1 and key[1] == keys[i - 1].time then
+      error(("keyframes: key %d time %g is not after key %d (two keys at one time)"):format(i, key[1], i - 1), level)
+    end
+    if i > 1 and key[1] < keys[i - 1].time then
+      error(("keyframes: key %d time %g is not after key %d (time %g): keys go in increasing time"):format(i, key[1], i - 1, keys[i - 1].time), level)
+    end
     keys[i] = { time = key[1], value = v, interp = interp, ease = key.ease }
   end
   local self = setmetatable({ keys = keys, dim = dim, tangents = {} }, Curve)

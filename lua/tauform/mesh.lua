@@ -1,25 +1,113 @@
 -- SPDX-License-Identifier: MIT
--- Meshes for rigs: a rectangular cloth grid, a disc, and Wavefront OBJ loading with named vertex
--- groups (from `g`/`o` statements, or a companion "name: i j k ..." file), so rigs pin groups by
--- name rather than index lists. A mesh is { vertices = {x1, y1, z1, ...}, triangles = {a, b, c,
--- ...} (1-based), groups = { name = {i, j, ...} } }, the form tauform.cloth accepts.
+-- Meshes for rigs: a rectangular cloth grid, a disc, an ellipsoid, and Wavefront OBJ loading with
+-- named vertex groups (from `g`/`o` statements, or a companion "name: i j k ..." file), so rigs pin
+-- groups by name rather than index lists. A mesh is { vertices = {x1, y1, z1, ...}, triangles =
+-- {a, b, c, ...} (1-based), groups = { name = {i, j, ...} } }, the form tauform.cloth accepts.
+--
+-- The helpers refuse, by name, counts that are not integers in range and sizes or coordinates
+-- that are not finite numbers ("mesh.disc: rings must be an integer >= 1 (got NaN)").
+--
+-- OBJ reading (load_obj), decided once here:
+--   * vertices: `v x y z` with optional w or r g b after it; every field must be a finite decimal
+--     number ("shirt.obj:3: vertex coordinate 1e400 is not a finite number");
+--   * faces: `f` with 3 or more corners, each `v`, `v/vt`, `v//vn` or `v/vt/vn`; v is an integer,
+--     1-based, or negative counting back from the last vertex read so far (-1 is the last one);
+--     0, a non-integer, an index out of range or a corner used twice in a face is refused with
+--     file:line. Polygons with more than 3 corners are triangulated as a fan from their first
+--     corner (1 2 3 4 -> 1 2 3, 1 3 4): right for the convex, planar quads and n-gons modelling
+--     tools write; a concave polygon must be triangulated before export;
+--   * groups are sets of vertices in order of first appearance: a vertex named by several faces
+--     of a `g` group, or by both a `g` group and the companion file, is listed once.
 local M = {}
 
-local function add_group(groups, name, i)
+-- groups are sets: `seen[name][i]` remembers the members, so a vertex joins a group once, at its
+-- first appearance
+local function add_group(groups, name, i, seen)
   local g = groups[name]
   if not g then g = {}; groups[name] = g end
+  if seen then
+    local s = seen[name]
+    if not s then
+      s = {}
+      for _, j in ipairs(g) do s[j] = true end
+      seen[name] = s
+    end
+    if s[i] then return end
+    s[i] = true
+  end
   g[#g + 1] = i
+end
+
+-- a number as a message shows it: NaN and infinities spelled out, the rest with %.17g
+local function show(v)
+  if type(v) ~= "number" then return ("a %s"):format(type(v)) end
+  if v ~= v then return "NaN" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
+  return ("%.17g"):format(v)
+end
+
+local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
+
+-- checked options of the helpers (fn names the helper in the messages)
+local MAX_VERTICES = 1 << 24 -- float32 positions and 32-bit indices in the library: far beyond any cloth
+
+local function count(fn, name, v, default, min)
+  if v == nil then return default end
+  local i = math.type(v) == "integer" and v or (finite(v) and math.tointeger(v))
+  if not i or i < min or i > MAX_VERTICES then
+    error(("mesh.%s: %s must be an integer >= %d (got %s)"):format(fn, name, min, show(v)), 3)
+  end
+  return i
+end
+
+local function size(fn, name, v, default)
+  if v == nil then return default end
+  if not finite(v) or v <= 0 then error(("mesh.%s: %s must be a positive finite number (got %s)"):format(fn, name, show(v)), 3) end
+  return v
+end
+
+local function vec3(fn, name, v, default, positive)
+  if v == nil then return default end
+  if type(v) ~= "table" or #v ~= 3 then error(("mesh.%s: %s must be {x, y, z}"):format(fn, name), 3) end
+  for k = 1, 3 do
+    if not finite(v[k]) or (positive and v[k] <= 0) then
+      error(("mesh.%s: %s[%d] must be a %sfinite number (got %s)"):format(fn, name, k, positive and "positive " or "", show(v[k])), 3)
+    end
+  end
+  return v
+end
+
+local function options(fn, opt, known)
+  if opt == nil then return {} end
+  if type(opt) ~= "table" then error(("mesh.%s: expected an options table, got %s"):format(fn, type(opt)), 3) end
+  for k in pairs(opt) do
+    if not known[k] then
+      local names = {}
+      for n in pairs(known) do names[#names + 1] = n end
+      table.sort(names)
+      error(("mesh.%s: unknown option '%s' (options: %s)"):format(fn, tostring(k), table.concat(names, ", ")), 3)
+    end
+  end
+  return opt
+end
+
+local function too_many(fn, verts, what)
+  if verts > MAX_VERTICES then error(("mesh.%s: %s make %d vertices, more than %d"):format(fn, what, verts, MAX_VERTICES), 3) end
 end
 
 -- grid{ width = 1, height = 1, nx = 10, ny = 10, origin = {0, 0, 0}, u = {1, 0, 0}, v = {0, 1, 0} }:
 -- vertex (i, j), i = 0..nx, j = 0..ny, is number j*(nx+1)+i+1 at origin + i*width/nx*u + j*height/ny*v;
 -- groups: row0 (j = 0), rowN (j = ny), col0 (i = 0), colN (i = nx), corners, all
 function M.grid(opt)
-  opt = opt or {}
-  local w, h = opt.width or 1, opt.height or 1
-  local nx, ny = opt.nx or 10, opt.ny or 10
-  if nx < 1 or ny < 1 or nx % 1 ~= 0 or ny % 1 ~= 0 then error("mesh.grid: nx and ny must be positive integers", 2) end
-  local o, u, v = opt.origin or { 0, 0, 0 }, opt.u or { 1, 0, 0 }, opt.v or { 0, 1, 0 }
+  opt = options("grid", opt, { width = 1, height = 1, nx = 1, ny = 1, origin = 1, u = 1, v = 1 })
+  local w, h = size("grid", "width", opt.width, 1), size("grid", "height", opt.height, 1)
+  local nx, ny = count("grid", "nx", opt.nx, 10, 1), count("grid", "ny", opt.ny, 10, 1)
+  too_many("grid", (nx + 1) * (ny + 1), ("nx = %d and ny = %d"):format(nx, ny))
+  local o = vec3("grid", "origin", opt.origin, { 0, 0, 0 })
+  local u, v = vec3("grid", "u", opt.u, { 1, 0, 0 }), vec3("grid", "v", opt.v, { 0, 1, 0 })
+  local cx, cy, cz = u[2] * v[3] - u[3] * v[2], u[3] * v[1] - u[1] * v[3], u[1] * v[2] - u[2] * v[1]
+  if cx * cx + cy * cy + cz * cz == 0 then error("mesh.grid: u and v must be non-zero and not parallel", 2) end
   local verts, tris, groups = {}, {}, {}
   for j = 0, ny do
     for i = 0, nx do
@@ -47,10 +135,11 @@ end
 -- disc{ radius = 1, rings = 8, segments = 32, center = {0, 0, 0} } in the x-y plane;
 -- groups: center, rim, all
 function M.disc(opt)
-  opt = opt or {}
-  local r, rings, seg = opt.radius or 1, opt.rings or 8, opt.segments or 32
-  local c = opt.center or { 0, 0, 0 }
-  if rings < 1 or seg < 3 then error("mesh.disc: need rings >= 1 and segments >= 3", 2) end
+  opt = options("disc", opt, { radius = 1, rings = 1, segments = 1, center = 1 })
+  local r = size("disc", "radius", opt.radius, 1)
+  local rings, seg = count("disc", "rings", opt.rings, 8, 1), count("disc", "segments", opt.segments, 32, 3)
+  too_many("disc", 1 + rings * seg, ("rings = %d and segments = %d"):format(rings, seg))
+  local c = vec3("disc", "center", opt.center, { 0, 0, 0 })
   local verts, tris, groups = { c[1], c[2], c[3] }, {}, { center = { 1 }, rim = {}, all = { 1 } }
   for ring = 1, rings do
     for s = 0, seg - 1 do
@@ -81,10 +170,11 @@ end
 -- with outward triangles (poles on the z axis), the kind tauform.flesh fills with tets;
 -- groups: top (north pole), bottom (south pole), all
 function M.ellipsoid(opt)
-  opt = opt or {}
-  local r, c = opt.radii or { 1, 1, 1 }, opt.center or { 0, 0, 0 }
-  local rings, seg = opt.rings or 12, opt.segments or 24
-  if rings < 2 or seg < 3 then error("mesh.ellipsoid: need rings >= 2 and segments >= 3", 2) end
+  opt = options("ellipsoid", opt, { radii = 1, center = 1, rings = 1, segments = 1 })
+  local r = vec3("ellipsoid", "radii", opt.radii, { 1, 1, 1 }, true)
+  local c = vec3("ellipsoid", "center", opt.center, { 0, 0, 0 })
+  local rings, seg = count("ellipsoid", "rings", opt.rings, 12, 2), count("ellipsoid", "segments", opt.segments, 24, 3)
+  too_many("ellipsoid", 2 + (rings - 1) * seg, ("rings = %d and segments = %d"):format(rings, seg))
   local verts = { c[1], c[2], c[3] - r[3], c[1], c[2], c[3] + r[3] }
   for j = 1, rings - 1 do
     local th = math.pi * j / rings - math.pi / 2
@@ -113,21 +203,33 @@ function M.ellipsoid(opt)
   return { vertices = verts, triangles = tris, groups = { bottom = { 1 }, top = { 2 }, all = all } }
 end
 
--- "name: 1 2 3 ..." lines (blank lines and # comments allowed) into groups
-local function read_group_file(path, groups)
+-- a decimal number as OBJ writes one (no hex, no "inf"/"nan"): the value, or nil
+local function decimal(tok)
+  if not (tok:match("^[+-]?%d+%.?%d*$") or tok:match("^[+-]?%.%d+$") or tok:match("^[+-]?%d+%.?%d*[eE][+-]?%d+$")
+          or tok:match("^[+-]?%.%d+[eE][+-]?%d+$")) then
+    return nil
+  end
+  return tonumber(tok)
+end
+
+-- "name: 1 2 3 ..." lines (blank lines and # comments allowed) into groups; false when the file
+-- does not exist
+local function read_group_file(path, groups, seen, nverts)
   local f = io.open(path, "r")
   if not f then return false end
   local n = 0
+  local function fail(fmt, ...) f:close(); error(("%s:%d: " .. fmt):format(path, n, ...), 0) end
   for line in f:lines() do
     n = n + 1
     local s = line:gsub("#.*$", "")
     if s:match("%S") then
       local name, rest = s:match("^%s*([%w_%.%-]+)%s*:(.*)$")
-      if not name then f:close(); error(("%s:%d: expected 'name: index index ...'"):format(path, n), 0) end
+      if not name then fail("expected 'name: index index ...'") end
       for tok in rest:gmatch("%S+") do
-        local i = math.tointeger(tonumber(tok))
-        if not i or i < 1 then f:close(); error(("%s:%d: '%s' is not a vertex number"):format(path, n, tok), 0) end
-        add_group(groups, name, i)
+        local i = tok:match("^%+?%d+$") and math.tointeger(tonumber(tok))
+        if not i or i < 1 then fail("'%s' is not a vertex number (1, 2, ...)", tok) end
+        if i > nverts then fail("group '%s' names vertex %d, the mesh has %d", name, i, nverts) end
+        add_group(groups, name, i, seen)
       end
     end
   end
@@ -135,9 +237,9 @@ local function read_group_file(path, groups)
   return true
 end
 
--- load_obj(path[, { groups = "file" }]): v and f lines (polygons fanned into triangles, v/vt/vn
--- and negative indices accepted); g/o statements name the groups of the vertices their faces use;
--- a companion "<path>.groups" (or opt.groups) adds "name: i j ..." groups. Errors name file:line.
+-- load_obj(path[, { groups = "file" }]): v and f lines, g/o statements naming the groups of the
+-- vertices their faces use, and a companion "<path>.groups" (or opt.groups, which must exist)
+-- adding "name: i j ..." groups; the rules are in this file's header. Errors name file:line.
 function M.load_obj(path, opt)
   opt = opt or {}
   local f, err = io.open(path, "r")
@@ -145,32 +247,57 @@ function M.load_obj(path, opt)
   local verts, tris, groups, seen = {}, {}, {}, {}
   local current = {}
   local n = 0
+  local function fail(fmt, ...) f:close(); error(("%s:%d: " .. fmt):format(path, n, ...), 0) end
   for line in f:lines() do
     n = n + 1
     local cmd, rest = line:match("^%s*(%S+)%s*(.*)$")
+    rest = rest and rest:gsub("%s*#.*$", "")
     if cmd == "v" then
-      local x, y, z = rest:match("^(%S+)%s+(%S+)%s+(%S+)")
-      x, y, z = tonumber(x), tonumber(y), tonumber(z)
-      if not (x and y and z) then f:close(); error(("%s:%d: vertex needs three numbers"):format(path, n), 0) end
-      verts[#verts + 1], verts[#verts + 2], verts[#verts + 3] = x, y, z
+      local fields = {}
+      for tok in rest:gmatch("%S+") do fields[#fields + 1] = tok end
+      if #fields < 3 then fail("vertex needs three numbers") end
+      if #fields ~= 3 and #fields ~= 4 and #fields ~= 6 then
+        fail("vertex has %d numbers (x y z, x y z w or x y z r g b)", #fields)
+      end
+      for k, tok in ipairs(fields) do
+        local what = k <= 3 and "vertex coordinate" or (#fields == 4 and "vertex weight" or "vertex colour")
+        local x = decimal(tok)
+        if not x then
+          local low = tok:lower()
+          if low:match("^[+-]?inf") or low:match("^[+-]?nan") then fail("%s %s is not a finite number", what, tok) end
+          if tonumber(tok) then fail("%s '%s' is not a decimal number", what, tok) end
+          fail("%s '%s' is not a number", what, tok)
+        end
+        if not finite(x) then fail("%s %s is not a finite number", what, tok) end
+        if k <= 3 then verts[#verts + 1] = x end
+      end
     elseif cmd == "f" then
-      local poly = {}
+      local poly, used = {}, {}
+      local nv = #verts // 3
       for tok in rest:gmatch("%S+") do
-        local i = math.tointeger(tonumber(tok:match("^(-?%d+)")))
-        if not i or i == 0 then f:close(); error(("%s:%d: bad face index '%s'"):format(path, n, tok), 0) end
-        if i < 0 then i = #verts // 3 + 1 + i end
-        if i < 1 or i > #verts // 3 then f:close(); error(("%s:%d: face index %d out of range 1..%d"):format(path, n, i, #verts // 3), 0) end
+        local vi, vt, vn = tok:match("^([^/]*)/?([^/]*)/?([^/]*)$")
+        if not vi or not vi:match("^[+-]?%d+$") then fail("bad face index '%s' (expected an integer vertex number)", tok) end
+        for _, part in ipairs({ vt, vn }) do
+          if part ~= "" and not part:match("^[+-]?%d+$") then fail("bad face index '%s' (texture and normal indices are integers)", tok) end
+        end
+        local i = math.tointeger(tonumber(vi))
+        if not i then fail("face index %s is too large", vi) end
+        if i == 0 then fail("face index 0: OBJ vertex numbers start at 1 (negative ones count back from the last vertex)") end
+        if i < 0 then
+          if -i > nv then fail("face index %d reaches before the first vertex (%d read so far)", i, nv) end
+          i = nv + 1 + i
+        end
+        if i > nv then fail("face index %d out of range 1..%d", i, nv) end
+        if used[i] then fail("face uses vertex %d twice", i) end
+        used[i] = true
         poly[#poly + 1] = i
       end
-      if #poly < 3 then f:close(); error(("%s:%d: a face needs at least 3 vertices"):format(path, n), 0) end
-      for k = 2, #poly - 1 do
+      if #poly < 3 then fail("a face needs at least 3 vertices") end
+      for k = 2, #poly - 1 do -- a fan from the first corner
         tris[#tris + 1], tris[#tris + 2], tris[#tris + 3] = poly[1], poly[k], poly[k + 1]
       end
       for _, name in ipairs(current) do
-        seen[name] = seen[name] or {}
-        for _, i in ipairs(poly) do
-          if not seen[name][i] then seen[name][i] = true; add_group(groups, name, i) end
-        end
+        for _, i in ipairs(poly) do add_group(groups, name, i, seen) end
       end
     elseif cmd == "g" or cmd == "o" then
       current = {}
@@ -180,11 +307,8 @@ function M.load_obj(path, opt)
   f:close()
   if #tris == 0 then error(("%s: no faces"):format(path), 2) end
   local gfile = opt.groups or (path .. ".groups")
-  read_group_file(gfile, groups)
-  for name, ids in pairs(groups) do
-    for _, i in ipairs(ids) do
-      if i > #verts // 3 then error(("%s: group '%s' names vertex %d, the mesh has %d"):format(gfile, name, i, #verts // 3), 2) end
-    end
+  if not read_group_file(gfile, groups, seen, #verts // 3) and opt.groups then
+    error(("mesh.load_obj: cannot open the group file %s"):format(gfile), 2)
   end
   return { vertices = verts, triangles = tris, groups = groups }
 end
