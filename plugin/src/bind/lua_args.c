@@ -57,9 +57,10 @@ lua_Integer tfl_len(lua_State *L, int idx, int arg, const char *what) {
 }
 
 void *tfl_checked_array(lua_State *L, int arg, lua_Integer count, size_t elem_size, const char *what) {
-  if (count < 0 || count > TFL_MAX_COUNT || (size_t)count > SIZE_MAX / elem_size)
-    luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': %I entries of %d bytes cannot be allocated", what, count,
-                                          (int)elem_size));
+  /* elem_size may itself be large (a render_sheet frame is 3 * vert_count doubles) */
+  if (count < 0 || count > TFL_MAX_COUNT || elem_size == 0 || (size_t)count > SIZE_MAX / elem_size)
+    luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': %I entries of %I bytes cannot be allocated", what, count,
+                                          (lua_Integer)elem_size));
   size_t n = count ? (size_t)count : 1;
   return lua_newuserdatauv(L, n * elem_size, 0);
 }
