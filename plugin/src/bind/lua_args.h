@@ -9,6 +9,8 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "tauform.h"
 
@@ -28,6 +30,24 @@ typedef struct lmem {
 void *tfl_count_alloc(size_t size, size_t align, void *ud);
 void tfl_count_free(void *p, size_t size, void *ud);
 lmem *tfl_get_mem(lua_State *L);
+
+/* Sizes from Lua are checked before use: a table's length (or its __len) is refused when it is
+ * negative, above UINT32_MAX (the C ABI counts in uint32_t) or its last entry is nil (a __len that
+ * lies), and scratch arrays are sized only through tfl_checked_array, so no size computation can
+ * wrap around and leave a small buffer behind a long loop. */
+#define TFL_MAX_COUNT ((lua_Integer)UINT32_MAX)
+/* a mesh's vertices, so that its 3 * vert_count coordinates still fit a uint32_t */
+#define TFL_MAX_VERTS ((lua_Integer)0x3fffffff)
+
+/* length of the table at idx in 0..TFL_MAX_COUNT, its entry #t present; raises naming `what` */
+lua_Integer tfl_len(lua_State *L, int idx, int arg, const char *what);
+/* Lua-managed scratch (a userdata left on the stack, so a raised error frees it) for count
+ * elements of elem_size bytes, at least one; raises naming `what` if the size cannot be represented */
+void *tfl_checked_array(lua_State *L, int arg, lua_Integer count, size_t elem_size, const char *what);
+/* an optional whole-number field of table idx in lo..hi into *out (returns 1 when present);
+ * anything else raises "<prefix><key> must be a whole number in lo..hi, got v" */
+int tfl_opt_uint_field(lua_State *L, int idx, int arg, const char *prefix, const char *key, uint32_t lo, uint32_t hi,
+                       uint32_t *out);
 
 /* count of 3-vectors in a flat or nested table at idx */
 lua_Integer tfl_vec3_count(lua_State *L, int idx, int arg, const char *what);

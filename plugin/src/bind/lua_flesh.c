@@ -24,15 +24,16 @@ static void read_surface(lua_State *L, int idx, tf_flesh_def *def) {
   if (lua_getfield(L, si, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'surface.vertices' (a table) is required");
   int vi = lua_gettop(L);
   lua_Integer nv = tfl_vec3_count(L, vi, 1, "surface.vertices");
-  if (nv < 1 || nv > 0x3fffffff) luaL_argerror(L, 1, "field 'surface.vertices' is empty");
-  double *pos = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)nv, 0);
+  if (nv < 1 || nv > TFL_MAX_VERTS)
+    luaL_argerror(L, 1, lua_pushfstring(L, "field 'surface.vertices': need 1 to %I vertices, got %I", TFL_MAX_VERTS, nv));
+  double *pos = tfl_checked_array(L, 1, nv, 3 * sizeof(double), "surface.vertices");
   tfl_read_vec3(L, vi, 1, "surface.vertices", nv, pos);
   lua_Integer nt3 = 0;
   uint32_t *tri = NULL;
   if (lua_getfield(L, si, "triangles") == LUA_TTABLE) {
     int ti = lua_gettop(L);
     nt3 = tfl_index_count(L, ti, 1, "surface.triangles", 3);
-    tri = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(nt3 ? nt3 : 1), 0);
+    tri = tfl_checked_array(L, 1, nt3, sizeof(uint32_t), "surface.triangles");
     tfl_read_indices(L, ti, 1, "surface.triangles", nt3, 3, (uint32_t)nv, tri);
   }
   /* the scratch stays on the stack (alive) until the call returns */
@@ -61,10 +62,11 @@ static int l_flesh(lua_State *L) {
     if (lua_getfield(L, 1, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'vertices' (a table) is required with 'tets'");
     int vi = lua_gettop(L);
     nv = tfl_vec3_count(L, vi, 1, "vertices");
-    if (nv < 4 || nv > 0x3fffffff) luaL_argerror(L, 1, "field 'vertices': need at least 4 vertices");
+    if (nv < 4 || nv > TFL_MAX_VERTS)
+      luaL_argerror(L, 1, lua_pushfstring(L, "field 'vertices': need 4 to %I vertices, got %I", TFL_MAX_VERTS, nv));
     lua_Integer nt4 = tfl_index_count(L, ti, 1, "tets", 4);
-    double *pos = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)nv, 0);
-    uint32_t *tets = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(nt4 ? nt4 : 1), 0);
+    double *pos = tfl_checked_array(L, 1, nv, 3 * sizeof(double), "vertices");
+    uint32_t *tets = tfl_checked_array(L, 1, nt4, sizeof(uint32_t), "tets");
     tfl_read_vec3(L, vi, 1, "vertices", nv, pos);
     tfl_read_indices(L, ti, 1, "tets", nt4, 4, (uint32_t)nv, tets);
     def.rest_positions = pos;
@@ -75,24 +77,24 @@ static int l_flesh(lua_State *L) {
     lua_pop(L, 1);
   }
   read_surface(L, 1, &def);
-  double v;
-  if (tfl_opt_number_field(L, 1, 1, "cells", &v)) def.lattice_cells = v >= 0 && v < 1e6 ? (uint32_t)v : 0;
+  /* the library's range (tf_flesh_def.lattice_cells), checked here before the cast */
+  tfl_opt_uint_field(L, 1, 1, "", "cells", 2, 512, &def.lattice_cells);
   read_material(L, 1, &def.youngs_modulus, &def.poisson, &def.density);
   /* region materials: materials[k] for tets whose tet_materials entry is k (0: the base) */
   if (lua_getfield(L, 1, "materials") == LUA_TTABLE) {
     int mi = lua_gettop(L);
-    lua_Integer count = luaL_len(L, mi);
-    tf_flesh_material *mats = lua_newuserdatauv(L, sizeof *mats * (size_t)(count ? count : 1), 0);
+    lua_Integer count = tfl_len(L, mi, 1, "materials");
+    tf_flesh_material *mats = tfl_checked_array(L, 1, count, sizeof *mats, "materials");
     for (lua_Integer k = 0; k < count; ++k) {
       if (lua_geti(L, mi, k + 1) != LUA_TTABLE)
-        luaL_argerror(L, 1, lua_pushfstring(L, "materials[%d] must be { youngs =, poisson =, density = }", (int)k + 1));
+        luaL_argerror(L, 1, lua_pushfstring(L, "materials[%I] must be { youngs =, poisson =, density = }", k + 1));
       static const char *const keys[] = {"youngs", "poisson", "density"};
       for (int f = 0; f < 3; ++f) {
         int t = lua_getfield(L, -1, keys[f]);
         int ok = t == LUA_TNIL || lua_isnumber(L, -1); /* a numeric string converts, as elsewhere */
         lua_pop(L, 1);
         if (!ok)
-          luaL_argerror(L, 1, lua_pushfstring(L, "materials[%d].%s must be a number, got %s", (int)k + 1, keys[f],
+          luaL_argerror(L, 1, lua_pushfstring(L, "materials[%I].%s must be a number, got %s", k + 1, keys[f],
                                               lua_typename(L, t)));
       }
       mats[k].youngs_modulus = def.youngs_modulus, mats[k].poisson = def.poisson, mats[k].density = def.density;
@@ -106,18 +108,18 @@ static int l_flesh(lua_State *L) {
   }
   if (lua_getfield(L, 1, "tet_materials") == LUA_TTABLE) {
     int mi = lua_gettop(L);
-    lua_Integer count = luaL_len(L, mi);
+    lua_Integer count = tfl_len(L, mi, 1, "tet_materials");
     if (count != (lua_Integer)def.tet_count) luaL_argerror(L, 1, "field 'tet_materials' must have one entry per tet");
-    uint32_t *tm = lua_newuserdatauv(L, sizeof *tm * (size_t)(count ? count : 1), 0);
+    uint32_t *tm = tfl_checked_array(L, 1, count, sizeof *tm, "tet_materials");
     for (lua_Integer k = 0; k < count; ++k) {
       lua_geti(L, mi, k + 1);
       int isint = 0;
       lua_Integer m = lua_tointegerx(L, -1, &isint);
       lua_pop(L, 1);
-      if (!isint || m < 0) luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%d] must be an integer >= 0", (int)k + 1));
+      if (!isint || m < 0) luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%I] must be an integer >= 0", k + 1));
       if (m > (lua_Integer)def.material_count)
-        luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%d] = %d but there are %d materials (0 is the base material)",
-                                            (int)k + 1, (int)m, (int)def.material_count));
+        luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%I] = %I but there are %I materials (0 is the base material)",
+                                            k + 1, m, (lua_Integer)def.material_count));
       tm[k] = (uint32_t)m;
     }
     def.tet_materials = tm;

@@ -34,10 +34,11 @@ static int l_cloth(lua_State *L) {
   if (lua_getfield(L, 1, "triangles") != LUA_TTABLE) luaL_argerror(L, 1, "field 'triangles' (a table) is required");
   int ti = lua_gettop(L);
   lua_Integer nt3 = tfl_index_count(L, ti, 1, "triangles", 3);
-  if (nv < 3 || nv > 0x3fffffff) luaL_argerror(L, 1, "field 'vertices': need at least 3 vertices");
+  if (nv < 3 || nv > TFL_MAX_VERTS)
+    luaL_argerror(L, 1, lua_pushfstring(L, "field 'vertices': need 3 to %I vertices, got %I", TFL_MAX_VERTS, nv));
   /* scratch in Lua-managed memory so a raised error frees it */
-  double *pos = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)nv, 0);
-  uint32_t *tri = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(nt3 ? nt3 : 1), 0);
+  double *pos = tfl_checked_array(L, 1, nv, 3 * sizeof(double), "vertices");
+  uint32_t *tri = tfl_checked_array(L, 1, nt3, sizeof(uint32_t), "triangles");
   tfl_read_vec3(L, vi, 1, "vertices", nv, pos);
   tfl_read_indices(L, ti, 1, "triangles", nt3, 3, (uint32_t)nv, tri);
   def.rest_positions = pos;
@@ -49,13 +50,13 @@ static int l_cloth(lua_State *L) {
   if (mt != LUA_TNIL && mt != LUA_TTABLE) luaL_argerror(L, 1, "field 'masses' must be a table of one mass per vertex");
   if (mt == LUA_TTABLE) {
     int mi = lua_gettop(L);
-    if (luaL_len(L, mi) != nv) luaL_argerror(L, 1, "field 'masses' must have one entry per vertex");
-    masses = lua_newuserdatauv(L, sizeof(double) * (size_t)nv, 0);
+    if (tfl_len(L, mi, 1, "masses") != nv) luaL_argerror(L, 1, "field 'masses' must have one entry per vertex");
+    masses = tfl_checked_array(L, 1, nv, sizeof(double), "masses");
     for (lua_Integer i = 0; i < nv; ++i) {
       lua_geti(L, mi, i + 1);
       int isnum = 0;
       masses[i] = lua_tonumberx(L, -1, &isnum);
-      if (!isnum) luaL_argerror(L, 1, lua_pushfstring(L, "masses[%d] is not a number", (int)(i + 1)));
+      if (!isnum) luaL_argerror(L, 1, lua_pushfstring(L, "masses[%I] is not a number", i + 1));
       lua_pop(L, 1);
     }
     def.vertex_masses = masses;
@@ -241,14 +242,14 @@ static int l_set(lua_State *L) {
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", in.short_name));
         tfl_read_vec3(L, lua_gettop(L), 2, in.short_name, 1, vals[k]);
       } else if (t == LUA_TTABLE && k == TF_PARAM_BEND_STIFFNESS) {
-        if (luaL_len(L, -1) != (lua_Integer)p->n) luaL_argerror(L, 2, "'bend' map must have one value per vertex");
-        bend_map = lua_newuserdatauv(L, sizeof(double) * p->n, 0);
+        if (tfl_len(L, -1, 2, "bend") != (lua_Integer)p->n) luaL_argerror(L, 2, "'bend' map must have one value per vertex");
+        bend_map = tfl_checked_array(L, 2, p->n, sizeof(double), "bend");
         lua_insert(L, -2);
         for (uint32_t i = 0; i < p->n; ++i) {
           lua_geti(L, -1, (lua_Integer)i + 1);
           int isnum = 0;
           bend_map[i] = lua_tonumberx(L, -1, &isnum);
-          if (!isnum) luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%d] is not a number", (int)i + 1));
+          if (!isnum) luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%I] is not a number", (lua_Integer)i + 1));
           lua_pop(L, 1);
         }
         present[k] = 2;
@@ -270,7 +271,7 @@ static int l_set(lua_State *L) {
     if (present[k] == 2)
       for (uint32_t i = 0; i < p->n; ++i)
         if (tf_param_check((tf_param)k, &bend_map[i], 1, err, sizeof err) != TF_OK)
-          return luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%d]: %s", (int)i + 1, err));
+          return luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%I]: %s", (lua_Integer)i + 1, err));
   }
   for (int pass = 1; pass <= 2; ++pass)
     for (int k = 0; k < NPARAM; ++k) {
@@ -304,24 +305,24 @@ static int l_pin(lua_State *L) {
   lsim *p = tfl_check_open(L);
   lua_settop(L, 3); /* scratch goes above the arguments */
   luaL_checktype(L, 2, LUA_TTABLE);
-  lua_Integer count = luaL_len(L, 2);
+  lua_Integer count = tfl_len(L, 2, 2, "indices");
   luaL_argcheck(L, count <= (lua_Integer)p->n, 2, "more pins than vertices");
-  uint32_t *idx = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(count ? count : 1), 0);
+  uint32_t *idx = tfl_checked_array(L, 2, count, sizeof(uint32_t), "indices");
   tfl_read_indices(L, 2, 2, "indices", count, 0, p->n, idx);
   double *w = NULL;
   if (!lua_isnoneornil(L, 3)) {
-    w = lua_newuserdatauv(L, sizeof(double) * (size_t)(count ? count : 1), 0);
+    w = tfl_checked_array(L, 3, count, sizeof(double), "weights");
     if (lua_isnumber(L, 3)) {
       for (lua_Integer i = 0; i < count; ++i) w[i] = lua_tonumber(L, 3);
     } else {
       luaL_checktype(L, 3, LUA_TTABLE);
-      luaL_argcheck(L, luaL_len(L, 3) == count, 3, "one weight per pinned vertex");
+      luaL_argcheck(L, tfl_len(L, 3, 3, "weights") == count, 3, "one weight per pinned vertex");
       for (lua_Integer i = 0; i < count; ++i) {
         lua_geti(L, 3, i + 1);
         int isnum = 0;
         w[i] = lua_tonumberx(L, -1, &isnum);
         lua_pop(L, 1);
-        if (!isnum) luaL_argerror(L, 3, lua_pushfstring(L, "weight %d is not a number", (int)(i + 1)));
+        if (!isnum) luaL_argerror(L, 3, lua_pushfstring(L, "weight %I is not a number", i + 1));
       }
     }
   }
@@ -335,7 +336,7 @@ static int l_pin_targets(lua_State *L) {
   lsim *p = tfl_check_open(L);
   lua_settop(L, 2);
   lua_Integer count = tfl_vec3_count(L, 2, 2, "targets");
-  double *t = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(count ? count : 1), 0);
+  double *t = tfl_checked_array(L, 2, count, 3 * sizeof(double), "targets");
   tfl_read_vec3(L, 2, 2, "targets", count, t);
   tf_status st = tf_sim_set_pin_targets(p->sim, t, (uint32_t)count);
   if (st != TF_OK) return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
@@ -348,11 +349,11 @@ static int l_set_state(lua_State *L) {
   lua_settop(L, 3);
   lua_Integer count = tfl_vec3_count(L, 2, 2, "positions");
   luaL_argcheck(L, count == (lua_Integer)p->n, 2, "one position per vertex");
-  double *x = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0), *v = NULL;
+  double *x = tfl_checked_array(L, 2, count, 3 * sizeof(double), "positions"), *v = NULL;
   tfl_read_vec3(L, 2, 2, "positions", count, x);
   if (!lua_isnoneornil(L, 3)) {
     luaL_argcheck(L, tfl_vec3_count(L, 3, 3, "velocities") == (lua_Integer)p->n, 3, "one velocity per vertex");
-    v = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
+    v = tfl_checked_array(L, 3, p->n, 3 * sizeof(double), "velocities");
     tfl_read_vec3(L, 3, 3, "velocities", p->n, v);
   }
   tf_status st = tf_sim_set_state(p->sim, x, v, p->n);
@@ -425,19 +426,23 @@ static int l_is_closed(lua_State *L) {
 
 static int l_tostring(lua_State *L) {
   lsim *p = luaL_checkudata(L, 1, SIM_MT);
-  if (p->sim) lua_pushfstring(L, "tauform.sim (%d vertices)", (int)p->n);
+  if (p->sim) lua_pushfstring(L, "tauform.sim (%I vertices)", (lua_Integer)p->n);
   else lua_pushliteral(L, "tauform.sim (closed)");
   return 1;
 }
+
+/* px: the binding's bound on a rendered image's side (a sheet's tile) */
+static const uint32_t MAX_IMAGE_SIDE = 16384;
+/* shapes on one contact sheet */
+static const lua_Integer MAX_SHEET_FRAMES = 1024;
 
 /* render options {width, height, view = {x,y,z}, eye, target, up, fov, wireframe, pins} */
 static void read_render(lua_State *L, int idx, tf_render_def *d) {
   tf_render_def_init(d);
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
-  double v;
-  if (tfl_opt_number_field(L, idx, idx, "width", &v)) d->width = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
-  if (tfl_opt_number_field(L, idx, idx, "height", &v)) d->height = v >= 1 && v <= 16384 ? (uint32_t)v : 0;
+  tfl_opt_uint_field(L, idx, idx, "", "width", 1, MAX_IMAGE_SIDE, &d->width);
+  tfl_opt_uint_field(L, idx, idx, "", "height", 1, MAX_IMAGE_SIDE, &d->height);
   tfl_opt_number_field(L, idx, idx, "fov", &d->fov_deg);
   tfl_opt_vec3_field(L, idx, idx, "view", d->view);
   tfl_opt_vec3_field(L, idx, idx, "eye", d->eye);
@@ -470,25 +475,25 @@ static int l_render_sheet(lua_State *L) {
   lua_settop(L, 4);
   tf_render_def d;
   read_render(L, 4, &d);
-  double cols = 3;
-  if (!lua_isnil(L, 4)) tfl_opt_number_field(L, 4, 4, "columns", &cols);
-  lua_Integer count = luaL_len(L, 3);
-  luaL_argcheck(L, count >= 1 && count <= 1024, 3, "give 1 to 1024 shapes");
-  luaL_argcheck(L, cols >= 1, 4, "columns must be >= 1");
-  /* one scratch block for every shape: a single stack slot however many shapes */
+  uint32_t cols = 3;
+  if (!lua_isnil(L, 4)) tfl_opt_uint_field(L, 4, 4, "", "columns", 1, (uint32_t)MAX_SHEET_FRAMES, &cols);
+  lua_Integer count = tfl_len(L, 3, 3, "shapes");
+  luaL_argcheck(L, count >= 1 && count <= MAX_SHEET_FRAMES, 3, "give 1 to 1024 shapes");
+  /* one scratch block for every shape (a single stack slot however many shapes): count pointers,
+   * then count shapes of 3 * n doubles; count <= 1024 and n <= TFL_MAX_VERTS bound it well below SIZE_MAX */
   size_t per = 3 * (size_t)p->n;
-  const double **frames = lua_newuserdatauv(L, sizeof *frames * (size_t)count + sizeof(double) * per * (size_t)count, 0);
+  const double **frames = tfl_checked_array(L, 3, count, sizeof *frames + sizeof(double) * per, "shapes");
   double *data = (double *)(frames + count);
   for (lua_Integer k = 0; k < count; ++k) {
     lua_geti(L, 3, k + 1);
     int fi = lua_gettop(L);
     if (!lua_istable(L, fi) || tfl_vec3_count(L, fi, 3, "shape") != (lua_Integer)p->n)
-      luaL_argerror(L, 3, lua_pushfstring(L, "shape %d must have one position per vertex", (int)(k + 1)));
+      luaL_argerror(L, 3, lua_pushfstring(L, "shape %I must have one position per vertex", k + 1));
     tfl_read_vec3(L, fi, 3, "shape", p->n, data + per * (size_t)k);
     frames[k] = data + per * (size_t)k;
     lua_pop(L, 1);
   }
-  tf_status st = tf_sim_render_sheet_png(p->sim, &d, frames, (uint32_t)count, (uint32_t)cols, path);
+  tf_status st = tf_sim_render_sheet_png(p->sim, &d, frames, (uint32_t)count, cols, path);
   if (st == TF_E_IO) return tfl_push_fail(L, p->sim, st);
   if (st != TF_OK) return luaL_argerror(L, 4, tf_sim_last_error(p->sim));
   lua_pushboolean(L, 1);
@@ -513,10 +518,10 @@ static int l_measure_settle(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
   double lambda = luaL_optnumber(L, 3, 0.0), dt = luaL_optnumber(L, 4, 0.0);
-  lua_Integer n = luaL_len(L, 1);
-  luaL_argcheck(L, n >= 2 && luaL_len(L, 2) == n, 2, "need as many distances as times (2 or more)");
+  lua_Integer n = tfl_len(L, 1, 1, "times");
+  luaL_argcheck(L, n >= 2 && tfl_len(L, 2, 2, "distances") == n, 2, "need as many distances as times (2 or more)");
   luaL_argcheck(L, lambda == 0.0 || dt > 0.0, 4, "give the step dt with lambda");
-  double *t = lua_newuserdatauv(L, sizeof(double) * 2 * (size_t)n, 0), *d = t + n;
+  double *t = tfl_checked_array(L, 1, n, 2 * sizeof(double), "times"), *d = t + n;
   for (lua_Integer k = 0; k < n; ++k) {
     int a = 0, b = 0;
     lua_geti(L, 1, k + 1);
@@ -524,8 +529,8 @@ static int l_measure_settle(lua_State *L) {
     t[k] = lua_tonumberx(L, -2, &a);
     d[k] = lua_tonumberx(L, -1, &b);
     lua_pop(L, 2);
-    if (!a) luaL_argerror(L, 1, lua_pushfstring(L, "times[%d] is not a number", (int)(k + 1)));
-    if (!b) luaL_argerror(L, 2, lua_pushfstring(L, "distances[%d] is not a number", (int)(k + 1)));
+    if (!a) luaL_argerror(L, 1, lua_pushfstring(L, "times[%I] is not a number", k + 1));
+    if (!b) luaL_argerror(L, 2, lua_pushfstring(L, "distances[%I] is not a number", k + 1));
   }
   tf_settle_report r;
   if (tf_measure_settle(t, d, (uint32_t)n, lambda, dt, &r) != TF_OK)
