@@ -187,7 +187,11 @@ typedef struct tf_flesh_def {
   uint32_t surface_vert_count;
   const uint32_t *surface_triangles; /* (surface_tri_count x 3) */
   uint32_t surface_tri_count;
-  uint32_t lattice_cells; /* tets from a surface: lattice cubes along its longest side, default 12 */
+  uint32_t lattice_cells; /* tets from a surface: lattice cubes along its longest side, default 12,
+                             2..512 and refused (TF_E_INVALID_ARG, naming the largest that fits)
+                             when the lattice could need over 2 GiB (about 1 kB per tet, 6 tets
+                             per cube, cubes of the surface's box plus a margin): <= 69 for a
+                             cube, more for flat shapes */
 
   /* material 0 (the base, settable as TF_PARAM_YOUNGS_MODULUS and TF_PARAM_POISSON) */
   double youngs_modulus; /* Pa, default 50e3 (soft tissue) */

@@ -144,3 +144,129 @@ TF_TEST(mesh_tet_loaders_reject_malformed) {
   ENSURE(strstr(err, "/nonexistent/x.msh: cannot open"));
   ENSURE(m.live_bytes == 0);
 }
+
+/* an allocator with a budget, that records the peak it lent */
+typedef struct budget {
+  size_t live, peak, limit;
+} budget;
+
+static void *budget_alloc(size_t size, size_t align, void *ud) {
+  budget *b = ud;
+  if (size > b->limit - b->live) return NULL;
+  void *p = aligned_alloc(align, (size + align - 1) / align * align);
+  if (!p) return NULL;
+  b->live += size;
+  if (b->live > b->peak) b->peak = b->live;
+  return p;
+}
+
+static void budget_free(void *p, size_t size, void *ud) {
+  budget *b = ud;
+  free(p);
+  b->live -= size;
+}
+
+/* Load text as TetGen (ele_text given) or Gmsh with at most limit bytes; status, err filled. */
+static tf_status load_text(budget *b, const char *text, const char *ele_text, tetmesh_data *d, char *err, size_t n,
+                           char *path, size_t path_n) {
+  tf_allocator a = {budget_alloc, budget_free, b};
+  tf_mem m;
+  mem_init(&m, &a);
+  char ele[256] = "";
+  write_temp(path, path_n, "", text);
+  tf_status st;
+  if (ele_text) {
+    write_temp(ele, sizeof ele, ".ele", ele_text);
+    st = tetmesh_load_tetgen(&m, path, ele, d, err, n);
+    unlink(ele);
+  } else {
+    st = tetmesh_load_gmsh(&m, path, d, err, n);
+  }
+  unlink(path);
+  if (st == TF_OK) tetmesh_data_free(&m, d);
+  return st;
+}
+
+/* Issue 14: headers' counts are not trusted. A two-line .node declaring 10^8 points allocated
+ * 2.3 GB before reading one; a 60-byte Gmsh 4.1 file declaring 2^30 nodes with tags up to 1.7e9
+ * allocated 25 GB and cleared a 6.7 GB tag map (23 s). Now both read what is there and report the
+ * missing data, lending less than 64 kB. */
+TF_TEST(mesh_tet_loaders_grow_with_the_data) {
+  char err[512], path[256];
+  tetmesh_data d;
+  budget b = {0, 0, (size_t)64 << 20};
+  tf_status st = load_text(&b, "100000000 3 0 0\n0 0 0 0\n", "", &d, err, sizeof err, path, sizeof path);
+  TF_NOTE("%s (peak %zu bytes)", err, b.peak);
+  ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
+  ENSURE(strstr(err, path) == err);
+  ENSURE(b.peak < 65536 && b.live == 0);
+  b = (budget){0, 0, (size_t)64 << 20};
+  st = load_text(&b, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1073741823 1 1700000000\n", NULL, &d, err,
+                 sizeof err, path, sizeof path);
+  TF_NOTE("%s (peak %zu bytes)", err, b.peak);
+  ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
+  ENSURE(b.peak < 65536 && b.live == 0);
+  /* 2.2: the same, and elements that declare a billion */
+  b = (budget){0, 0, (size_t)64 << 20};
+  st = load_text(&b,
+                 "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1000000000\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n",
+                 NULL, &d, err, sizeof err, path, sizeof path);
+  ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
+  ENSURE(b.peak < 65536 && b.live == 0);
+  b = (budget){0, 0, (size_t)64 << 20};
+  st = load_text(&b, "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n", "1000000000 4 0\n0 0 1 2 3\n", &d, err, sizeof err,
+                 path, sizeof path);
+  ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
+  ENSURE(b.peak < 65536 && b.live == 0);
+}
+
+/* an allocation failure is TF_E_NOMEM "out of memory", still naming the file, never a bad mesh */
+TF_TEST(mesh_tet_loaders_out_of_memory) {
+  char err[512], path[256];
+  tetmesh_data d;
+  const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n", *ele = "2 4 0\n0 0 1 2 3\n1 1 2 3 4\n";
+  const char *msh = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 1 1 1\n"
+                    "$EndNodes\n$Elements\n2\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n";
+  for (int gmsh = 0; gmsh < 2; ++gmsh) {
+    budget b = {0, 0, 0};
+    tf_status st = load_text(&b, gmsh ? msh : node, gmsh ? NULL : ele, &d, err, sizeof err, path, sizeof path);
+    TF_NOTE("%s", err);
+    ENSURE_MSG(st == TF_E_NOMEM && strstr(err, "out of memory"), "%d: %s", st, err);
+    ENSURE(strstr(err, path) == err && b.live == 0);
+    b = (budget){0, 0, (size_t)1 << 20};
+    ENSURE(load_text(&b, gmsh ? msh : node, gmsh ? NULL : ele, &d, err, sizeof err, path, sizeof path) == TF_OK);
+    ENSURE(b.live == 0);
+  }
+}
+
+/* Issue 14 (UBSan): a TetGen region attribute beyond int32 was converted to int32 (undefined) */
+TF_TEST(mesh_tetgen_region_attribute_out_of_range) {
+  tf_mem m;
+  mem_init(&m, NULL);
+  const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n";
+  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1e300\n1 1 2 3 4 1\n", -2, "region attribute 1e+300");
+  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1\n1 1 2 3 4 -3e9\n", -3, "out of the int32 range");
+  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1\n1 1 2 3 4 nan\n", -3, "not finite");
+  ENSURE(m.live_bytes == 0);
+}
+
+/* the in-memory entries (the fuzz targets') read like the file ones */
+TF_TEST(mesh_tet_loaders_from_memory) {
+  tf_mem m;
+  mem_init(&m, NULL);
+  char err[256];
+  tetmesh_data d;
+  const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n", *ele = "2 4 1\n0 0 1 2 3 3\n1 1 2 3 4 5\n";
+  ENSURE_MSG(tetmesh_load_tetgen_mem(&m, "a.node", node, strlen(node), "a.ele", ele, strlen(ele), &d, err, sizeof err) == TF_OK,
+             "%s", err);
+  check_two_tets(tf_failed_, &d, 3, 5);
+  tetmesh_data_free(&m, &d);
+  const char *msh = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 1 1 1\n"
+                    "$EndNodes\n$Elements\n2\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n";
+  ENSURE_MSG(tetmesh_load_gmsh_mem(&m, "a.msh", msh, strlen(msh), &d, err, sizeof err) == TF_OK, "%s", err);
+  check_two_tets(tf_failed_, &d, 11, 12);
+  tetmesh_data_free(&m, &d);
+  ENSURE(tetmesh_load_gmsh_mem(&m, "empty.msh", "", 0, &d, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE_MSG(strstr(err, "empty.msh:0: not a Gmsh file") == err, "%s", err);
+  ENSURE(m.live_bytes == 0);
+}

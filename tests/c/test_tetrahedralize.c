@@ -2,6 +2,7 @@
  * The lattice tetrahedralizer on a sphere and a torus: a valid, conforming tet mesh (no inverted
  * tets, dihedral angles within Kuhn's 45-90 degrees), enclosing the surface, which embeds with
  * non-negative weights summing to 1; the winding number inside/outside; bad input. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,4 +139,61 @@ TF_TEST(mesh_tetrahedralize_rejects_bad_input) {
   ENSURE(d.tet_count > 0);
   tetmesh_data_free(&m, &d);
   ENSURE(m.live_bytes == 0);
+}
+
+/* Issue 14 (UBSan): a surface whose bounding box overflows a double (corners at +-1.5e308) made
+ * the lattice's cell counts NaN, converted to int */
+TF_TEST(mesh_tetrahedralize_rejects_overflowing_extent) {
+  tf_mem m;
+  mem_init(&m, NULL);
+  double pos[12] = {-1.5e308, 0, 0, 1.5e308, 0, 0, 0, 1e308, 0, 0, 0, 1e308};
+  uint32_t tris[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+  tetmesh_data d;
+  char err[256];
+  ENSURE(tetrahedralize_surface(&m, pos, 4, tris, 4, 4, &d, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE_MSG(strstr(err, "too large for a double"), "%s", err);
+  /* a box so small that its cell underflows to 0 */
+  double tiny[12] = {0, 0, 0, 5e-324, 0, 0, 0, 5e-324, 0, 0, 0, 5e-324};
+  ENSURE(tetrahedralize_surface(&m, tiny, 4, tris, 4, 512, &d, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE(m.live_bytes == 0);
+}
+
+static tf_status flesh_from(const double *pos, const uint32_t *tris, uint32_t lattice_cells, char *err, size_t n) {
+  tf_flesh_def def;
+  tf_flesh_def_init(&def);
+  def.surface_positions = pos;
+  def.surface_vert_count = 4;
+  def.surface_triangles = tris;
+  def.surface_tri_count = 4;
+  def.lattice_cells = lattice_cells;
+  tf_sim *sim = NULL;
+  tf_status st = tf_flesh_create(&def, &sim, err, n);
+  tf_sim_destroy(sim);
+  return st;
+}
+
+/* Issue 14: flesh surfaces are validated like cloth's (a triangle that repeats a vertex or has no
+ * area is refused by number), an overflowing extent is refused before the lattice is sized, and
+ * lattice_cells 512 is refused up front with its memory estimate (it took a minute and gigabytes) */
+TF_TEST(flesh_surface_validation_and_lattice_limit) {
+  double pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  uint32_t tris[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+  char err[512];
+  uint32_t rep[12] = {0, 2, 1, 0, 1, 3, 0, 3, 3, 1, 2, 3};
+  ENSURE(flesh_from(pos, rep, 4, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE_MSG(strstr(err, "surface triangle 2 repeats a vertex (0 3 3)"), "%s", err);
+  double flat[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 1}; /* 0, 1, 2 on a line */
+  uint32_t ftris[12] = {0, 1, 3, 1, 2, 3, 0, 3, 2, 0, 2, 1};
+  ENSURE(flesh_from(flat, ftris, 4, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE_MSG(strstr(err, "surface triangle 2 (0 3 2)") || strstr(err, "is degenerate"), "%s", err);
+  double huge[12] = {-1.5e308, 0, 0, 1.5e308, 0, 0, 0, 1e308, 0, 0, 0, 1e308};
+  tf_status st = flesh_from(huge, tris, 4, err, sizeof err);
+  TF_NOTE("%s", err);
+  ENSURE_MSG(st == TF_E_BAD_MESH || st == TF_E_INVALID_ARG, "%s", err);
+  ENSURE(flesh_from(pos, tris, 512, err, sizeof err) == TF_E_INVALID_ARG);
+  TF_NOTE("%s", err);
+  ENSURE_MSG(strstr(err, "lattice_cells 512 would need ~") && strstr(err, "GB") && strstr(err, "limit 2.15 GB") &&
+                 strstr(err, "use <= 69"),
+             "%s", err);
+  ENSURE_MSG(flesh_from(pos, tris, 12, err, sizeof err) == TF_OK, "%s", err);
 }

@@ -14,6 +14,11 @@
 #define ERR(...) (snprintf(err, errn, __VA_ARGS__))
 
 static const uint32_t DEFAULT_LATTICE_CELLS = 12;
+/* lattice_cells is refused when its lattice could need more memory than this (tauform.h): 2 GiB
+ * is about 2.1 million tets, lattice_cells 69 for a cube (a cube keeps every cell) */
+static const double LATTICE_MAX_BYTES = 2147483648.0;
+/* a triangle is degenerate below this area relative to its longest edge squared (as for cloth) */
+static const double SURFACE_DEGENERATE_AREA_REL = 1e-10;
 
 void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size) {
   if (!def) return;
@@ -61,6 +66,25 @@ static tf_status check_surface(const tf_flesh_def *d, int required, uint32_t b, 
     if (d->surface_triangles[k] >= d->surface_vert_count)
       return ERR("surface triangle %zu: vertex index %u out of range %u..%u", k / 3 + b, d->surface_triangles[k] + b, b,
                  d->surface_vert_count - 1 + b), TF_E_BAD_MESH;
+  /* as for cloth: a triangle that repeats a vertex or has no area is no surface */
+  for (uint32_t t = 0; t < d->surface_tri_count; ++t) {
+    const uint32_t *v = d->surface_triangles + 3 * (size_t)t;
+    if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
+      return ERR("surface triangle %u repeats a vertex (%u %u %u)", t + b, v[0] + b, v[1] + b, v[2] + b), TF_E_BAD_MESH;
+    const double *p0 = d->surface_positions + 3 * (size_t)v[0], *p1 = d->surface_positions + 3 * (size_t)v[1],
+                 *p2 = d->surface_positions + 3 * (size_t)v[2];
+    double e1[3], e2[3], e3[3], c[3];
+    for (int k = 0; k < 3; ++k) e1[k] = p1[k] - p0[k], e2[k] = p2[k] - p0[k], e3[k] = p2[k] - p1[k];
+    c[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    c[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    c[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    double l2[3] = {e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2],
+                    e3[0] * e3[0] + e3[1] * e3[1] + e3[2] * e3[2]};
+    double area = 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    if (!(area > SURFACE_DEGENERATE_AREA_REL * fmax(l2[0], fmax(l2[1], l2[2]))))
+      return ERR("surface triangle %u (%u %u %u) is degenerate (zero area)", t + b, v[0] + b, v[1] + b, v[2] + b),
+             TF_E_BAD_MESH;
+  }
   if (required) {
     /* The lattice keeps the cells the surface encloses; an inward-wound surface encloses negative
      * volume and would be filled as a hollow shell with the wrong mass. */
@@ -71,6 +95,29 @@ static tf_status check_surface(const tf_flesh_def *d, int required, uint32_t b, 
                            : "it encloses nothing (a flat surface?)"), TF_E_BAD_MESH;
   }
   return TF_OK;
+}
+
+/* The lattice's memory, estimated before building it (every cell kept): refused above
+ * LATTICE_MAX_BYTES with the largest lattice_cells that fits. */
+static tf_status check_lattice(const tf_flesh_def *d, char *err, size_t errn) {
+  int dim[3];
+  double origin[3], h;
+  if (!tetrahedralize_lattice(d->surface_positions, d->surface_vert_count, (int)d->lattice_cells, dim, origin, &h))
+    return ERR("surface_positions: the surface has no extent, or one too large for a double"), TF_E_BAD_MESH;
+  double bytes = tetrahedralize_bytes(dim);
+  if (bytes <= LATTICE_MAX_BYTES) return TF_OK;
+  int lo = 1, hi = (int)d->lattice_cells; /* lo fits (or is below the minimum), hi does not */
+  while (hi - lo > 1) {
+    int mid = lo + (hi - lo) / 2;
+    if (tetrahedralize_lattice(d->surface_positions, d->surface_vert_count, mid, dim, origin, &h) &&
+        tetrahedralize_bytes(dim) <= LATTICE_MAX_BYTES)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return ERR("lattice_cells %u would need ~%.3g GB for up to %.3g million tets (limit %.3g GB); use <= %d",
+             d->lattice_cells, bytes / 1e9, bytes / TETRAHEDRALIZE_BYTES_PER_TET / 1e6, LATTICE_MAX_BYTES / 1e9, lo),
+         TF_E_INVALID_ARG;
 }
 
 static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
@@ -105,6 +152,7 @@ static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
   }
   tf_status st = check_surface(d, !d->tets, b, err, errn);
   if (st != TF_OK) return st;
+  if (!d->tets && (st = check_lattice(d, err, errn)) != TF_OK) return st;
   if (!check_material("material", d->youngs_modulus, d->poisson, d->density, err, errn)) return TF_E_INVALID_ARG;
   struct { tf_param p; const double *v; uint32_t c; } ps[] = {
       {TF_PARAM_TAU, &d->tau, 1}, {TF_PARAM_KAPPA, &d->kappa, 1}, {TF_PARAM_GRAVITY, d->gravity, 3},

@@ -2,6 +2,7 @@
  * See tetrahedralize.h. */
 #include "mesh/tetrahedralize.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +70,30 @@ static int tri_cube_overlap(const double *a, const double *b, const double *c, c
 /* Kuhn's six tets of a cube, corners numbered x + 2y + 4z, all positively oriented */
 static const int KUHN[6][4] = {{0, 1, 3, 7}, {0, 5, 1, 7}, {0, 3, 2, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 6, 4, 7}};
 
+int tetrahedralize_lattice(const double *pos, uint32_t vert_count, int cells, int dim[3], double origin[3], double *h) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (uint32_t i = 0; i < vert_count; ++i)
+    for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], pos[3 * (size_t)i + k]), hi[k] = fmax(hi[k], pos[3 * (size_t)i + k]);
+  double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  /* an extent that overflows (corners near +-DBL_MAX) or a cell that underflows to 0 would make
+   * the cell counts below inf or NaN, which do not convert to int */
+  if (cells < 1 || !(ext > 0.0) || !(ext <= DBL_MAX)) return 0;
+  *h = ext / cells;
+  if (!(*h > 0.0)) return 0;
+  /* the lattice: cell h, one cell of margin on every side */
+  for (int k = 0; k < 3; ++k) {
+    double n = ceil((hi[k] - lo[k]) / *h - 1e-9);
+    if (!(n >= 0.0 && n <= cells + 1.0)) return 0;
+    dim[k] = (int)n + 2;
+    origin[k] = (0.5 * lo[k] + 0.5 * hi[k]) - 0.5 * dim[k] * *h; /* no lo + hi: it may overflow */
+  }
+  return 1;
+}
+
+double tetrahedralize_bytes(const int dim[3]) {
+  return (double)dim[0] * dim[1] * dim[2] * 6.0 * TETRAHEDRALIZE_BYTES_PER_TET;
+}
+
 tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_count, const uint32_t *tris,
                                  uint32_t tri_count, int cells, tetmesh_data *out, char *err, size_t err_size) {
   memset(out, 0, sizeof *out);
@@ -80,31 +105,21 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
     snprintf(err, err_size, "a closed surface needs at least 4 vertices and 4 triangles (got %u, %u)", vert_count, tri_count);
     return TF_E_BAD_MESH;
   }
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (uint32_t i = 0; i < vert_count; ++i) {
+  for (uint32_t i = 0; i < vert_count; ++i)
     if (!tf_isfinite3(pos + 3 * (size_t)i)) {
       snprintf(err, err_size, "surface vertex %u is not finite", i);
       return TF_E_BAD_MESH;
     }
-    for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], pos[3 * (size_t)i + k]), hi[k] = fmax(hi[k], pos[3 * (size_t)i + k]);
-  }
   for (uint32_t t = 0; t < 3 * (size_t)tri_count; ++t)
     if (tris[t] >= vert_count) {
       snprintf(err, err_size, "surface triangle %u: vertex index %u out of range", t / 3, tris[t]);
       return TF_E_BAD_MESH;
     }
-  double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-  if (!(ext > 0.0)) {
-    snprintf(err, err_size, "the surface has no extent");
-    return TF_E_BAD_MESH;
-  }
-  /* the lattice: cell h, one cell of margin on every side */
-  const double h = ext / cells;
   int dim[3];
-  double origin[3];
-  for (int k = 0; k < 3; ++k) {
-    dim[k] = (int)ceil((hi[k] - lo[k]) / h - 1e-9) + 2;
-    origin[k] = 0.5 * (lo[k] + hi[k]) - 0.5 * dim[k] * h;
+  double origin[3], h;
+  if (!tetrahedralize_lattice(pos, vert_count, cells, dim, origin, &h)) {
+    snprintf(err, err_size, "the surface has no extent, or one too large for a double");
+    return TF_E_BAD_MESH;
   }
   const size_t nc = (size_t)dim[0] * dim[1] * dim[2];
   const size_t nv = (size_t)(dim[0] + 1) * (dim[1] + 1) * (dim[2] + 1);
@@ -134,10 +149,10 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
         double v = pos[3 * (size_t)tris[3 * t + q] + k];
         tlo = fmin(tlo, v), thi = fmax(thi, v);
       }
-      a[k] = (int)floor((tlo - origin[k]) / h - 1e-6);
-      b[k] = (int)floor((thi - origin[k]) / h + 1e-6);
-      a[k] = a[k] < 0 ? 0 : a[k];
-      b[k] = b[k] >= dim[k] ? dim[k] - 1 : b[k];
+      /* clamped as doubles: only in-range values convert to int */
+      double fa = floor((tlo - origin[k]) / h - 1e-6), fb = floor((thi - origin[k]) / h + 1e-6);
+      a[k] = fa > 0.0 ? (int)fmin(fa, dim[k] - 1.0) : 0;
+      b[k] = fb < dim[k] - 1.0 ? (fb > 0.0 ? (int)fb : 0) : dim[k] - 1;
     }
     const double *p0 = pos + 3 * (size_t)tris[3 * t], *p1 = pos + 3 * (size_t)tris[3 * t + 1], *p2 = pos + 3 * (size_t)tris[3 * t + 2];
     for (int z = a[2]; z <= b[2]; ++z)

@@ -32,9 +32,13 @@ static double noise4(const double p[4], uint64_t seed) {
   int64_t c[4];
   double f[4];
   for (int a = 0; a < 4; ++a) {
-    double fl = floor(p[a]);
+    /* x / turbulence_scale can be huge (a tiny scale) or inf: beyond 2^52 every double is an
+     * integer, so wrap there (a lattice point still, now one that fits int64); inf and NaN give 0 */
+    double pa = p[a];
+    if (!(fabs(pa) < 0x1p52)) pa = isfinite(pa) ? fmod(pa, 0x1p52) : 0.0;
+    double fl = floor(pa);
     c[a] = (int64_t)fl;
-    f[a] = fade(p[a] - fl);
+    f[a] = fade(pa - fl);
   }
   double acc = 0.0;
   for (int corner = 0; corner < 16; ++corner) {
