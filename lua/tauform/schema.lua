@@ -661,4 +661,263 @@ function M.after_params(name, def)
   return set
 end
 
+-- ---- the reference -----------------------------------------------------------------------------
+
+-- functions and methods: { signature, doc }
+M.functions = {
+  { "Library", {
+    { "tauform.cloth{...} -> sim", "a cloth simulation (fields: [tauform.cloth](#tauformcloth))" },
+    { "tauform.flesh{...} -> sim", "a flesh simulation (fields: [tauform.flesh](#tauformflesh))" },
+    { "tauform.tet_load(path) -> { vertices, tets, regions, region_names } | nil, message, code",
+      "reads a Gmsh .msh or TetGen .node/.ele tet mesh" },
+    { "tauform.critical_damping(lambda, mu, rho, wavelength) -> phi, psi [, warning]",
+      "strain-rate damping that critically damps waves of that wavelength" },
+    { "tauform.measure_settle(times, distances [, lambda, dt]) -> { settle_time, rate, tau }",
+      "fits the decay of a settling motion" },
+    { "tauform.native_bytes() -> bytes, allocations", "native memory the simulations hold now" },
+    { "tauform.version", "the library's version string" },
+    { "tauform.core.params", "the parameter table ([Parameters](#parameters))" },
+  } },
+  { "Simulation methods (sim:...)", {
+    { "sim:advance(dt [, substeps]) -> true | nil, message, code", "steps dt seconds in substeps (1..10000) implicit steps" },
+    { "sim:set{ name = value, ... } -> sim", "sets [parameters](#parameters); bend also takes one value per vertex; all checked before any is set" },
+    { "sim:get(name) -> value", "a parameter's value (a number or {x, y, z})" },
+    { "sim:positions([out]) / sim:velocities([out]) / sim:normals([out]) / sim:forces([out]) -> flat table", "per-vertex vectors {x1, y1, z1, ...}; out is reused" },
+    { "sim:position(i) -> x, y, z", "one vertex (1-based)" },
+    { "sim:vert_count() -> n / sim:triangles() -> flat 1-based triples", "mesh size and faces (a flesh body's tet boundary)" },
+    { "sim:pin(indices [, weights])", "pins vertices (weights: one number or one per vertex; 1 hard, below 1 soft)" },
+    { "sim:pin_targets(targets)", "where the pinned vertices go: one {x, y, z} per pin, flat or nested" },
+    { "sim:set_state(positions [, velocities])", "moves every vertex (and sets velocities)" },
+    { "sim:energy() -> joules / sim:stats() -> { steps, newton_iterations, cg_iterations, ... }", "diagnostics of the last advance" },
+    { "sim:settle_tau(settle_time, dt) -> tau, lambda | nil, message, code", "tau that settles the slowest mode in settle_time" },
+    { "sim:render_png(path [, options]) -> true | nil, message", "a shaded picture ([render options](#render-options))" },
+    { "sim:render_sheet(path, shapes [, options]) -> true | nil, message", "a contact sheet of position tables ([render options](#render-options))" },
+    { "sim:surface_positions([out]) / sim:rest_positions([out]) / sim:surface_count() / sim:info()", "flesh: the skin, the rest pose, skin size, tet quality and volume" },
+    { "sim:close() / sim:is_closed()", "frees the simulation now (also on <close> and garbage collection)" },
+  } },
+  { "Meshes (tauform.mesh)", {
+    { "tauform.mesh.grid{...} / disc{...} / ellipsoid{...} -> mesh", "helper meshes {vertices, triangles, groups} ([Mesh helpers](#mesh-helpers))" },
+    { "tauform.mesh.load_obj(path [, options]) -> mesh", "a Wavefront OBJ with named vertex groups" },
+    { "tauform.mesh.group(mesh, name) -> indices", "a group's vertex list (an error lists the groups there are)" },
+    { "tauform.mesh.vert_count(mesh) -> n", "vertex count" },
+  } },
+  { "Rigs, curves, caches", {
+    { "tauform.key{ {frame, value, interp =, ease =}, ..., interp = } -> curve", "a keyframe curve: interp \"smooth\" (default), \"linear\" or \"constant\"; ease \"in\", \"out\", \"in_out\"; values numbers or vectors" },
+    { "curve(t) / curve:slope(t) / curve:range()", "value, derivative and key range" },
+    { "tauform.rig.load(path or table [, { name = }]) -> rig", "reads and checks a [rig](#rig)" },
+    { "rig:create() -> sim / rig:apply(sim, frame)", "the simulation at the first frame; the rig's values and pin targets for a frame" },
+    { "tauform.run(rig [, options]) -> summary | nil, message, code", "steps a rig through its frames and writes a cache ([tauform.run options](#tauformrun-options))" },
+    { "tauform.cache.open(path, vert_count [, { start, fps, format, triangles }]) -> writer", "writer:write(flat positions) per frame, writer:close()" },
+    { "tauform.cache.read_pc2(path) -> cache", "reads a PC2 back" },
+    { "tauform.schema.validate(name, table) -> nil | message", "checks a table against this reference" },
+    { "tauform.plot.figure{...} / tauform.plot.csv(path, columns)", "SVG plots and CSV tables for studies" },
+  } },
+}
+
+local function fmt_num(v)
+  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
+  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 1e15 then return ("%d"):format(v) end
+  return ("%.6g"):format(v)
+end
+
+local function fmt_value(v)
+  if v == nil then return "" end
+  if type(v) == "number" then return fmt_num(v) end
+  if type(v) == "table" then
+    local parts = {}
+    for i, x in ipairs(v) do parts[i] = fmt_value(x) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
+  if type(v) == "string" and v:sub(1, 1) ~= "(" and v:sub(1, 1) ~= "<" then return ("%q"):format(v) end
+  return tostring(v)
+end
+
+-- a parameter's range in words: "> 0", "0..1", "(-1, 1)", "any"
+local function param_range(p)
+  local lo, hi = p.lo, p.hi
+  if lo == -math.huge and hi == math.huge then return "any" end
+  if hi == math.huge then return (p.lo_open and "> " or ">= ") .. fmt_num(lo) end
+  if p.lo_open or p.hi_open then
+    return (p.lo_open and "(" or "[") .. fmt_num(lo) .. ", " .. fmt_num(hi) .. (p.hi_open and ")" or "]")
+  end
+  return fmt_num(lo) .. ".." .. fmt_num(hi) .. (p.integer and " (whole)" or "")
+end
+
+local function type_words(f)
+  local parts = {}
+  for _, t in ipairs(f.type) do
+    if t == "enum" then
+      local q = {}
+      for i, v in ipairs(f.values) do q[i] = ("%q"):format(v) end
+      parts[#parts + 1] = table.concat(q, " or ")
+    elseif t == "table" and (f.sub or f.subs) then
+      local subs = f.subs or { f.sub }
+      local links = {}
+      for i, sname in ipairs(subs) do links[i] = ("[table](#%s)"):format(M.anchor(sname)) end
+      parts[#parts + 1] = table.concat(links, " / ")
+    elseif t == "array" and f.items then
+      parts[#parts + 1] = ("list of [tables](#%s)"):format(M.anchor(f.items))
+    elseif t == "table" and type(f.map) == "string" then
+      parts[#parts + 1] = ("{ [name] = [table](#%s) }"):format(M.anchor(f.map))
+    else
+      parts[#parts + 1] = ({ number = "number", integer = "integer", string = "string", boolean = "boolean",
+                             ["function"] = "function", table = "table", array = "list", mesh = "mesh",
+                             vec3 = "{x, y, z}", frames = "{first, last}" })[t]
+    end
+  end
+  return table.concat(parts, " or ")
+end
+
+-- GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes
+function M.anchor(title)
+  return (title:lower():gsub("[^%w%s_-]", ""):gsub("%s", "-"))
+end
+
+local function esc(s) return (tostring(s):gsub("|", "\\|")) end
+
+local function field_rows(out, def)
+  out[#out + 1] = "| field | type | unit | default | bounds | keyed | |"
+  out[#out + 1] = "|---|---|---|---|---|---|---|"
+  for _, f in ipairs(def) do
+    local p = f.param and P[f.param]
+    local bounds = f.bounds or (p and param_range(p)) or ""
+    local doc = f.doc or ""
+    if p and f[1] ~= f.param then doc = doc .. (" (parameter `%s`)"):format(f.param) end
+    if f.alias_of then doc = doc .. (" (alias of `%s`)"):format(f.alias_of) end
+    if f.after then doc = doc .. " (set right after creation)" end
+    if f.required then doc = doc .. " **required**" end
+    out[#out + 1] = ("| `%s` | %s | %s | %s | %s | %s | %s |"):format(f[1], esc(type_words(f)), esc(f.unit or ""),
+      esc(fmt_value(f.default)), esc(bounds), f.keyed and "yes" or "", esc(doc))
+  end
+end
+
+local SECTIONS = {
+  { "Constructors", { "tauform.cloth", "tauform.flesh", "flesh.materials[i]", "solver" } },
+  { "Method options", { "render options" } },
+  { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.load_obj options" } },
+  { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
+              "rig.bend", "rig.pins[i]", "rig.pins[i].rotate", "rig.wind", "rig.wind.turbulence", "rig.wind.gust" } },
+  { "Running", { "tauform.run options" } },
+}
+
+-- plugin/docs/reference.md
+function M.markdown()
+  local out = {}
+  local function add(s) out[#out + 1] = s end
+  add("# tauform Lua reference")
+  add("")
+  add("<!-- Generated from lua/tauform/schema.lua (schema.markdown()); do not edit by hand. Regenerate with:")
+  add("     LUA_PATH='lua/?.lua;lua/?/init.lua;;' LUA_CPATH='build/lua/?.so;;' \\")
+  add("       lua5.4 -e 'io.write(require(\"tauform.schema\").markdown())' > plugin/docs/reference.md")
+  add("     tests/spec/reference_spec.lua fails when this file differs from what the schema produces. -->")
+  add("")
+  add("Every function, method and table a Lua user writes, with units, defaults and bounds. Every table "
+   .. "is checked against this reference before use: an unknown field is an error naming its path and "
+   .. "the closest valid name, e.g.")
+  add("")
+  add("```")
+  add("cape.lua: pins[1].weigth: unknown field (did you mean 'weight'?)")
+  add("cape.lua: frames: expected {first, last} (two frame numbers), got string \"1-96\"")
+  add("bad argument #1 to 'tauform.cloth' (stretch_stiffness: unknown field (did you mean 'stretch'? the C name stretch_stiffness is 'stretch' in Lua))")
+  add("```")
+  add("")
+  add("Conventions:")
+  add("")
+  add("- Units are SI (m, kg, s); angles in rigs are degrees. Vectors are `{x, y, z}`; vertex arrays are flat "
+   .. "`{x1, y1, z1, ...}` or nested `{{x, y, z}, ...}`; vertex numbers are 1-based.")
+  add("- **keyed** fields (rigs) take a constant, a keyframe curve `tauform.key{ {frame, value}, ... }` or a "
+   .. "`function(frame)` returning the value; a function's result is checked every frame.")
+  add("- A parameter has one Lua name everywhere ([Parameters](#parameters)); its bounds are the library's "
+   .. "and are checked when it is set. The C names (`stretch_stiffness`) are not accepted in Lua: using one "
+   .. "is an error that names the Lua name. The rig's `wind` table keeps short names for its parameters "
+   .. "(`density` for `air_density`, which it accepts too; `turbulence.amplitude` for `turbulence`, ...).")
+  add("- Static tables are checked once (when created or loaded), not per frame.")
+  add("")
+  add("## Contents")
+  add("")
+  add("- [Functions and methods](#functions-and-methods)")
+  add("- [Parameters](#parameters)")
+  for _, sec in ipairs(SECTIONS) do
+    add(("- [%s](#%s)"):format(sec[1], M.anchor(sec[1])))
+    for _, name in ipairs(sec[2]) do add(("  - [%s](#%s)"):format(name, M.anchor(name))) end
+  end
+  add("- [Vertex groups of the helper meshes](#vertex-groups-of-the-helper-meshes)")
+  add("- [Using a cache in Blender (Mesh Cache)](#using-a-cache-in-blender-mesh-cache)")
+  add("")
+  add("## Functions and methods")
+  add("")
+  for _, group in ipairs(M.functions) do
+    add("### " .. group[1])
+    add("")
+    for _, fn in ipairs(group[2]) do add(("- `%s`: %s"):format(fn[1], fn[2])) end
+    add("")
+  end
+  add("## Parameters")
+  add("")
+  add("The library's parameter table (`tauform.core.params`): the names `sim:set`, `sim:get`, the "
+   .. "constructors and rigs use. Keyable parameters may change every frame.")
+  add("")
+  add("| name | C name | unit | default | range | keyable | cloth | flesh | |")
+  add("|---|---|---|---|---|---|---|---|---|")
+  local names = {}
+  for n in pairs(P) do names[#names + 1] = n end
+  table.sort(names)
+  for _, n in ipairs(names) do
+    local p = P[n]
+    add(("| `%s` | `%s` | %s | %s | %s | %s | %s | %s | %s |"):format(n, p.c_name, esc(p.unit), esc(fmt_value(p.default)),
+      esc(param_range(p)), p.keyable and "yes" or "", p.cloth and "yes" or "", p.flesh and "yes" or "", esc(p.doc)))
+  end
+  add("")
+  add("In a rig: `tau`, `kappa`, `gravity`, `bend` at the top level; `stretch`, `poisson`, `youngs`, "
+   .. "`pin_stiffness` in `material`; `wind`, `air_density`, `drag`, `lift`, `turbulence*`, `gust*` in "
+   .. "`wind`. `time` is the simulation's clock (`sim:set{ time = ... }`), which rigs leave alone.")
+  add("")
+  for _, sec in ipairs(SECTIONS) do
+    add("## " .. sec[1])
+    add("")
+    for _, name in ipairs(sec[2]) do
+      local def = M.tables[name]
+      add("### " .. name)
+      add("")
+      add(def.doc)
+      add("")
+      if def.example then
+        add("```lua")
+        add(def.example)
+        add("```")
+        add("")
+      end
+      field_rows(out, def)
+      add("")
+    end
+  end
+  add("## Vertex groups of the helper meshes")
+  add("")
+  add("Rigs pin and map groups by name (`pins = { { group = \"row0\" } }`, `bend = { groups = { row0 = ... } }`).")
+  add("")
+  add("| helper | groups |")
+  add("|---|---|")
+  for _, name in ipairs({ "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid" }) do
+    add(("| `%s` | %s |"):format(name, "`" .. table.concat(M.tables[name].groups, "`, `") .. "`"))
+  end
+  add("| `tauform.mesh.load_obj` | the OBJ's `g`/`o` names and the lines of `<path>.groups` |")
+  add("")
+  add("## Using a cache in Blender (Mesh Cache)")
+  add("")
+  add("The runner writes a PC2 point cache (`--out shot.pc2`) and, beside it, the rest mesh as an OBJ "
+   .. "(the same vertices in the same order). To play it in Blender:")
+  add("")
+  add("1. File > Import > Wavefront (.obj): the rest mesh written beside the cache. In the importer, keep "
+   .. "the vertex order (Split by Object/Group off) and set Forward/Up to match the cache (tauform is Z up: "
+   .. "Forward Y, Up Z).")
+  add("2. Add Modifier > Deform > Mesh Cache on the imported object; Format **PC2**, File Path the `.pc2`.")
+  add("3. Frame Start **1** (the cache's first frame plays at scene frame 1; use the rig's first frame to "
+   .. "line up with a shot), Play Mode Scene. Scrub the timeline.")
+  add("")
+  add("A flesh rig's cache holds its skin (the surface's vertices); a flesh body without a skin caches its "
+   .. "tet vertices. MDD (`--out shot.mdd`) loads the same way with Format MDD.")
+  add("")
+  return table.concat(out, "\n")
+end
+
 return M
