@@ -5,14 +5,86 @@
 --   local body <close> = tauform.flesh{ surface = tauform.mesh.ellipsoid{ radii = {0.2, 0.15, 0.1} },
 --                                       cells = 10, youngs = 3e4, poisson = 0.45, tau = 0.2 }
 -- The simulation methods come from the C binding (tauform.core); this module adds the mesh
--- helpers, keyframe curves, rigs, caches and the frame-range runner.
+-- helpers, keyframe curves, rigs, caches and the frame-range runner. Every table a user writes is
+-- checked against tauform.schema before use (an unknown or misspelled field is an error naming
+-- the closest valid one); plugin/docs/reference.md is generated from that schema.
 local core = require "tauform.core"
+local schema = require "tauform.schema"
+
+-- "bad argument #n to 'fname' (msg)", at the caller of the wrapped function, as the binding words it
+local function argerror(n, fname, msg) error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), 3) end
+
+-- the constructors, checked against their schema; the kind's parameters the C constructor does not
+-- read (wind, drag, ...) are set right after creation, so every parameter is a constructor field.
+-- The C functions are called through upvalues named like them, so their own errors still name
+-- 'cloth' and 'flesh'.
+local function after(name, def, sim)
+  local set = type(def) == "table" and schema.after_params(name, def)
+  if set then
+    local ok, err = pcall(sim.set, sim, set)
+    if not ok then
+      sim:close()
+      argerror(1, name, (tostring(err):match("^bad argument #%d+ to '[^']*' %((.*)%)$") or tostring(err)))
+    end
+  end
+  return sim
+end
+
+local function check(name, def, n)
+  if type(def) == "table" then
+    local msg = schema.validate(name, def)
+    if msg then error(("bad argument #%d to '%s' (%s)"):format(n or 1, name, msg), 3) end
+  end
+end
+
+local cloth, flesh = core.cloth, core.flesh
+local function checked_cloth(def, ...)
+  check("tauform.cloth", def)
+  local sim = cloth(def, ...)
+  return after("tauform.cloth", def, sim)
+end
+local function checked_flesh(def, ...)
+  check("tauform.flesh", def)
+  local sim = flesh(def, ...)
+  return after("tauform.flesh", def, sim)
+end
+
+local function pass(...) return ... end
+
+-- the sim methods that take option tables (render_png, render_sheet), checked before the C method
+-- runs; sim:set and sim:get check their parameter names in C. The argument number counts self
+-- only when the method is not called with a colon, as Lua's own messages do.
+local function wrap_methods()
+  local reg = debug and debug.getregistry and debug.getregistry()
+  local mt = reg and reg["tauform.sim"]
+  if not mt or type(mt.__index) ~= "table" or reg["tauform.schema.wrapped"] then return end
+  reg["tauform.schema.wrapped"] = true
+  local m = mt.__index
+  local render_png, render_sheet = m.render_png, m.render_sheet
+  local function opts(opt, n, fname)
+    if type(opt) ~= "table" then return end
+    local msg = schema.validate("render options", opt)
+    if not msg then return end
+    local how = debug.getinfo(2, "n")
+    if how and how.namewhat == "method" then n = n - 1 end
+    error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), 3)
+  end
+  m.render_png = function(self, path, opt, ...)
+    opts(opt, 3, "render_png")
+    return pass(render_png(self, path, opt, ...))
+  end
+  m.render_sheet = function(self, path, shapes, opt, ...)
+    opts(opt, 4, "render_sheet")
+    return pass(render_sheet(self, path, shapes, opt, ...))
+  end
+end
+wrap_methods()
 
 local tauform = {
   version = core.version,
   core = core,
-  cloth = core.cloth,
-  flesh = core.flesh,
+  cloth = checked_cloth,
+  flesh = checked_flesh,
   tet_load = core.tet_load,
   critical_damping = core.critical_damping,
   native_bytes = core.native_bytes,
@@ -20,6 +92,33 @@ local tauform = {
 }
 
 tauform.mesh = require "tauform.mesh"
+-- the mesh helpers' option tables, checked (the helpers themselves live in mesh.lua)
+for _, name in ipairs({ "grid", "disc", "ellipsoid" }) do
+  local helper, full = tauform.mesh[name], "tauform.mesh." .. name
+  if helper and not schema.wrapped_helpers then
+    tauform.mesh[name] = function(opt, ...)
+      if opt ~= nil then
+        local msg = schema.validate(full, opt)
+        if msg then argerror(1, full, msg) end
+      end
+      return helper(opt, ...)
+    end
+  end
+end
+do
+  local load_obj = tauform.mesh.load_obj
+  if load_obj and not schema.wrapped_helpers then
+    tauform.mesh.load_obj = function(path, opt, ...)
+      if opt ~= nil then
+        local msg = schema.validate("tauform.mesh.load_obj options", opt)
+        if msg then argerror(2, "tauform.mesh.load_obj", msg) end
+      end
+      return load_obj(path, opt, ...)
+    end
+  end
+end
+schema.wrapped_helpers = true
+tauform.schema = schema
 tauform.keyframes = require "tauform.keyframes"
 tauform.key = tauform.keyframes.curve
 tauform.cache = require "tauform.cache"

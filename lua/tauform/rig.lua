@@ -35,19 +35,19 @@
 --
 -- Rig:create() builds the simulation at the first frame (parameters of that frame, pinned vertices
 -- at their targets); Rig:apply(sim, frame) sets every parameter and the pin targets for `frame`
--- (call it before advancing to that frame). Errors name the rig file and
--- the field.
+-- (call it before advancing to that frame). Every table of the rig is checked against
+-- tauform.schema when it loads (an unknown field names the closest valid one); a keyed function's
+-- result is checked for every frame. Errors name the rig file and the field's path:
+--   cape.lua: pins[1].weigth: unknown field (did you mean 'weight'?)
 local keyframes = require "tauform.keyframes"
 local meshlib = require "tauform.mesh"
 local core = require "tauform.core"
+local schema = require "tauform.schema"
 
 local M = {}
 local Rig = {}
 Rig.__index = Rig
 
-local KNOWN = { mesh = 1, flesh = 1, material = 1, fps = 1, frames = 1, substeps = 1, tau = 1, kappa = 1,
-                gravity = 1, bend = 1, pins = 1, frame = 1, setup = 1, solver = 1, name = 1, wind = 1,
-                view = 1, settle = 1 }
 -- the slowest mode is recomputed when a load or stiffness it depends on changes by more than this
 local SETTLE_RECOMPUTE = 0.1
 local AIR_DENSITY = 1.225 -- kg/m^3, sea level: the default once a rig has wind
@@ -70,6 +70,20 @@ local function check_param(self, name, v, vector)
   elseif t ~= "number" then
     fail(self, "field '%s' must be a number, a curve or a function (got %s)", name, t)
   end
+end
+
+-- a keyed value at `frame`: a function's result is checked (a number, or {x, y, z} for a vector)
+-- every frame, a constant or curve was checked when the rig loaded
+local function sample(self, path, x, frame, vector)
+  if type(x) == "function" then
+    local v = x(frame)
+    if v ~= nil then
+      local msg = schema.check_result(path, v, vector)
+      if msg then fail(self, "frame %g: %s", frame, msg) end
+    end
+    return v
+  end
+  return keyframes.sample(x, frame)
 end
 
 -- Rodrigues rotation of p about axis (unit) through center by angle (radians)
@@ -99,9 +113,8 @@ function M.load(spec, opt)
   if type(spec) == "function" then spec = spec() end
   if type(spec) ~= "table" then error(("%s: a rig must return a table"):format(source), 0) end
   local self = setmetatable({ spec = spec, source = source, dir = dir }, Rig)
-  for k in pairs(spec) do
-    if not KNOWN[k] then fail(self, "unknown field '%s'", tostring(k)) end
-  end
+  local bad = schema.validate("rig", spec)
+  if bad then fail(self, "%s", bad) end
   if spec.flesh ~= nil then
     if spec.mesh ~= nil then fail(self, "give either 'mesh' (cloth) or 'flesh', not both") end
     if spec.bend ~= nil then fail(self, "field 'bend' is a cloth parameter: flesh has no hinges") end
@@ -244,9 +257,9 @@ function Rig:create_flesh(first)
                 pin_stiffness = m.pin_stiffness, solver = spec.solver, materials = materials,
                 tet_materials = tet_materials }
   if self.tets then def.vertices, def.tets = self.tets.vertices, self.tets.tets end
-  def.tau = keyframes.sample(spec.tau, first)
-  def.kappa = keyframes.sample(spec.kappa, first)
-  def.gravity = keyframes.sample(spec.gravity, first)
+  def.tau = sample(self, "tau", spec.tau, first)
+  def.kappa = sample(self, "kappa", spec.kappa, first)
+  def.gravity = sample(self, "gravity", spec.gravity, first, true)
   local ok, sim = pcall(core.flesh, def)
   if not ok then -- name a bad region material by its region, not by its place in the list
     local function label(k) return labels and labels[tonumber(k)] or "material " .. k end
@@ -265,9 +278,9 @@ function Rig:create_cloth(first)
   local def = { vertices = self.mesh.vertices, triangles = self.mesh.triangles, density = m.density,
                 total_mass = m.total_mass, masses = m.masses, stretch = m.stretch, poisson = m.poisson,
                 pin_stiffness = m.pin_stiffness, solver = spec.solver }
-  def.tau = keyframes.sample(spec.tau, first)
-  def.kappa = keyframes.sample(spec.kappa, first)
-  def.gravity = keyframes.sample(spec.gravity, first)
+  def.tau = sample(self, "tau", spec.tau, first)
+  def.kappa = sample(self, "kappa", spec.kappa, first)
+  def.gravity = sample(self, "gravity", spec.gravity, first, true)
   local ok, sim = pcall(core.cloth, def)
   if not ok then fail(self, "%s", why(sim)) end
   return sim
@@ -333,9 +346,9 @@ function Rig:targets(frame)
     if custom and #custom ~= 3 * #p.ids then
       fail(self, "pins[%d].targets returned %d numbers for %d vertices", k, #custom, #p.ids)
     end
-    local tr = keyframes.sample(s.translate, frame) or { 0, 0, 0 }
+    local tr = sample(self, ("pins[%d].translate"):format(k), s.translate, frame, true) or { 0, 0, 0 }
     local rot = s.rotate
-    local angle = rot and math.rad(keyframes.sample(rot.angle, frame) or 0)
+    local angle = rot and math.rad(sample(self, ("pins[%d].rotate.angle"):format(k), rot.angle, frame) or 0)
     local axis, center
     if rot then
       axis = rot.axis
@@ -360,11 +373,11 @@ end
 
 -- per-vertex bend map at `frame` from { value = ..., groups = { name = ... } }
 local function bend_map(self, b, frame)
-  local base = keyframes.sample(b.value or 0, frame)
+  local base = sample(self, "bend.value", b.value or 0, frame)
   local map = {}
   for i = 1, self.n do map[i] = base end
   for name, v in pairs(b.groups or {}) do
-    local x = keyframes.sample(v, frame)
+    local x = sample(self, "bend.groups." .. name, v, frame)
     for _, i in ipairs(self.mesh.groups[name]) do map[i] = x end
   end
   return map
@@ -373,32 +386,33 @@ end
 function Rig:apply(sim, frame)
   local spec = self.spec
   local set = {}
-  set.tau = keyframes.sample(spec.tau, frame)
-  set.kappa = keyframes.sample(spec.kappa, frame)
-  set.gravity = keyframes.sample(spec.gravity, frame)
+  set.tau = sample(self, "tau", spec.tau, frame)
+  set.kappa = sample(self, "kappa", spec.kappa, frame)
+  set.gravity = sample(self, "gravity", spec.gravity, frame, true)
   local b = spec.bend
   if type(b) == "table" and not keyframes.is_curve(b) then set.bend = bend_map(self, b, frame)
-  else set.bend = keyframes.sample(b, frame) end
+  else set.bend = sample(self, "bend", b, frame) end
   local w = spec.wind
   if w then
-    local sample = keyframes.sample
-    set.wind = sample(w.velocity or { 0, 0, 0 }, frame)
-    set.air_density = sample(w.density or AIR_DENSITY, frame)
-    set.drag = sample(w.drag, frame)
-    set.lift = sample(w.lift, frame)
+    set.wind = sample(self, "wind.velocity", w.velocity or { 0, 0, 0 }, frame, true)
+    local rho = w.density
+    if rho == nil then rho = w.air_density end -- the parameter's own name, accepted too
+    set.air_density = sample(self, "wind.density", rho or AIR_DENSITY, frame)
+    set.drag = sample(self, "wind.drag", w.drag, frame)
+    set.lift = sample(self, "wind.lift", w.lift, frame)
     local t, g = w.turbulence or {}, w.gust or {}
-    set.turbulence = sample(t.amplitude, frame)
+    set.turbulence = sample(self, "wind.turbulence.amplitude", t.amplitude, frame)
     set.turbulence_scale = t.scale
     set.turbulence_time = t.time
     set.turbulence_seed = t.seed
-    set.gust = sample(g.amplitude, frame)
+    set.gust = sample(self, "wind.gust.amplitude", g.amplitude, frame)
     set.gust_period = g.period
   end
   local ok, err = pcall(sim.set, sim, set)
   if not ok then fail(self, "frame %g: %s", frame, why(err)) end
   -- settle time: from the slowest mode under this frame's loads and stiffness (set just above)
   if spec.settle ~= nil then
-    local tau = self:settle_tau(sim, keyframes.sample(spec.settle, frame), frame)
+    local tau = self:settle_tau(sim, sample(self, "settle", spec.settle, frame), frame)
     sim:set{ tau = tau }
   end
   if self.pin_count and self.pin_count > 0 then

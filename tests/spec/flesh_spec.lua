@@ -92,15 +92,16 @@ describe("flesh", function()
     local ok, err = pcall(soft.create, soft)
     assert.is_false(ok)
     assert.matches("material.regions.fat: youngs_modulus must be > 0", err, 1, true)
-    local typo = tauform.rig.load({ flesh = { tets = m }, material = { regions = { fat = { youngs = "stiff" } } } })
-    ok, err = pcall(typo.create, typo)
-    assert.matches("material.regions.fat.youngs must be a number, got string", err, 1, true)
+    -- a wrong type is found when the rig loads, by the schema
+    ok, err = pcall(tauform.rig.load, { flesh = { tets = m }, material = { regions = { fat = { youngs = "stiff" } } } })
+    assert.is_false(ok)
+    assert.are.equal('rig: material.regions.fat.youngs: expected a number, got string "stiff"', err)
     -- a numeric string converts, as every other number field does
     local sim = tauform.flesh({ vertices = m.vertices, tets = m.tets, materials = { { youngs = "2e5" } } })
     sim:close()
     -- the same through tauform.flesh: 1-based names
     ok, err = pcall(tauform.flesh, { vertices = m.vertices, tets = m.tets, materials = { { youngs = "stiff" } } })
-    assert.matches("materials[1].youngs must be a number, got string", err, 1, true)
+    assert.matches('materials[1].youngs: expected a number, got string "stiff"', err, 1, true)
     ok, err = pcall(tauform.flesh, { vertices = m.vertices, tets = m.tets, materials = { {} }, tet_materials = { 1, 2 } })
     assert.matches("tet_materials[2] = 2 but there are 1 materials", err, 1, true)
     ok, err = pcall(tauform.flesh, { vertices = m.vertices, tets = { { 1, 2, 3, 4 }, 2, 3, 4, 5 } })
@@ -151,7 +152,10 @@ describe("flesh", function()
                      "rig: field 'bend' is a cloth parameter: flesh has no hinges")
     assert.has_error(function() tauform.rig.load({ flesh = { surface = skin }, pins = { { group = "top" } } }) end,
                      "rig: pins[1]: flesh pins choose vertices with select or indices")
-    assert.has_error(function() tauform.rig.load({ flesh = { skin = skin } }) end, "rig: flesh: unknown field 'skin'")
+    assert.has_error(function() tauform.rig.load({ flesh = { skin = skin } }) end,
+                     "rig: flesh.skin: unknown field (fields: surface, cells, tets)")
+    assert.has_error(function() tauform.rig.load({ flesh = { surface = skin, cels = 4 } }) end,
+                     "rig: flesh.cels: unknown field (did you mean 'cells'?)")
     local rig = tauform.rig.load({ flesh = { surface = skin, cells = 4 }, pins = { { select = function() return false end } } })
     assert.has_error(function() rig:create() end, "rig: pins[1] selects no vertex")
   end)

@@ -73,8 +73,10 @@ end
 describe("rig", function()
   it("names the rig and the field in its errors", function()
     assert.has_error(function() tauform.rig.load(grid_rig{ tau = "fast" }) end,
-                     "rig: field 'tau' must be a number, a curve or a function (got string)")
-    assert.has_error(function() tauform.rig.load(grid_rig{ wobble = 1 }) end, "rig: unknown field 'wobble'")
+                     'rig: tau: expected a number, a keyframe curve or a function(frame), got string "fast"')
+    assert.has_error(function() tauform.rig.load(grid_rig{ wobble = 1 }) end,
+                     "rig: wobble: unknown field (fields: mesh, flesh, material, fps, frames, substeps, tau, settle, "
+                     .. "kappa, gravity, bend, pins, wind, solver, view, frame, setup, name)")
     assert.has_error(function() tauform.rig.load(grid_rig{ pins = { { group = "nope" } } }) end)
     -- the library's own checks read as the rig's: 1-based, without the binding's argument wrapper
     local twice = tauform.rig.load(grid_rig{ pins = { { indices = { 1, 2, 2 } } } })

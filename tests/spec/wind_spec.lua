@@ -55,7 +55,7 @@ describe("wind from rigs", function()
   it("rejects bad wind values with a clear message", function()
     local m = tauform.mesh.grid{ nx = 2, ny = 2 }
     assert.has_error(function() tauform.rig.load{ mesh = m, wind = 3 } end,
-                     "rig: field 'wind' must be a table { velocity = ..., ... }")
+                     "rig: wind: expected a table {velocity, density, air_density, drag, ...}, got number 3")
     local rig = tauform.rig.load{ mesh = m, wind = { velocity = { 1, 0, 0 }, density = -1 } }
     local ok, err = pcall(rig.create, rig)
     assert.is_false(ok)
