@@ -35,13 +35,14 @@ typedef struct sim_params {
 
 /* per connected component scratch for rigid fits and projections */
 typedef struct sim_comp {
-  int pinned;       /* has at least one pin (hard or soft): pure flow, no ballistic subspace */
+  int pinned;       /* has at least one hard pin: pure flow, no ballistic subspace */
   double mass;      /* kg */
   double com[3];    /* centre of mass at x_n */
   double inertia[9];/* about com, at x_n */
   /* carrier fit of the pins */
   double pin_w, pin_c[3], pin_J[9];
   double acc[6]; /* accumulators */
+  double K[36];  /* dt^2 x the soft pins' stiffness seen by the rigid modes (rigid_project_sprung) */
 } sim_comp;
 
 typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;
@@ -169,6 +170,10 @@ TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pi
 /* rigid.c */
 TF_LOCAL void rigid_update_frames(tf_sim *s, const double *x);
 TF_LOCAL void rigid_project(tf_sim *s, const double *x, const double *u, double *out);
+/* the ballistic velocity of free pieces with their soft pins' springs implicit (backward Euler):
+ * out = J xi, (M_R + dt^2 K_R) xi = J^T M u, K_R = sum over soft pins k J_i^T J_i (J_i xi the
+ * pinned vertex's rigid velocity). Without soft pins this is rigid_project */
+TF_LOCAL void rigid_project_sprung(tf_sim *s, const double *x, const double *u, double dt, double *out);
 
 /* pins.c */
 TF_LOCAL void pins_substep_targets(tf_sim *s, double s0, double s1);

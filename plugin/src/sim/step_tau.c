@@ -48,21 +48,25 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
    * deformable part f_d = f - M Pi M^-1 f, and w_n = u_n - Pi u_n */
   rigid_update_frames(s, x);
-  /* soft pins on free pieces: their springs break the rigid invariance of PE, so their pull at
-   * x_n drives the ballistic part (explicitly); the implicit spring in PE shapes the deformation */
+  /* soft pins on free pieces: their springs break the rigid invariance of PE, so they act on the
+   * ballistic part too. Implicitly (backward Euler, rigid_project_sprung): their pull at x_n
+   * towards the end-of-step targets plus the stiffness the rigid modes see over the step. The
+   * explicit pull alone diverged once dt sqrt(k_R/M_R) > 2 (tau-step.md sec. 4: w = 0.999 at
+   * 48 steps/s reached 1e11 m in 48 frames with every step's minimization converged, because the
+   * rigid part of the minimizer, where the spring acted implicitly, is discarded in 9) */
   memset(s->fsoft, 0, sizeof(double) * 3 * n);
   for (uint32_t q = 0; q < s->pin_count; ++q) {
     uint32_t i = s->pin_idx[q];
     double w = s->pin_w[q];
     if (w >= 1.0 || s->comp[s->mesh.comp[i]].pinned) continue;
     double k = s->mass[i] * s->par.pin_stiffness * w / (1.0 - w), d[3];
-    v3_sub(d, x + 3 * (size_t)i, s->pin_sub0 + 3 * (size_t)q);
+    v3_sub(d, x + 3 * (size_t)i, s->pin_sub + 3 * (size_t)q);
     v3_axpy(s->fsoft + 3 * (size_t)i, -k, d);
   }
   double *u = s->tmp, *vR = s->xhat, *wn = s->wn; /* xhat is rebuilt below from v_R */
   for (size_t k = 0; k < 3 * (size_t)n; ++k)
     u[k] = v[k] - s->vref[k] + dt * (s->f[k] + s->fsoft[k]) / s->mass[k / 3];
-  rigid_project(s, x, u, vR);
+  rigid_project_sprung(s, x, u, dt, vR);
   /* f_d: project the acceleration field f/m */
   for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = s->f[k] / s->mass[k / 3];
   rigid_project(s, x, u, s->y);
