@@ -324,7 +324,12 @@ TF_API tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const dou
 TF_API tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count);
 
 #define TF_MAX_SUBSTEPS 10000
-/* Advance by frame_dt seconds in `substeps` equal steps (1 to TF_MAX_SUBSTEPS). */
+/* Advance by frame_dt seconds in `substeps` equal steps (1 to TF_MAX_SUBSTEPS). Every substep is
+ * checked: its result must be finite and must not raise the step's objective above its value at
+ * the start (each step is a minimization; tau-step.md sec. 7). On failure the whole frame is rolled
+ * back (state and clock as before the call), TF_E_NOT_CONVERGED is returned, tf_sim_last_error
+ * names the frame (advances completed since create, from index_base), the substep and what failed,
+ * and tf_sim_get_stats reports that advance's steps with residual inf. */
 TF_API tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps);
 
 /* Overwrite the state (e.g. restart from a cache). positions (vert_count x 3) m; velocities
@@ -381,8 +386,10 @@ typedef struct tf_stats {
   uint32_t newton_iterations;  /* summed over substeps */
   uint32_t cg_iterations;      /* summed over substeps and Newton iterations */
   uint32_t max_newton_per_step;
-  uint32_t unconverged_steps;  /* steps that hit max_newton; the iterate still lowered the energy */
-  double residual;             /* last step: convergence measure / tolerance, <= 1 when converged */
+  uint32_t unconverged_steps;  /* steps that hit max_newton or whose solve broke down (the iterate
+                                  still lowered the energy), plus a step that failed its check */
+  double residual;             /* last step: convergence measure / tolerance, <= 1 when converged;
+                                  inf when the advance failed and was rolled back */
   double seconds;              /* wall time of the advance */
   uint64_t total_steps;        /* since create */
 } tf_stats;

@@ -134,6 +134,14 @@ struct tf_sim {
   uint32_t *tri_slot;   /* (tri_count x 9) BSR slots of each triangle's blocks */
   uint32_t *hinge_slot; /* (hinge_count x 16) */
 
+  /* the objective the step's solver minimizes: sim_step_eval. A seam for tests only: the step's
+   * sanity check evaluates sim_step_eval itself, so a solver given a wrong objective is caught */
+  newton_eval_fn solve_eval;
+  /* the sanity check of the last step (step_tau): objective at the start iterate and the result */
+  double check_e0, check_e1;
+  uint32_t check_vertex; /* first non-finite vertex, when that failed */
+  uint64_t frames;       /* advances completed since create: named in failure messages */
+
   /* rollback copy for failed advances */
   double *x_save, *v_save, *vref_save;
 
@@ -194,7 +202,10 @@ TF_LOCAL void aero_forces(tf_sim *s, const double *x, const double *v, double t,
 TF_LOCAL tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda);
 
 /* step_tau.c, step_strain_rate.c */
-TF_LOCAL void step_tau(tf_sim *s, double dt, newton_result *res);
+/* NULL, or what failed the step's sanity check (s->check_*: the numbers): the step's result must
+ * be finite and must not raise its objective above the start iterate's (a minimization's only
+ * guarantee, newton.h). On failure the state may be garbage: the caller rolls back */
+TF_LOCAL const char *step_tau(tf_sim *s, double dt, newton_result *res);
 TF_LOCAL void step_strain_rate(tf_sim *s, double dt);
 
 /* advance.c */
