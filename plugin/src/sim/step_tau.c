@@ -76,7 +76,7 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
    * ballistic part too. Implicitly (backward Euler, rigid_project_sprung): their pull at x_n
    * towards the end-of-step targets plus the stiffness the rigid modes see over the step. The
    * explicit pull alone diverged once dt sqrt(k_R/M_R) > 2 (tau-step.md sec. 4: w = 0.999 at
-   * 48 steps/s reached 1e11 m in 48 frames with every step's minimization converged, because the
+   * 48 steps/s reached 6e11 m in 48 frames with every step's minimization converged, because the
    * rigid part of the minimizer, where the spring acted implicitly, is discarded in 9) */
   memset(s->fsoft, 0, sizeof(double) * 3 * n);
   for (uint32_t q = 0; q < s->pin_count; ++q) {
