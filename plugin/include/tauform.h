@@ -125,22 +125,22 @@ typedef struct tf_cloth_def {
   const double *vertex_masses; /* Nullable: (vert_count) kg, each > 0; overrides both */
 
   /* membrane: St.Venant-Kirchhoff on the Green strain (Young 2007 eq. 3.17), plane stress */
-  double stretch_stiffness; /* N/m, 2D Young's modulus (E x thickness), default 1000 */
+  double stretch_stiffness; /* N/m, in (0, 1e9], 2D Young's modulus (E x thickness), default 1000 */
   double poisson;           /* in (-1, 1), default 0.3 */
 
   /* bending: discrete hinge energy (Bridson et al. 2003), resolution independent */
-  double bend_stiffness; /* N m, flexural rigidity, default 1e-5 */
+  double bend_stiffness; /* N m, in [0, 1e3], flexural rigidity, default 1e-5 */
 
-  double gravity[3]; /* m/s^2, default {0, 0, -9.81}: Z up */
+  double gravity[3]; /* m/s^2, each in [-1e4, 1e4], default {0, 0, -9.81}: Z up */
 
   /* damping */
   tf_integrator integrator; /* default TF_INTEGRATOR_TAU */
-  double tau;               /* s, > 0: time scale of settling (rest time ~ 1/tau), default 0.1 */
+  double tau;               /* s, in (0, 1e6]: time scale of settling (rest time ~ 1/tau), default 0.1 */
   double kappa;             /* in [0, 1]: 0 pure tau method, 1 undamped; default 0 */
-  double phi, psi;          /* N s/m, strain-rate damping of TF_INTEGRATOR_STRAIN_RATE; default 0 */
+  double phi, psi;          /* N s/m, in [0, 1e9], strain-rate damping of TF_INTEGRATOR_STRAIN_RATE; default 0 */
 
   /* soft pins (weight w < 1) pull with an acceleration pin_stiffness * w/(1-w) * distance */
-  double pin_stiffness; /* 1/s^2, default 1000 */
+  double pin_stiffness; /* 1/s^2, in (0, 1e12], default 1000 */
 
   tf_solver_settings solver;
   tf_allocator allocator; /* optional */
@@ -194,7 +194,7 @@ typedef struct tf_flesh_def {
                              cube, more for flat shapes */
 
   /* material 0 (the base, settable as TF_PARAM_YOUNGS_MODULUS and TF_PARAM_POISSON) */
-  double youngs_modulus; /* Pa, default 50e3 (soft tissue) */
+  double youngs_modulus; /* Pa, in (0, 1e12] (TF_PARAM_YOUNGS_MODULUS), default 50e3 (soft tissue) */
   double poisson;        /* default 0.45 */
   double density;        /* kg/m^3, default 1000 */
   /* regions: tet_materials[t] = 0 uses the base material, k > 0 uses materials[k - 1] */
@@ -202,10 +202,10 @@ typedef struct tf_flesh_def {
   const tf_flesh_material *materials; /* (material_count) */
   uint32_t material_count;
 
-  double gravity[3]; /* m/s^2, default {0, 0, -9.81} */
-  double tau;        /* s, > 0, default 0.1 */
+  double gravity[3]; /* m/s^2, each in [-1e4, 1e4], default {0, 0, -9.81} */
+  double tau;        /* s, in (0, 1e6], default 0.1 */
   double kappa;      /* [0, 1], default 0 */
-  double pin_stiffness; /* 1/s^2, default 1000 (soft pins, as for cloth) */
+  double pin_stiffness; /* 1/s^2, in (0, 1e12], default 1000 (soft pins, as for cloth) */
 
   tf_solver_settings solver;
   tf_allocator allocator; /* optional */
@@ -251,29 +251,35 @@ TF_API void tf_sim_destroy(tf_sim *sim);
 /* Message of the last failed call on this sim; "" if none. Valid until the next call. */
 TF_API const char *tf_sim_last_error(const tf_sim *sim);
 
-/* Parameters settable between frames. Values are taken by the next tf_sim_advance. */
+/* Parameters settable between frames. Values are taken by the next tf_sim_advance. Every value
+ * must be finite and inside a physical range (tf_param_get_info's lo/hi, the same table that checks
+ * them, and the def fields at create); a value outside is refused by name, e.g. "gravity must be
+ * in [-1e4, 1e4] m/s^2, got 1e+200", and changes nothing. The caps are far above any shot's needs
+ * and far below where the arithmetic loses meaning (the reasons: plugin/src/api/api_params.c). */
 typedef enum tf_param {
-  TF_PARAM_TAU = 0,            /* 1 value, s, > 0 */
+  TF_PARAM_TAU = 0,            /* 1 value, s, (0, 1e6] */
   TF_PARAM_KAPPA = 1,          /* 1 value, [0, 1] */
-  TF_PARAM_BEND_STIFFNESS = 2, /* 1 value (all hinges) or hinge-wise via tf_sim_set_param_map, N m; cloth */
-  TF_PARAM_GRAVITY = 3,        /* 3 values, m/s^2 */
-  TF_PARAM_STRETCH_STIFFNESS = 4, /* 1 value, N/m; cloth */
+  TF_PARAM_BEND_STIFFNESS = 2, /* 1 value (all hinges) or hinge-wise via tf_sim_set_param_map, N m,
+                                  [0, 1e3] (a 4 mm steel plate); cloth */
+  TF_PARAM_GRAVITY = 3,        /* 3 values, m/s^2, each in [-1e4, 1e4] (1000 g) */
+  TF_PARAM_STRETCH_STIFFNESS = 4, /* 1 value, N/m, (0, 1e9] (5 mm of steel); cloth */
   TF_PARAM_POISSON = 5,        /* 1 value, cloth (-1, 1), flesh (-1, 0.5): base material */
-  TF_PARAM_PIN_STIFFNESS = 6,  /* 1 value, 1/s^2 */
-  TF_PARAM_PHI = 7,            /* 1 value, N s/m (strain-rate integrator) */
-  TF_PARAM_PSI = 8,            /* 1 value, N s/m (strain-rate integrator) */
+  TF_PARAM_PIN_STIFFNESS = 6,  /* 1 value, 1/s^2, (0, 1e12] */
+  TF_PARAM_PHI = 7,            /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
+  TF_PARAM_PSI = 8,            /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
   /* aerodynamics (per triangle drag and lift; on while air_density > 0) */
-  TF_PARAM_WIND = 9,              /* 3 values, m/s: base wind velocity, default 0 */
-  TF_PARAM_AIR_DENSITY = 10,      /* 1 value, kg/m^3, >= 0: 0 = no air (default), 1.225 = air */
-  TF_PARAM_DRAG = 11,             /* 1 value, >= 0: drag coefficient, default 1.2 (flat plate) */
-  TF_PARAM_LIFT = 12,             /* 1 value, >= 0: lift coefficient, default 0.6 */
-  TF_PARAM_TURBULENCE = 13,       /* 1 value, m/s, >= 0: turbulence amplitude, default 0 */
-  TF_PARAM_TURBULENCE_SCALE = 14, /* 1 value, m, > 0: size of the eddies, default 1 */
-  TF_PARAM_TURBULENCE_TIME = 15,  /* 1 value, s, > 0: how fast they change, default 0.5 */
+  TF_PARAM_WIND = 9,              /* 3 values, m/s, each in [-1e3, 1e3] (Mach 3): base wind velocity, default 0 */
+  TF_PARAM_AIR_DENSITY = 10,      /* 1 value, kg/m^3, [0, 1e4]: 0 = no air (default), 1.225 = air */
+  TF_PARAM_DRAG = 11,             /* 1 value, [0, 100]: drag coefficient, default 1.2 (flat plate) */
+  TF_PARAM_LIFT = 12,             /* 1 value, [0, 100]: lift coefficient, default 0.6 */
+  TF_PARAM_TURBULENCE = 13,       /* 1 value, m/s, [0, 1e3]: turbulence amplitude, default 0 */
+  TF_PARAM_TURBULENCE_SCALE = 14, /* 1 value, m, [1e-4, 1e6]: size of the eddies, default 1 */
+  TF_PARAM_TURBULENCE_TIME = 15,  /* 1 value, s, [1e-4, 1e6]: how fast they change, default 0.5 */
   TF_PARAM_TURBULENCE_SEED = 16,  /* 1 value, integer >= 0: same seed, same wind; default 0 */
-  TF_PARAM_GUST = 17,             /* 1 value, >= 0: gusts up to (1 + gust) x the base wind, default 0 */
-  TF_PARAM_GUST_PERIOD = 18,      /* 1 value, s, > 0: typical time between gusts, default 3 */
-  TF_PARAM_YOUNGS_MODULUS = 19,   /* 1 value, Pa, > 0: flesh base material (cloth: stretch_stiffness) */
+  TF_PARAM_GUST = 17,             /* 1 value, [0, 100]: gusts up to (1 + gust) x the base wind, default 0 */
+  TF_PARAM_GUST_PERIOD = 18,      /* 1 value, s, [1e-4, 1e6]: typical time between gusts, default 3 */
+  TF_PARAM_YOUNGS_MODULUS = 19,   /* 1 value, Pa, (0, 1e12] (diamond): flesh base material (cloth:
+                                     stretch_stiffness) */
   /* 1.3: 1 value, s, |t| <= 1e9: the simulation's clock, 0 at create and advanced by each tf_sim_advance; the
    * wind's turbulence and gusts follow it. Restoring a cached frame with tf_sim_set_state, set it
    * too (read it with tf_sim_get_param when caching), and the wind continues as in the first run */
@@ -328,7 +334,12 @@ TF_API tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const dou
 TF_API tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count);
 
 #define TF_MAX_SUBSTEPS 10000
-/* Advance by frame_dt seconds in `substeps` equal steps (1 to TF_MAX_SUBSTEPS). */
+/* Advance by frame_dt seconds in `substeps` equal steps (1 to TF_MAX_SUBSTEPS). Every substep is
+ * checked: its result must be finite and must not raise the step's objective above its value at
+ * the start (each step is a minimization; tau-step.md sec. 7). On failure the whole frame is rolled
+ * back (state and clock as before the call), TF_E_NOT_CONVERGED is returned, tf_sim_last_error
+ * names the frame (advances completed since create, from index_base), the substep and what failed,
+ * and tf_sim_get_stats reports that advance's steps with residual inf. */
 TF_API tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps);
 
 /* Overwrite the state (e.g. restart from a cache). positions (vert_count x 3) m; velocities
@@ -385,8 +396,10 @@ typedef struct tf_stats {
   uint32_t newton_iterations;  /* summed over substeps */
   uint32_t cg_iterations;      /* summed over substeps and Newton iterations */
   uint32_t max_newton_per_step;
-  uint32_t unconverged_steps;  /* steps that hit max_newton; the iterate still lowered the energy */
-  double residual;             /* last step: convergence measure / tolerance, <= 1 when converged */
+  uint32_t unconverged_steps;  /* steps that hit max_newton or whose solve broke down (the iterate
+                                  still lowered the energy), plus a step that failed its check */
+  double residual;             /* last step: convergence measure / tolerance, <= 1 when converged;
+                                  inf when the advance failed and was rolled back */
   double seconds;              /* wall time of the advance */
   uint64_t total_steps;        /* since create */
 } tf_stats;

@@ -267,3 +267,154 @@ TF_TEST(bad_input_flesh_messages_count_from_index_base) {
   }
   tet_scene_free(&ts);
 }
+
+/* issue 14: huge finite values used to be accepted (gravity 1e200: a frozen cloth "converged" with
+ * residual 0; air density 1e300 on flesh: positions of 1e52 m with TF_OK). Each is refused by
+ * name with its physical range (api_params.c), and the simulation is bitwise as if the call had
+ * not been made: it then advances exactly like a twin that never saw them */
+typedef struct absurd {
+  tf_param p;
+  double v[3];
+  uint32_t count;
+  const char *says;
+} absurd;
+
+static const absurd ABSURD[] = {
+    {TF_PARAM_GRAVITY, {0, 0, 1e200}, 3, "gravity must be in [-1e4, 1e4] m/s^2, got 1e+200"},
+    {TF_PARAM_GRAVITY, {-2e4, 0, 0}, 3, "gravity must be in [-1e4, 1e4] m/s^2, got -20000"},
+    {TF_PARAM_WIND, {1e100, 0, 0}, 3, "wind must be in [-1e3, 1e3] m/s, got 1e+100"},
+    {TF_PARAM_AIR_DENSITY, {1e300}, 1, "air_density must be in [0, 1e4] kg/m^3, got 1e+300"},
+    {TF_PARAM_TAU, {1e7}, 1, "tau must be in (0, 1e6] s, got 1e+07"},
+    {TF_PARAM_PIN_STIFFNESS, {1e13}, 1, "pin_stiffness must be in (0, 1e12] 1/s^2"},
+    {TF_PARAM_DRAG, {1e5}, 1, "drag must be in [0, 100], got 100000"},
+    {TF_PARAM_LIFT, {1e5}, 1, "lift must be in [0, 100]"},
+    {TF_PARAM_TURBULENCE, {1e4}, 1, "turbulence must be in [0, 1e3] m/s"},
+    {TF_PARAM_TURBULENCE_SCALE, {1e-9}, 1, "turbulence_scale must be in [0.0001, 1e6] m, got 1e-09"},
+    {TF_PARAM_TURBULENCE_TIME, {1e-9}, 1, "turbulence_time must be in [0.0001, 1e6] s"},
+    {TF_PARAM_GUST, {1e3}, 1, "gust must be in [0, 100]"},
+    {TF_PARAM_GUST_PERIOD, {1e9}, 1, "gust_period must be in [0.0001, 1e6] s"},
+    /* cloth only */
+    {TF_PARAM_STRETCH_STIFFNESS, {1e10}, 1, "stretch_stiffness must be in (0, 1e9] N/m"},
+    {TF_PARAM_BEND_STIFFNESS, {1e4}, 1, "bend_stiffness must be in [0, 1e3] N m"},
+    {TF_PARAM_PHI, {1e10}, 1, "phi must be in [0, 1e9] N s/m"},
+    {TF_PARAM_PSI, {1e10}, 1, "psi must be in [0, 1e9] N s/m"},
+    /* flesh only */
+    {TF_PARAM_YOUNGS_MODULUS, {1e13}, 1, "youngs_modulus must be in (0, 1e12] Pa"},
+};
+
+/* every parameter of the kind, the positions and velocities, bitwise */
+static void fingerprint(tf_sim *sim, double *out, size_t cap, size_t *len) {
+  size_t k = 0;
+  for (int p = 0; p < TF_PARAM_COUNT_; ++p) {
+    double v[3] = {0, 0, 0};
+    tf_sim_get_param(sim, (tf_param)p, v, 3);
+    tf_sim_get_param(sim, (tf_param)p, v, 1);
+    for (int c = 0; c < 3; ++c) out[k++] = v[c];
+  }
+  uint32_t n = tf_sim_vert_count(sim);
+  if (k + 6 * (size_t)n <= cap) {
+    tf_sim_get_positions(sim, out + k, n);
+    tf_sim_get_velocities(sim, out + k + 3 * (size_t)n, n);
+    k += 6 * (size_t)n;
+  }
+  *len = k;
+}
+
+static void refuses_absurd(int *tf_failed_, tf_sim *sim, tf_sim *twin, uint32_t kind) {
+  static double before[4096], after[4096], a[4096], b[4096];
+  size_t nb, na;
+  fingerprint(sim, before, 4096, &nb);
+  int tried = 0;
+  for (size_t k = 0; k < sizeof ABSURD / sizeof ABSURD[0]; ++k) {
+    const absurd *t = &ABSURD[k];
+    tf_param_info info;
+    info.struct_size = sizeof info;
+    ENSURE(tf_param_get_info(t->p, &info) == TF_OK);
+    char err[256];
+    /* the same check without a simulation */
+    ENSURE(tf_param_check(t->p, t->v, t->count, err, sizeof err) == TF_E_INVALID_ARG);
+    ENSURE_MSG(strstr(err, t->says), "'%s' lacks '%s'", err, t->says);
+    if (!(info.kinds & kind)) continue;
+    ++tried;
+    ENSURE(tf_sim_set_param(sim, t->p, t->v, t->count) == TF_E_INVALID_ARG);
+    ENSURE_MSG(strstr(tf_sim_last_error(sim), t->says), "'%s' lacks '%s'", tf_sim_last_error(sim), t->says);
+  }
+  ENSURE(tried >= 12);
+  fingerprint(sim, after, 4096, &na);
+  ENSURE(na == nb && memcmp(before, after, nb * sizeof(double)) == 0);
+  /* and it runs on exactly as its twin */
+  for (int f = 0; f < 3; ++f) {
+    ENSURE(tf_sim_advance(sim, 1.0 / 24, 2) == TF_OK);
+    ENSURE(tf_sim_advance(twin, 1.0 / 24, 2) == TF_OK);
+  }
+  fingerprint(sim, a, 4096, &na);
+  fingerprint(twin, b, 4096, &nb);
+  ENSURE(na == nb && memcmp(a, b, na * sizeof(double)) == 0);
+}
+
+TF_TEST(bad_input_absurd_values_refused_by_name) {
+  scene sc;
+  scene_grid(&sc, 4, 4, 1.0, 1.0, O, EX, EY, 1);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  tf_sim *sim = NULL, *twin = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK && tf_cloth_create(&def, &twin, NULL, 0) == TF_OK);
+  ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
+  ENSURE(tf_sim_set_pins(twin, sc.pins, NULL, sc.pin_count) == TF_OK);
+  refuses_absurd(tf_failed_, sim, twin, TF_PARAM_FOR_CLOTH);
+  if (*tf_failed_) return;
+  /* the per-vertex bending map checks each value against the same range */
+  double map[25];
+  for (int i = 0; i < 25; ++i) map[i] = 1e-5;
+  map[7] = 1e4;
+  ENSURE(tf_sim_set_param_map(sim, TF_PARAM_BEND_STIFFNESS, map, 25) == TF_E_INVALID_ARG);
+  ENSURE(strstr(tf_sim_last_error(sim), "vertex 7: bend_stiffness must be in [0, 1e3] N m, got 10000"));
+  tf_sim_destroy(sim);
+  tf_sim_destroy(twin);
+
+  tet_scene ts;
+  scene_block(&ts, 2, 2, 2, 0.1, 0.1, 0.1);
+  tf_flesh_def fd;
+  scene_flesh_def(&ts, &fd);
+  ENSURE(tf_flesh_create(&fd, &sim, NULL, 0) == TF_OK && tf_flesh_create(&fd, &twin, NULL, 0) == TF_OK);
+  refuses_absurd(tf_failed_, sim, twin, TF_PARAM_FOR_FLESH);
+  tf_sim_destroy(sim);
+  tf_sim_destroy(twin);
+  tet_scene_free(&ts);
+  scene_free(&sc);
+}
+
+/* the def fields at create go through the same table: one code path */
+static void e_gravity(tf_cloth_def *d, scene *s) { d->gravity[1] = 1e200; (void)s; }
+static void e_tau_huge(tf_cloth_def *d, scene *s) { d->tau = 1e7; (void)s; }
+static void e_stretch_huge(tf_cloth_def *d, scene *s) { d->stretch_stiffness = 1e10; (void)s; }
+static void e_bend_huge(tf_cloth_def *d, scene *s) { d->bend_stiffness = 1e4; (void)s; }
+static void e_pin_huge(tf_cloth_def *d, scene *s) { d->pin_stiffness = 1e13; (void)s; }
+
+TF_TEST(bad_input_absurd_def_values_refused_at_create) {
+  struct { void (*edit)(tf_cloth_def *, scene *); const char *says; } cases[] = {
+      {e_gravity, "gravity must be in [-1e4, 1e4] m/s^2, got 1e+200"},
+      {e_tau_huge, "tau must be in (0, 1e6] s, got 1e+07"},
+      {e_stretch_huge, "stretch_stiffness must be in (0, 1e9] N/m"},
+      {e_bend_huge, "bend_stiffness must be in [0, 1e3] N m"},
+      {e_pin_huge, "pin_stiffness must be in (0, 1e12] 1/s^2"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    scene sc;
+    scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 1);
+    char err[256] = "";
+    ENSURE(try_create(&sc, cases[k].edit, err, sizeof err) == TF_E_INVALID_ARG);
+    ENSURE_MSG(strstr(err, cases[k].says), "'%s' lacks '%s'", err, cases[k].says);
+    scene_free(&sc);
+  }
+  tet_scene ts;
+  scene_block(&ts, 1, 1, 1, 0.1, 0.1, 0.1);
+  tf_flesh_def fd;
+  scene_flesh_def(&ts, &fd);
+  fd.gravity[2] = -1e200;
+  tf_sim *sim = (tf_sim *)0x1;
+  char err[256] = "";
+  ENSURE(tf_flesh_create(&fd, &sim, err, sizeof err) == TF_E_INVALID_ARG && sim == NULL);
+  ENSURE_MSG(strstr(err, "gravity must be in [-1e4, 1e4] m/s^2, got -1e+200"), "%s", err);
+  tet_scene_free(&ts);
+}

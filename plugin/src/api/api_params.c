@@ -8,54 +8,75 @@
 #include <string.h>
 
 #define OFF(field) offsetof(sim_params, field)
-#define NO_HI INFINITY
-#define NO_LO (-INFINITY)
 
 #define C TF_PARAM_FOR_CLOTH
 #define F TF_PARAM_FOR_FLESH
 #define D1(x) {x, 0, 0}
 
 /* name, offset, count, lo, hi, lo_open, hi_open, integer, unit, short name, kinds, keyable,
- * default, doc */
+ * default, doc.
+ *
+ * The bounds are physical (issue 14: a finite but absurd value, gravity 1e200 or air density
+ * 1e300, used to be accepted and gave a frozen cloth "converged" with residual 0, or 1e52 m with
+ * TF_OK). Each cap is far above anything a shot needs and far below where the step's arithmetic
+ * loses meaning (forces ~ m g, rho c A u^2, k x must stay well inside double range, and the
+ * objective's terms comparable enough for the line search to resolve a decrease):
+ *   tau <= 1e6 s (11.6 days to settle: longer than any shot; the step's h^2 = tau dt / a);
+ *   bend <= 1e3 N m (a 4 mm steel plate, D = E t^3 / 12(1 - nu^2) = 1.2e3 N m: not cloth);
+ *   |gravity| <= 1e4 m/s^2 per component (1000 g; a centrifuge's range);
+ *   stretch <= 1e9 N/m (E t of 5 mm steel, 2e11 Pa x 5e-3 m);
+ *   pin_stiffness <= 1e12 1/s^2 (a pin rate of 1e6 rad/s; the soft pins are implicit, so this is
+ *     only conditioning: M/h^2 + k stays within 1e12 of M/h^2 at 24 fps);
+ *   phi, psi <= 1e9 N s/m (the largest stretch damped on a 1 s scale);
+ *   |wind| <= 1e3 m/s per component (Mach 3; the quasi-steady drag and lift are subsonic models);
+ *   air_density <= 1e4 kg/m^3 (10x water; the drag model is for fluids far lighter than that);
+ *   drag, lift <= 100 (measured coefficients stay below ~2.5; 40x for artistic exaggeration);
+ *   turbulence <= 1e3 m/s (as the wind);
+ *   turbulence_scale, turbulence_time, gust_period >= 1e-4 (m, s): the noise lattice index
+ *     x / scale, t / time is cast to int64 (wind.c): with |t| <= 1e9 s and positions below 9e14 m
+ *     it stays below 9.2e18; eddies below 0.1 mm are below any cloth element anyway. <= 1e6 (m, s):
+ *     a larger eddy or slower change is a constant wind;
+ *   gust <= 100 (gusts of 101x the base wind);
+ *   youngs_modulus <= 1e12 Pa (diamond, 1.05e12 Pa). */
 static const param_desc PARAMS[TF_PARAM_COUNT_] = {
-    [TF_PARAM_TAU] = {"tau", OFF(tau), 1, 0, NO_HI, 1, 0, 0, "s", "tau", C | F, 1, D1(0.1),
+    [TF_PARAM_TAU] = {"tau", OFF(tau), 1, 0, 1e6, 1, 0, 0, "s", "tau", C | F, 1, D1(0.1),
                       "time scale of settling: every mode comes to rest in about tau (Young 2007)"},
     [TF_PARAM_KAPPA] = {"kappa", OFF(kappa), 1, 0, 1, 0, 0, 0, "", "kappa", C | F, 1, D1(0),
                         "share of momentum kept: 0 pure tau (no bounce), 1 undamped"},
-    [TF_PARAM_BEND_STIFFNESS] = {"bend_stiffness", OFF(bend), 1, 0, NO_HI, 0, 0, 0, "N m", "bend", C, 1, D1(1e-5),
+    [TF_PARAM_BEND_STIFFNESS] = {"bend_stiffness", OFF(bend), 1, 0, 1e3, 0, 0, 0, "N m", "bend", C, 1, D1(1e-5),
                                  "flexural rigidity of the cloth"},
-    [TF_PARAM_GRAVITY] = {"gravity", OFF(gravity), 3, NO_LO, NO_HI, 0, 0, 0, "m/s^2", "gravity", C | F, 1,
+    [TF_PARAM_GRAVITY] = {"gravity", OFF(gravity), 3, -1e4, 1e4, 0, 0, 0, "m/s^2", "gravity", C | F, 1,
                           {0, 0, -9.81}, "gravity acceleration"},
-    [TF_PARAM_STRETCH_STIFFNESS] = {"stretch_stiffness", OFF(stretch), 1, 0, NO_HI, 1, 0, 0, "N/m", "stretch", C, 1,
+    [TF_PARAM_STRETCH_STIFFNESS] = {"stretch_stiffness", OFF(stretch), 1, 0, 1e9, 1, 0, 0, "N/m", "stretch", C, 1,
                                     D1(1000), "2D Young's modulus of the membrane (E x thickness)"},
     [TF_PARAM_POISSON] = {"poisson", OFF(poisson), 1, -1, 1, 1, 1, 0, "", "poisson", C | F, 1, D1(0.3),
                           "Poisson ratio (cloth default 0.3; flesh below 0.5, default 0.45)"},
-    [TF_PARAM_PIN_STIFFNESS] = {"pin_stiffness", OFF(pin_stiffness), 1, 0, NO_HI, 1, 0, 0, "1/s^2", "pin_stiffness",
+    [TF_PARAM_PIN_STIFFNESS] = {"pin_stiffness", OFF(pin_stiffness), 1, 0, 1e12, 1, 0, 0, "1/s^2", "pin_stiffness",
                                 C | F, 1, D1(1000), "soft pins pull with pin_stiffness w/(1-w) x distance"},
-    [TF_PARAM_PHI] = {"phi", OFF(phi), 1, 0, NO_HI, 0, 0, 0, "N s/m", "phi", C, 1, D1(0),
+    [TF_PARAM_PHI] = {"phi", OFF(phi), 1, 0, 1e9, 0, 0, 0, "N s/m", "phi", C, 1, D1(0),
                       "volumetric strain-rate damping (strain-rate integrator only)"},
-    [TF_PARAM_PSI] = {"psi", OFF(psi), 1, 0, NO_HI, 0, 0, 0, "N s/m", "psi", C, 1, D1(0),
+    [TF_PARAM_PSI] = {"psi", OFF(psi), 1, 0, 1e9, 0, 0, 0, "N s/m", "psi", C, 1, D1(0),
                       "shear strain-rate damping (strain-rate integrator only)"},
-    [TF_PARAM_WIND] = {"wind", OFF(wind), 3, NO_LO, NO_HI, 0, 0, 0, "m/s", "wind", C | F, 1, {0, 0, 0},
+    [TF_PARAM_WIND] = {"wind", OFF(wind), 3, -1e3, 1e3, 0, 0, 0, "m/s", "wind", C | F, 1, {0, 0, 0},
                        "base wind velocity"},
-    [TF_PARAM_AIR_DENSITY] = {"air_density", OFF(air_density), 1, 0, NO_HI, 0, 0, 0, "kg/m^3", "air_density", C | F,
+    [TF_PARAM_AIR_DENSITY] = {"air_density", OFF(air_density), 1, 0, 1e4, 0, 0, 0, "kg/m^3", "air_density", C | F,
                               1, D1(0), "0 = no air; 1.225 = air at sea level"},
-    [TF_PARAM_DRAG] = {"drag", OFF(drag), 1, 0, NO_HI, 0, 0, 0, "", "drag", C | F, 1, D1(1.2),
+    [TF_PARAM_DRAG] = {"drag", OFF(drag), 1, 0, 100, 0, 0, 0, "", "drag", C | F, 1, D1(1.2),
                        "drag coefficient (1.2: flat plate)"},
-    [TF_PARAM_LIFT] = {"lift", OFF(lift), 1, 0, NO_HI, 0, 0, 0, "", "lift", C | F, 1, D1(0.6), "lift coefficient"},
-    [TF_PARAM_TURBULENCE] = {"turbulence", OFF(turbulence), 1, 0, NO_HI, 0, 0, 0, "m/s", "turbulence", C | F, 1,
+    [TF_PARAM_LIFT] = {"lift", OFF(lift), 1, 0, 100, 0, 0, 0, "", "lift", C | F, 1, D1(0.6), "lift coefficient"},
+    [TF_PARAM_TURBULENCE] = {"turbulence", OFF(turbulence), 1, 0, 1e3, 0, 0, 0, "m/s", "turbulence", C | F, 1,
                              D1(0), "turbulence amplitude"},
-    [TF_PARAM_TURBULENCE_SCALE] = {"turbulence_scale", OFF(turbulence_scale), 1, 0, NO_HI, 1, 0, 0, "m",
+    [TF_PARAM_TURBULENCE_SCALE] = {"turbulence_scale", OFF(turbulence_scale), 1, 1e-4, 1e6, 0, 0, 0, "m",
                                    "turbulence_scale", C | F, 1, D1(1), "size of the eddies"},
-    [TF_PARAM_TURBULENCE_TIME] = {"turbulence_time", OFF(turbulence_time), 1, 0, NO_HI, 1, 0, 0, "s",
+    [TF_PARAM_TURBULENCE_TIME] = {"turbulence_time", OFF(turbulence_time), 1, 1e-4, 1e6, 0, 0, 0, "s",
                                   "turbulence_time", C | F, 1, D1(0.5), "how fast the eddies change"},
     [TF_PARAM_TURBULENCE_SEED] = {"turbulence_seed", OFF(turbulence_seed), 1, 0, 4294967295.0, 0, 0, 1, "",
                                   "turbulence_seed", C | F, 1, D1(0), "same seed, same wind"},
-    [TF_PARAM_GUST] = {"gust", OFF(gust), 1, 0, NO_HI, 0, 0, 0, "", "gust", C | F, 1, D1(0),
+    [TF_PARAM_GUST] = {"gust", OFF(gust), 1, 0, 100, 0, 0, 0, "", "gust", C | F, 1, D1(0),
                        "gusts up to (1 + gust) x the base wind"},
-    [TF_PARAM_GUST_PERIOD] = {"gust_period", OFF(gust_period), 1, 0, NO_HI, 1, 0, 0, "s", "gust_period", C | F, 1,
+    [TF_PARAM_GUST_PERIOD] = {"gust_period", OFF(gust_period), 1, 1e-4, 1e6, 0, 0, 0, "s", "gust_period", C | F, 1,
                               D1(3), "typical time between gusts"},
-    [TF_PARAM_YOUNGS_MODULUS] = {"youngs_modulus", OFF(youngs), 1, 0, NO_HI, 1, 0, 0, "Pa", "youngs", F, 1, D1(50e3),
+    [TF_PARAM_YOUNGS_MODULUS] = {"youngs_modulus", OFF(youngs), 1, 0, 1e12, 1, 0, 0, "Pa", "youngs", F, 1, D1(50e3),
                                  "Young's modulus of the flesh base material"},
     /* the noise needs |t| in range */
     [TF_PARAM_TIME] = {"time", OFF(time), 1, -1e9, 1e9, 0, 0, 0, "s", "time", C | F, 0, D1(0),
@@ -83,6 +104,15 @@ tf_status tf_param_get_info(tf_param p, tf_param_info *out) {
   return TF_OK;
 }
 
+/* a bound as written in the table: powers of ten from 1e3 up as "1e3", else %g */
+static void fmt_bound(char *buf, size_t n, double x) {
+  double a = fabs(x), e = a > 0.0 ? round(log10(a)) : 0.0;
+  if (a >= 1e3 && a < 1e300 && pow(10.0, e) == a)
+    snprintf(buf, n, "%s1e%d", x < 0 ? "-" : "", (int)e);
+  else
+    snprintf(buf, n, "%g", x);
+}
+
 int param_check(tf_param p, const double *v, uint32_t count, char *err, size_t n) {
   const param_desc *d = param_find(p);
   if (!d) return snprintf(err, n, "unknown parameter id %d", (int)p), 0;
@@ -96,10 +126,15 @@ int param_check(tf_param p, const double *v, uint32_t count, char *err, size_t n
     int above = d->hi_open ? !(x < d->hi) : !(x <= d->hi);
     if (below || above) {
       const char *u = d->unit[0] ? " " : "";
-      if (isinf(d->hi))
-        return snprintf(err, n, "%s must be %s %g%s%s, got %g", d->name, d->lo_open ? ">" : ">=", d->lo, u, d->unit, x), 0;
-      return snprintf(err, n, "%s must be in %c%g, %g%c, got %g", d->name, d->lo_open ? '(' : '[', d->lo, d->hi,
-                      d->hi_open ? ')' : ']', x), 0;
+      char lo[32], hi[32];
+      fmt_bound(lo, sizeof lo, d->lo);
+      fmt_bound(hi, sizeof hi, d->hi);
+      /* a magnitude given a wrong sign is told its sign ("tau must be > 0 s"); the range is given
+       * when it is exceeded, and for a bounded interval (kappa, poisson) or a two-sided one */
+      if (isinf(d->hi) || (below && d->lo == 0.0 && d->hi > 1.0))
+        return snprintf(err, n, "%s must be %s %s%s%s, got %g", d->name, d->lo_open ? ">" : ">=", lo, u, d->unit, x), 0;
+      return snprintf(err, n, "%s must be in %c%s, %s%c%s%s, got %g", d->name, d->lo_open ? '(' : '[', lo, hi,
+                      d->hi_open ? ')' : ']', u, d->unit, x), 0;
     }
     if (d->integer && x != floor(x)) return snprintf(err, n, "%s must be a whole number, got %g", d->name, x), 0;
   }

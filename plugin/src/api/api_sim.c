@@ -90,9 +90,12 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   FAIL_IF(sim, sim->kind == SIM_FLESH, TF_E_UNSUPPORTED, "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
-  for (uint32_t i = 0; i < vert_count; ++i)
-    FAIL_IF(sim, !(values[i] >= 0.0) || !api_finite(values[i]), TF_E_INVALID_ARG,
-            "tf_sim_set_param_map: bend_stiffness[%u] must be finite and >= 0 N m, got %g", i + sim->index_base, values[i]);
+  /* each value against the parameter table's range, as a uniform value would be */
+  for (uint32_t i = 0; i < vert_count; ++i) {
+    char err[SIM_ERR_SIZE - 64];
+    if (!param_check(TF_PARAM_BEND_STIFFNESS, values + i, 1, err, sizeof err))
+      return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param_map: vertex %u: %s", i + sim->index_base, err);
+  }
   /* the uniform value reported by get_param becomes the map's mean over vertices */
   double mean = 0.0;
   for (uint32_t i = 0; i < vert_count; ++i) mean += values[i] / vert_count;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * Advancing a frame: substeps with pin targets interpolated across the frame, stats, and the
- * all-or-nothing rule: if the state goes non-finite the frame is rolled back and the call fails,
- * leaving the simulation exactly as it was. */
+ * all-or-nothing rule: if a substep fails its sanity check (non-finite, or its objective not
+ * minimized) the frame is rolled back and the call fails, leaving the state exactly as it was. */
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -14,12 +14,17 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int state_finite(const tf_sim *s) {
+/* first vertex whose position or velocity is not finite, or UINT32_MAX */
+static uint32_t first_nonfinite(const tf_sim *s) {
   for (size_t k = 0; k < 3 * (size_t)s->n; ++k)
-    if (!isfinite(s->x[k]) || !isfinite(s->v[k])) return 0;
-  return 1;
+    if (!isfinite(s->x[k]) || !isfinite(s->v[k])) return (uint32_t)(k / 3);
+  return UINT32_MAX;
 }
 
+/* Every substep is checked (step_tau's sanity check, then a finite state) before the next one
+ * starts, so no diverging or unminimized state is ever reported as success: the frame is rolled
+ * back, the call fails naming the frame, substep and what failed, and the stats say so
+ * (residual inf, the failed step counted unconverged) */
 tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   double t0 = now_seconds();
   size_t bytes = sizeof(double) * 3 * s->n;
@@ -33,31 +38,51 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   for (uint32_t k = 0; k < substeps; ++k) {
     pins_substep_targets(s, (double)k / substeps, (double)(k + 1) / substeps);
     s->step_time = s->par.time + k * dt;
+    const char *bad = NULL;
+    int unconverged = 0;
     if (s->par.integrator == TF_INTEGRATOR_STRAIN_RATE) {
       step_strain_rate(s, dt);
     } else {
       newton_result r;
-      step_tau(s, dt, &r);
+      bad = step_tau(s, dt, &r);
       st.newton_iterations += r.iterations;
       st.cg_iterations += r.cg_iterations;
       if (r.iterations > st.max_newton_per_step) st.max_newton_per_step = r.iterations;
-      if (!r.converged) st.unconverged_steps++;
+      unconverged = !r.converged;
+      st.unconverged_steps += (uint32_t)unconverged;
       st.residual = r.residual;
     }
     st.steps++;
-  }
-  if (!state_finite(s)) {
+    uint32_t vbad = bad ? s->check_vertex : first_nonfinite(s);
+    if (!bad && vbad == UINT32_MAX) continue;
     memcpy(s->x, s->x_save, bytes);
     memcpy(s->v, s->v_save, bytes);
     memcpy(s->vref, s->vref_save, bytes);
+    st.residual = INFINITY;
+    st.unconverged_steps += (uint32_t)!unconverged; /* the failed step counts as unconverged */
+    st.seconds = now_seconds() - t0;
+    s->stats = st;
+    unsigned long long frame = (unsigned long long)s->frames + s->index_base;
+    if (!bad)
+      return sim_fail(s, TF_E_NOT_CONVERGED,
+                      "advance: frame %llu, substep %u of %u (t = %.6g s): the state became non-finite at "
+                      "vertex %u (step %.3g s too large for this integrator or material?); the frame was "
+                      "rolled back",
+                      frame, k + s->index_base, substeps, s->step_time, vbad + s->index_base, dt);
+    if (strstr(bad, "objective"))
+      return sim_fail(s, TF_E_NOT_CONVERGED,
+                      "advance: frame %llu, substep %u of %u (t = %.6g s): %s (from %.17g to %.17g J, a "
+                      "minimization must not raise it); the frame was rolled back",
+                      frame, k + s->index_base, substeps, s->step_time, bad, s->check_e0, s->check_e1);
     return sim_fail(s, TF_E_NOT_CONVERGED,
-                    "advance: the state became non-finite (step %.3g s too large for this integrator "
-                    "or material?); the frame was rolled back",
-                    dt);
+                    "advance: frame %llu, substep %u of %u (t = %.6g s): %s at vertex %u; the frame was "
+                    "rolled back",
+                    frame, k + s->index_base, substeps, s->step_time, bad, vbad + s->index_base);
   }
   memcpy(s->pin_prev, s->pin_next, sizeof(double) * 3 * s->pin_count);
   s->targets_fresh = 0;
   s->par.time += frame_dt;
+  s->frames++;
   st.total_steps += substeps;
   st.seconds = now_seconds() - t0;
   s->stats = st;

@@ -35,13 +35,14 @@ typedef struct sim_params {
 
 /* per connected component scratch for rigid fits and projections */
 typedef struct sim_comp {
-  int pinned;       /* has at least one pin (hard or soft): pure flow, no ballistic subspace */
+  int pinned;       /* has at least one hard pin: pure flow, no ballistic subspace */
   double mass;      /* kg */
   double com[3];    /* centre of mass at x_n */
   double inertia[9];/* about com, at x_n */
   /* carrier fit of the pins */
   double pin_w, pin_c[3], pin_J[9];
   double acc[6]; /* accumulators */
+  double K[36];  /* dt^2 x the soft pins' stiffness seen by the rigid modes (rigid_project_sprung) */
 } sim_comp;
 
 typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;
@@ -133,6 +134,14 @@ struct tf_sim {
   uint32_t *tri_slot;   /* (tri_count x 9) BSR slots of each triangle's blocks */
   uint32_t *hinge_slot; /* (hinge_count x 16) */
 
+  /* the objective the step's solver minimizes: sim_step_eval. A seam for tests only: the step's
+   * sanity check evaluates sim_step_eval itself, so a solver given a wrong objective is caught */
+  newton_eval_fn solve_eval;
+  /* the sanity check of the last step (step_tau): objective at the start iterate and the result */
+  double check_e0, check_e1;
+  uint32_t check_vertex; /* first non-finite vertex, when that failed */
+  uint64_t frames;       /* advances completed since create: named in failure messages */
+
   /* rollback copy for failed advances */
   double *x_save, *v_save, *vref_save;
 
@@ -169,6 +178,10 @@ TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pi
 /* rigid.c */
 TF_LOCAL void rigid_update_frames(tf_sim *s, const double *x);
 TF_LOCAL void rigid_project(tf_sim *s, const double *x, const double *u, double *out);
+/* the ballistic velocity of free pieces with their soft pins' springs implicit (backward Euler):
+ * out = J xi, (M_R + dt^2 K_R) xi = J^T M u, K_R = sum over soft pins k J_i^T J_i (J_i xi the
+ * pinned vertex's rigid velocity). Without soft pins this is rigid_project */
+TF_LOCAL void rigid_project_sprung(tf_sim *s, const double *x, const double *u, double dt, double *out);
 
 /* pins.c */
 TF_LOCAL void pins_substep_targets(tf_sim *s, double s0, double s1);
@@ -189,7 +202,10 @@ TF_LOCAL void aero_forces(tf_sim *s, const double *x, const double *v, double t,
 TF_LOCAL tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda);
 
 /* step_tau.c, step_strain_rate.c */
-TF_LOCAL void step_tau(tf_sim *s, double dt, newton_result *res);
+/* NULL, or what failed the step's sanity check (s->check_*: the numbers): the step's result must
+ * be finite and must not raise its objective above the start iterate's (a minimization's only
+ * guarantee, newton.h). On failure the state may be garbage: the caller rolls back */
+TF_LOCAL const char *step_tau(tf_sim *s, double dt, newton_result *res);
 TF_LOCAL void step_strain_rate(tf_sim *s, double dt);
 
 /* advance.c */

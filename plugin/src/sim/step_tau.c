@@ -10,6 +10,7 @@
  * static equilibrium). With the KE_osc weight kappa tau/dt this is backward Euler of the fixed ODE
  *     kappa M x'' + ((1 - kappa)/tau) M x' + grad PE = f,
  * so kappa's effect does not depend on dt (the thesis's eq. 5.4 does: its inertia is kappa dt). */
+#include <math.h>
 #include <string.h>
 
 #include "core/vec3.h"
@@ -19,7 +20,30 @@ static const double STANDARD_GRAVITY = 9.80665; /* m/s^2 */
 
 static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
 
-void step_tau(tf_sim *s, double dt, newton_result *res) {
+/* round-off allowance of the objective comparison, relative to |E_start| + |E_end|: the line search
+ * accepts steps the energy cannot resolve (newton.c, 1e-13 of |E| each) and a final
+ * sub-tolerance Newton step is taken without a line search */
+static const double CHECK_ROUNDOFF = 1e-9;
+
+static const char *check_step(tf_sim *s, const newton_result *res) {
+  size_t m = 3 * (size_t)s->n;
+  for (size_t k = 0; k < m; ++k)
+    if (!isfinite(s->y[k])) {
+      s->check_vertex = (uint32_t)(k / 3);
+      return "the solver's result is not finite";
+    }
+  /* evaluated here, not taken from the solver: the check must not trust what it checks */
+  double e0 = res->energy_start;
+  if (s->solve_eval != sim_step_eval || !isfinite(e0)) e0 = sim_step_eval(s, s->xhat, NULL, NULL);
+  double e1 = sim_step_eval(s, s->y, NULL, NULL);
+  s->check_e0 = e0;
+  s->check_e1 = e1;
+  if (!isfinite(e1) || !isfinite(e0)) return "the step's objective is not finite";
+  if (e1 > e0 + CHECK_ROUNDOFF * (fabs(e0) + fabs(e1))) return "the step's objective rose over the solve";
+  return NULL;
+}
+
+const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   uint32_t n = s->n;
   const double tau = s->par.tau, kappa = s->par.kappa;
   double *x = s->x, *v = s->v;
@@ -48,21 +72,25 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
    * deformable part f_d = f - M Pi M^-1 f, and w_n = u_n - Pi u_n */
   rigid_update_frames(s, x);
-  /* soft pins on free pieces: their springs break the rigid invariance of PE, so their pull at
-   * x_n drives the ballistic part (explicitly); the implicit spring in PE shapes the deformation */
+  /* soft pins on free pieces: their springs break the rigid invariance of PE, so they act on the
+   * ballistic part too. Implicitly (backward Euler, rigid_project_sprung): their pull at x_n
+   * towards the end-of-step targets plus the stiffness the rigid modes see over the step. The
+   * explicit pull alone diverged once dt sqrt(k_R/M_R) > 2 (tau-step.md sec. 4: w = 0.999 at
+   * 48 steps/s reached 6e11 m in 48 frames with every step's minimization converged, because the
+   * rigid part of the minimizer, where the spring acted implicitly, is discarded in 9) */
   memset(s->fsoft, 0, sizeof(double) * 3 * n);
   for (uint32_t q = 0; q < s->pin_count; ++q) {
     uint32_t i = s->pin_idx[q];
     double w = s->pin_w[q];
     if (w >= 1.0 || s->comp[s->mesh.comp[i]].pinned) continue;
     double k = s->mass[i] * s->par.pin_stiffness * w / (1.0 - w), d[3];
-    v3_sub(d, x + 3 * (size_t)i, s->pin_sub0 + 3 * (size_t)q);
+    v3_sub(d, x + 3 * (size_t)i, s->pin_sub + 3 * (size_t)q);
     v3_axpy(s->fsoft + 3 * (size_t)i, -k, d);
   }
   double *u = s->tmp, *vR = s->xhat, *wn = s->wn; /* xhat is rebuilt below from v_R */
   for (size_t k = 0; k < 3 * (size_t)n; ++k)
     u[k] = v[k] - s->vref[k] + dt * (s->f[k] + s->fsoft[k]) / s->mass[k / 3];
-  rigid_project(s, x, u, vR);
+  rigid_project_sprung(s, x, u, dt, vR);
   /* f_d: project the acceleration field f/m */
   for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = s->f[k] / s->mass[k / 3];
   rigid_project(s, x, u, s->y);
@@ -101,11 +129,14 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
     s->force_ref[i] = s->mass[i] * STANDARD_GRAVITY + v3_norm(s->f + 3 * (size_t)i);
   memcpy(s->y, s->xhat, sizeof(double) * 3 * n);
   if (s->amg) amg_forget(s->amg); /* warm starts within this step only: no history across steps */
-  newton_problem p = {sim_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
+  if (!s->solve_eval) s->solve_eval = sim_step_eval;
+  newton_problem p = {s->solve_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
                       s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,
                         s->par.solver.abs_tolerance * dt};
   newton_solve(&p, &ns, s->y, &s->nw, res);
+  const char *bad = check_step(s, res);
+  if (bad) return bad;
 
   /* 9: w = (y - xhat)/dt without its rigid part (keeps momenta exact); v = v_ref + v_R + w */
   double *w = s->nw.trial; /* free after the solve */
@@ -125,4 +156,5 @@ void step_tau(tf_sim *s, double dt, newton_result *res) {
     }
   }
   memcpy(s->vref, s->vref_new, sizeof(double) * 3 * n);
+  return NULL;
 }

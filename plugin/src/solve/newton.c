@@ -22,10 +22,14 @@ static double max_abs_diff(const double *a, const double *b, size_t m) {
   return r;
 }
 
+/* NaN if any entry is NaN: a comparison with NaN is false, so a plain max would skip it and a
+ * NaN direction would pass as "below tolerance" */
 static double max_abs(const double *a, size_t m) {
   double r = 0.0;
-  for (size_t k = 0; k < m; ++k)
+  for (size_t k = 0; k < m; ++k) {
+    if (isnan(a[k])) return NAN;
     if (fabs(a[k]) > r) r = fabs(a[k]);
+  }
   return r;
 }
 
@@ -37,11 +41,13 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
   for (uint32_t i = 0; i < n; ++i)
     if ((!p->fixed || !p->fixed[i]) && p->mass[i] < mmin) mmin = p->mass[i];
   memset(out, 0, sizeof *out);
+  out->energy_start = NAN;
   double gnorm0 = -1.0;
   for (uint32_t it = 0; it < s->max_newton; ++it) {
     /* gradient first: a balanced state exits without assembling the Hessian */
     double E0 = p->eval(p->ctx, y, w->grad, NULL);
     out->energy = E0;
+    if (it == 0) out->energy_start = E0;
     out->iterations = it + 1;
     double tol = s->rtol * max_abs_diff(y, p->y_ref, m) + s->atol_pos;
     /* cheap exits before any linear solve: (a) every vertex's net force (the residual of the
@@ -57,6 +63,9 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
       double r = sqrt(gg) / p->force_ref[i];
       if (r > fres) fres = r;
     }
+    /* a non-finite energy or gradient cannot be balanced: stop, not converged (NaN would
+     * slip through every comparison below: the largest residual skips it) */
+    if (!isfinite(E0) || !isfinite(g2)) return;
     double bound = isfinite(mmin) ? p->h2 * sqrt(gm / mmin) : 0.0;
     if (fres <= s->rtol || bound <= tol) {
       out->converged = 1;
@@ -78,6 +87,8 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     double gd = 0.0;
     for (size_t k = 0; k < m; ++k) gd += w->grad[k] * w->dir[k];
     out->residual = dmax / tol;
+    /* a broken solve (NaN in H or the preconditioner): keep the last iterate, not converged */
+    if (isnan(pr.rel_residual) || !isfinite(dmax) || !isfinite(gd)) return;
     if (dmax <= tol) {
       /* the remaining correction is below tolerance: take it and stop */
       for (size_t k = 0; k < m; ++k) y[k] += w->dir[k];

@@ -42,7 +42,8 @@ typedef struct newton_result {
   uint32_t iterations, cg_iterations;
   double residual; /* last Newton step / (rtol scale + atol), < 1 when converged */
   int converged;
-  double energy;
+  double energy;       /* at the last accepted iterate (not re-evaluated after a final sub-tolerance step) */
+  double energy_start; /* at the start iterate; NaN if max_newton was 0 */
 } newton_result;
 
 /* Minimize from y (updated in place). */

@@ -61,7 +61,10 @@ void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, d
   out->converged = 0;
   out->rel_residual = 0.0;
   if (!(rz0 > 0.0)) {
-    out->converged = 1;
+    /* b = 0 is solved by x = 0; a NaN (or a preconditioner that is not positive) is not: say
+     * so with a NaN residual rather than "converged" with x = 0 */
+    out->converged = rz0 == 0.0;
+    out->rel_residual = rz0 == 0.0 ? 0.0 : NAN;
     return;
   }
   double tol2 = rtol * rtol * rz0;
@@ -69,7 +72,11 @@ void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, d
   while (it < max_iter) {
     bsr_mul(A, w->p, w->q, fixed);
     double pq = dot(w->p, w->q, m);
-    if (!(pq > 0.0)) break; /* not positive definite along p: keep x */
+    if (!(pq > 0.0)) {
+      /* not positive definite along p: keep x; a NaN in A is a breakdown, not a solution */
+      if (isnan(pq)) rz = NAN;
+      break;
+    }
     double alpha = rz / pq;
     for (size_t k = 0; k < m; ++k) {
       x[k] += alpha * w->p[k];
@@ -88,5 +95,5 @@ void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, d
     for (size_t k = 0; k < m; ++k) w->p[k] = w->z[k] + beta * w->p[k];
   }
   out->iterations = it;
-  out->rel_residual = sqrt(fmax(rz, 0.0) / rz0);
+  out->rel_residual = isnan(rz) ? NAN : sqrt(fmax(rz, 0.0) / rz0);
 }

@@ -20,7 +20,8 @@ typedef struct pcg_precond {
 
 typedef struct pcg_result {
   uint32_t iterations;
-  double rel_residual; /* sqrt(r^T z / r0^T z0) at exit */
+  double rel_residual; /* sqrt(r^T z / r0^T z0) at exit; NaN: the solve broke down (NaN in A, b or
+                        * the preconditioner, or r0^T z0 < 0), x is not a solution */
   int converged;
 } pcg_result;
 
