@@ -78,17 +78,13 @@ local function vec3(fn, name, v, default, positive)
   return v
 end
 
-local function options(fn, opt, known)
+-- the helper's options checked against the one schema (tauform.schema: unknown keys with a
+-- suggestion, types, bounds); the checks below are what a schema cannot say (finite sizes,
+-- vertex counts, parallel axes)
+local function options(fn, opt)
   if opt == nil then return {} end
-  if type(opt) ~= "table" then error(("mesh.%s: expected an options table, got %s"):format(fn, type(opt)), 3) end
-  for k in pairs(opt) do
-    if not known[k] then
-      local names = {}
-      for n in pairs(known) do names[#names + 1] = n end
-      table.sort(names)
-      error(("mesh.%s: unknown option '%s' (options: %s)"):format(fn, tostring(k), table.concat(names, ", ")), 3)
-    end
-  end
+  local msg = require("tauform.schema").validate("tauform.mesh." .. fn, opt)
+  if msg then error(("bad argument #1 to 'tauform.mesh.%s' (%s)"):format(fn, msg), 3) end
   return opt
 end
 
@@ -100,7 +96,7 @@ end
 -- vertex (i, j), i = 0..nx, j = 0..ny, is number j*(nx+1)+i+1 at origin + i*width/nx*u + j*height/ny*v;
 -- groups: row0 (j = 0), rowN (j = ny), col0 (i = 0), colN (i = nx), corners, all
 function M.grid(opt)
-  opt = options("grid", opt, { width = 1, height = 1, nx = 1, ny = 1, origin = 1, u = 1, v = 1 })
+  opt = options("grid", opt)
   local w, h = size("grid", "width", opt.width, 1), size("grid", "height", opt.height, 1)
   local nx, ny = count("grid", "nx", opt.nx, 10, 1), count("grid", "ny", opt.ny, 10, 1)
   too_many("grid", (nx + 1) * (ny + 1), ("nx = %d and ny = %d"):format(nx, ny))
@@ -135,7 +131,7 @@ end
 -- disc{ radius = 1, rings = 8, segments = 32, center = {0, 0, 0} } in the x-y plane;
 -- groups: center, rim, all
 function M.disc(opt)
-  opt = options("disc", opt, { radius = 1, rings = 1, segments = 1, center = 1 })
+  opt = options("disc", opt)
   local r = size("disc", "radius", opt.radius, 1)
   local rings, seg = count("disc", "rings", opt.rings, 8, 1), count("disc", "segments", opt.segments, 32, 3)
   too_many("disc", 1 + rings * seg, ("rings = %d and segments = %d"):format(rings, seg))
@@ -170,7 +166,7 @@ end
 -- with outward triangles (poles on the z axis), the kind tauform.flesh fills with tets;
 -- groups: top (north pole), bottom (south pole), all
 function M.ellipsoid(opt)
-  opt = options("ellipsoid", opt, { radii = 1, center = 1, rings = 1, segments = 1 })
+  opt = options("ellipsoid", opt)
   local r = vec3("ellipsoid", "radii", opt.radii, { 1, 1, 1 }, true)
   local c = vec3("ellipsoid", "center", opt.center, { 0, 0, 0 })
   local rings, seg = count("ellipsoid", "rings", opt.rings, 12, 2), count("ellipsoid", "segments", opt.segments, 24, 3)
@@ -241,6 +237,10 @@ end
 -- vertices their faces use, and a companion "<path>.groups" (or opt.groups, which must exist)
 -- adding "name: i j ..." groups; the rules are in this file's header. Errors name file:line.
 function M.load_obj(path, opt)
+  if opt ~= nil then
+    local msg = require("tauform.schema").validate("tauform.mesh.load_obj options", opt)
+    if msg then error(("bad argument #2 to 'tauform.mesh.load_obj' (%s)"):format(msg), 2) end
+  end
   opt = opt or {}
   local f, err = io.open(path, "r")
   if not f then error(("mesh.load_obj: cannot open %s (%s)"):format(path, err), 2) end

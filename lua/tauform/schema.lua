@@ -410,6 +410,7 @@ end
 local function got(v)
   local t = type(v)
   if t == "string" then return ("string %q"):format(v) end
+  if t == "number" and v ~= v then return "NaN" end -- tostring gives "nan" or "-nan" by platform
   if t == "number" or t == "boolean" then return ("%s %s"):format(t, tostring(v)) end
   if keyframes.is_curve(v) then return "a keyframe curve" end
   if t == "table" then

@@ -416,5 +416,24 @@ TF_TEST(bad_input_absurd_def_values_refused_at_create) {
   char err[256] = "";
   ENSURE(tf_flesh_create(&fd, &sim, err, sizeof err) == TF_E_INVALID_ARG && sim == NULL);
   ENSURE_MSG(strstr(err, "gravity must be in [-1e4, 1e4] m/s^2, got -1e+200"), "%s", err);
+  /* the base material and a region's take the parameter table's modulus range too */
+  fd.gravity[2] = -9.81;
+  fd.youngs_modulus = 1e13;
+  ENSURE(tf_flesh_create(&fd, &sim, err, sizeof err) == TF_E_INVALID_ARG && sim == NULL);
+  ENSURE_MSG(strstr(err, "material: youngs_modulus") && strstr(err, "got 1e+13"), "%s", err);
+  fd.youngs_modulus = 5e4;
+  tf_flesh_material region = {1e13, 0.3, 1000};
+  uint32_t *mats = calloc(fd.tet_count, sizeof *mats);
+  ENSURE(mats != NULL);
+  mats[0] = 1;
+  fd.tet_materials = mats;
+  fd.materials = &region;
+  fd.material_count = 1;
+  ENSURE(tf_flesh_create(&fd, &sim, err, sizeof err) == TF_E_INVALID_ARG && sim == NULL);
+  ENSURE_MSG(strstr(err, "youngs_modulus") && strstr(err, "got 1e+13"), "%s", err);
+  region.youngs_modulus = 1e6;
+  ENSURE_MSG(tf_flesh_create(&fd, &sim, err, sizeof err) == TF_OK, "%s", err);
+  tf_sim_destroy(sim);
+  free(mats);
   tet_scene_free(&ts);
 }

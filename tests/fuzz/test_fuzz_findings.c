@@ -7,11 +7,13 @@
 #include "tauform.h"
 #include "tf_test.h"
 
-/* Turbulence with a tiny but accepted turbulence_scale: position / scale was inf (or beyond
- * int64) and its lattice index a float-to-integer conversion out of range (UBSan). The wind must
- * still be finite and the frame succeed. */
+/* Turbulence with a tiny turbulence_scale: position / scale was inf (or beyond int64) and its
+ * lattice index a float-to-integer conversion out of range (UBSan). Now such scales are refused by
+ * the parameter table's bounds, and at the smallest accepted scale and time a sheet far from the
+ * origin (position / scale ~ 1e13) still gets a finite wind and its frame succeeds. */
 TF_TEST(fuzz_wind_turbulence_tiny_scale) {
-  double pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+  const double far = 1e9;
+  double pos[12] = {far, far, 0, far + 1, far, 0, far, far + 1, 0, far + 1, far + 1, 0};
   uint32_t tris[6] = {0, 1, 3, 0, 3, 2};
   tf_cloth_def d;
   tf_cloth_def_init(&d);
@@ -19,12 +21,19 @@ TF_TEST(fuzz_wind_turbulence_tiny_scale) {
   tf_sim *sim = NULL;
   char err[256];
   ENSURE_MSG(tf_cloth_create(&d, &sim, err, sizeof err) == TF_OK, "%s", err);
-  const double air = 1.225, turb = 2.0, scales[3] = {1e-300, 5e-324, 1e-30}, time_scale = 1e-320;
+  const double air = 1.225, turb = 2.0, tiny[3] = {1e-300, 5e-324, 1e-30};
   ENSURE(tf_sim_set_param(sim, TF_PARAM_AIR_DENSITY, &air, 1) == TF_OK);
   ENSURE(tf_sim_set_param(sim, TF_PARAM_TURBULENCE, &turb, 1) == TF_OK);
   for (int k = 0; k < 3; ++k) {
-    ENSURE_MSG(tf_sim_set_param(sim, TF_PARAM_TURBULENCE_SCALE, &scales[k], 1) == TF_OK, "%s", tf_sim_last_error(sim));
-    if (k == 2) ENSURE(tf_sim_set_param(sim, TF_PARAM_TURBULENCE_TIME, &time_scale, 1) == TF_OK);
+    ENSURE(tf_sim_set_param(sim, TF_PARAM_TURBULENCE_SCALE, &tiny[k], 1) == TF_E_INVALID_ARG);
+    ENSURE_MSG(strstr(tf_sim_last_error(sim), "turbulence_scale"), "%s", tf_sim_last_error(sim));
+  }
+  tf_param_info in = {.struct_size = sizeof in};
+  ENSURE(tf_param_get_info(TF_PARAM_TURBULENCE_SCALE, &in) == TF_OK);
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_TURBULENCE_SCALE, &in.lo, 1) == TF_OK);
+  ENSURE(tf_param_get_info(TF_PARAM_TURBULENCE_TIME, &in) == TF_OK);
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_TURBULENCE_TIME, &in.lo, 1) == TF_OK);
+  for (int frame = 0; frame < 3; ++frame) {
     ENSURE_MSG(tf_sim_advance(sim, 1.0 / 24.0, 2) == TF_OK, "%s", tf_sim_last_error(sim));
     double x[12];
     ENSURE(tf_sim_get_positions(sim, x, 4) == TF_OK);

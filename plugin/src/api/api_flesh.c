@@ -41,8 +41,11 @@ void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size) {
   api_def_init(def, &d, sizeof d, struct_size);
 }
 
+/* a material's modulus takes the parameter table's range (youngs_modulus), like the base's
+ * TF_PARAM_YOUNGS_MODULUS, so a region cannot hold what set_param would refuse */
 static int check_material(const char *what, double E, double nu, double rho, char *err, size_t errn) {
-  if (!(E > 0.0) || !api_finite(E)) return ERR("%s: youngs_modulus must be > 0 Pa, got %g", what, E), 0;
+  char why[256];
+  if (!param_check(TF_PARAM_YOUNGS_MODULUS, &E, 1, why, sizeof why)) return ERR("%s: %s", what, why), 0;
   if (!(nu > -1.0 && nu < 0.5))
     return ERR("%s: poisson must be in (-1, 0.5) for a solid (0.49 is nearly incompressible), got %g", what, nu), 0;
   if (!(rho > 0.0) || !api_finite(rho)) return ERR("%s: density must be > 0 kg/m^3, got %g", what, rho), 0;
