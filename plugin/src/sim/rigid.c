@@ -11,6 +11,23 @@
 #include "core/vec3.h"
 #include "sim/sim.h"
 
+/* each free piece's rigid motion (acc: linear part, then angular) at every vertex, v + w x r from
+ * its centre of mass; zero on pinned pieces */
+static void rigid_expand(const tf_sim *s, const double *x, double *out) {
+  for (uint32_t i = 0; i < s->n; ++i) {
+    const sim_comp *c = &s->comp[s->mesh.comp[i]];
+    double *o = out + 3 * (size_t)i;
+    if (c->pinned) {
+      v3_set(o, 0, 0, 0);
+      continue;
+    }
+    double r[3], wr[3];
+    v3_sub(r, x + 3 * (size_t)i, c->com);
+    v3_cross(wr, c->acc + 3, r);
+    v3_add(o, c->acc, wr);
+  }
+}
+
 /* relative eigenvalue cut for the inertia pseudo-inverse (collinear or single-vertex pieces) */
 static const double INERTIA_PINV_CUT = 1e-12;
 
@@ -66,18 +83,7 @@ void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
       cc->acc[3 + k] = w[k];
     }
   }
-  for (uint32_t i = 0; i < s->n; ++i) {
-    const sim_comp *c = &s->comp[s->mesh.comp[i]];
-    double *o = out + 3 * (size_t)i;
-    if (c->pinned) {
-      v3_set(o, 0, 0, 0);
-      continue;
-    }
-    double r[3], wr[3];
-    v3_sub(r, x + 3 * (size_t)i, c->com);
-    v3_cross(wr, c->acc + 3, r);
-    v3_add(o, c->acc, wr);
-  }
+  rigid_expand(s, x, out);
 }
 
 /* Backward Euler of a piece's rigid modes xi = (V, omega) under its soft pins, linearized at x_n:
@@ -153,16 +159,5 @@ void rigid_project_sprung(tf_sim *s, const double *x, const double *u, double dt
     }
     for (int a = 0; a < 6; ++a) cc->acc[a] = xi[a] / S[a];
   }
-  for (uint32_t i = 0; i < s->n; ++i) {
-    const sim_comp *c = &s->comp[s->mesh.comp[i]];
-    double *o = out + 3 * (size_t)i;
-    if (c->pinned) {
-      v3_set(o, 0, 0, 0);
-      continue;
-    }
-    double r[3], wr[3];
-    v3_sub(r, x + 3 * (size_t)i, c->com);
-    v3_cross(wr, c->acc + 3, r);
-    v3_add(o, c->acc, wr);
-  }
+  rigid_expand(s, x, out);
 }
