@@ -19,7 +19,7 @@ static const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
 static double negated_eval(void *ctx, const double *y, double *grad, bsr *H) {
   double E = sim_step_eval(ctx, y, grad, H);
   if (grad)
-    for (size_t k = 0; k < 3 * (size_t)((tf_sim *)ctx)->n; ++k) grad[k] = -grad[k];
+    for (size_t k = 0; k < 3 * (size_t)((tf_sim *)ctx)->model.n; ++k) grad[k] = -grad[k];
   return -E;
 }
 
@@ -68,7 +68,7 @@ static void check_fails(int *tf_failed_, newton_eval_fn eval, const char *what) 
   take(sim, &before);
   double t0 = 0.0, t1 = 0.0;
   tf_sim_get_param(sim, TF_PARAM_TIME, &t0, 1);
-  sim->solve_eval = eval;
+  sim->solver.eval = eval;
   tf_status st = tf_sim_advance(sim, 1.0 / 24, 2);
   const char *msg = tf_sim_last_error(sim);
   ENSURE_MSG(st == TF_E_NOT_CONVERGED, "status %d", (int)st);
@@ -83,7 +83,7 @@ static void check_fails(int *tf_failed_, newton_eval_fn eval, const char *what) 
   tf_sim_get_param(sim, TF_PARAM_TIME, &t1, 1);
   ENSURE(memcmp(&before, &after, sizeof before) == 0 && t0 == t1);
   /* with the true objective the same frame succeeds */
-  sim->solve_eval = NULL;
+  sim->solver.eval = NULL;
   ENSURE(tf_sim_advance(sim, 1.0 / 24, 2) == TF_OK);
   ENSURE(tf_sim_get_stats(sim, &stats) == TF_OK);
   ENSURE(stats.residual <= 1.0 && stats.total_steps == 8);
@@ -105,7 +105,7 @@ TF_TEST(sanity_nan_direction_is_not_converged) {
   scene sc;
   tf_sim *sim = swinging_sheet(&sc);
   ENSURE(sim);
-  sim->solve_eval = nan_hessian_eval;
+  sim->solver.eval = nan_hessian_eval;
   tf_stats stats;
   memset(&stats, 0, sizeof stats);
   stats.struct_size = sizeof stats;

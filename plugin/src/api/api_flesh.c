@@ -199,7 +199,7 @@ tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out, uint32_t 
   FAIL_IF(s, !out || count != sim->flesh.surf_n, TF_E_INVALID_ARG,
           "tf_sim_get_surface_positions: %s (count %u, surface has %u vertices)", out ? "wrong count" : "output array is NULL",
           count, sim->flesh.surf_n);
-  tet_embed_apply(sim->x, sim->flesh.tet.tets, sim->flesh.surf_tet, sim->flesh.surf_w, count, out);
+  tet_embed_apply(sim->state.x, sim->flesh.tet.tets, sim->flesh.surf_tet, sim->flesh.surf_w, count, out);
   return TF_OK;
 }
 
@@ -212,18 +212,18 @@ tf_status tf_sim_flesh_info(const tf_sim *sim, tf_flesh_info *out) {
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   info.tet_count = F->tet.tet_count;
-  info.vert_count = sim->n;
+  info.vert_count = sim->model.n;
   info.boundary_face_count = F->tet.face_count;
   tetmesh_quality q;
-  tetmesh_measure(sim->rest, F->tet.tets, F->tet.tet_count, &q);
+  tetmesh_measure(sim->model.rest, F->tet.tets, F->tet.tet_count, &q);
   info.min_dihedral_deg = q.min_dihedral;
   info.max_dihedral_deg = q.max_dihedral;
   info.inverted_rest = q.inverted;
-  tetmesh_measure(sim->x, F->tet.tets, F->tet.tet_count, &q);
+  tetmesh_measure(sim->state.x, F->tet.tets, F->tet.tet_count, &q);
   info.inverted_now = q.inverted;
   info.rest_volume = F->rest_volume;
-  info.volume = sim_flesh_volume(sim, sim->x);
-  for (uint32_t i = 0; i < sim->n; ++i) info.mass += sim->mass[i];
+  info.volume = sim_flesh_volume(sim, sim->state.x);
+  for (uint32_t i = 0; i < sim->model.n; ++i) info.mass += sim->model.mass[i];
   info.surface_outside = F->surf_outside;
   info.surface_worst_weight = F->surf_worst;
   uint32_t size = out->struct_size;

@@ -51,11 +51,11 @@ static tf_status setup(tf_sim *sim, const tf_render_def *in, const double *const
     memcpy(cam->up, d->up, sizeof cam->up);
   } else {
     /* frame the union of all shapes: fit each, keep the farthest framing along the view */
-    size_t n3 = 3 * (size_t)sim->n;
+    size_t n3 = 3 * (size_t)sim->model.n;
     double *all = mem_array(&sim->mem, n3 * count, sizeof *all);
     if (!all) return sim_fail(sim, TF_E_NOMEM, "render: out of memory");
     for (uint32_t k = 0; k < count; ++k) memcpy(all + k * n3, frames[k], n3 * sizeof *all);
-    render_camera_fit(cam, all, sim->n * count, d->view, d->up);
+    render_camera_fit(cam, all, sim->model.n * count, d->view, d->up);
     MEM_FREE_ARRAY(&sim->mem, all, n3 * count);
   }
   cam->fov_deg = d->fov_deg;
@@ -66,7 +66,7 @@ static tf_status setup(tf_sim *sim, const tf_render_def *in, const double *const
 
 static void hard_pins(const tf_sim *sim, uint32_t *out, uint32_t *count) {
   *count = 0;
-  for (uint32_t q = 0; q < sim->pin_count; ++q) out[(*count)++] = sim->pin_idx[q];
+  for (uint32_t q = 0; q < sim->pins.count; ++q) out[(*count)++] = sim->pins.idx[q];
 }
 
 tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const double *const *frames,
@@ -92,7 +92,7 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
   uint8_t *out = frame_count > 1 ? mem_array(&sim->mem, sheet, 1) : NULL;
   const uint8_t **ptrs = mem_array(&sim->mem, frame_count, sizeof *ptrs);
   double *zbuf = mem_array(&sim->mem, npix, sizeof *zbuf);
-  uint32_t *pins = mem_array(&sim->mem, sim->pin_count ? sim->pin_count : 1, sizeof *pins);
+  uint32_t *pins = mem_array(&sim->mem, sim->pins.count ? sim->pins.count : 1, sizeof *pins);
   const sim_flesh *F = &sim->flesh;
   size_t surf_len = sim->kind == SIM_FLESH && F->surf_tri_count ? 3 * (size_t)F->surf_n : 0;
   double *surf = surf_len ? mem_array(&sim->mem, surf_len, sizeof *surf) : NULL;
@@ -107,8 +107,8 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
         render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, surf, F->surf_n, F->surf_tris,
                     F->surf_tri_count, NULL, 0);
       } else {
-        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, frames[k], sim->n, sim->mesh.tris,
-                    sim->mesh.tri_count, pins, pin_count);
+        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, frames[k], sim->model.n, sim->model.mesh.tris,
+                    sim->model.mesh.tri_count, pins, pin_count);
       }
       ptrs[k] = tiles + k * tile;
     }
@@ -121,13 +121,13 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
   if (out) MEM_FREE_ARRAY(&sim->mem, out, sheet);
   MEM_FREE_ARRAY(&sim->mem, ptrs, frame_count);
   MEM_FREE_ARRAY(&sim->mem, zbuf, npix);
-  MEM_FREE_ARRAY(&sim->mem, pins, sim->pin_count ? sim->pin_count : 1);
+  MEM_FREE_ARRAY(&sim->mem, pins, sim->pins.count ? sim->pins.count : 1);
   if (surf) MEM_FREE_ARRAY(&sim->mem, surf, surf_len);
   return st;
 }
 
 tf_status tf_sim_render_png(tf_sim *sim, const tf_render_def *def, const char *path) {
   if (!sim) return TF_E_INVALID_ARG;
-  const double *frame = sim->x;
+  const double *frame = sim->state.x;
   return tf_sim_render_sheet_png(sim, def, &frame, 1, 1, path);
 }

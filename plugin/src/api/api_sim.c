@@ -14,7 +14,7 @@
     if (!(sim)) return TF_E_INVALID_ARG; \
   } while (0)
 #define COUNT_MATCH(sim, fn, count) \
-  FAIL_IF(sim, (count) != (sim)->n, TF_E_INVALID_ARG, fn ": vert_count is %u but the simulation has %u vertices", (count), (sim)->n)
+  FAIL_IF(sim, (count) != (sim)->model.n, TF_E_INVALID_ARG, fn ": vert_count is %u but the simulation has %u vertices", (count), (sim)->model.n)
 
 void tf_sim_destroy(tf_sim *sim) { sim_destroy(sim); }
 
@@ -51,15 +51,15 @@ tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, ui
   if (st != TF_OK) return st;
   const param_desc *d = param_find(param);
   /* air: the per-triangle restoring stiffness of the drag gets its storage now, not per step */
-  if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && !sim->aero_P) {
-    sim->aero_P = mem_array(&sim->mem, 81 * (size_t)sim->mesh.tri_count, sizeof *sim->aero_P);
-    if (!sim->aero_P) return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param: out of memory for the air model");
+  if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && !sim->work.aero_P) {
+    sim->work.aero_P = mem_array(&sim->mem, 81 * (size_t)sim->model.mesh.tri_count, sizeof *sim->work.aero_P);
+    if (!sim->work.aero_P) return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param: out of memory for the air model");
   }
   double *dst = param_ptr(&sim->par, d);
   for (uint32_t k = 0; k < d->count; ++k) dst[k] = values[k];
   /* a uniform bending stiffness replaces any per-vertex map */
   if (param == TF_PARAM_BEND_STIFFNESS)
-    for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) sim->hinge_bend[e] = values[0];
+    for (uint32_t e = 0; e < sim->model.mesh.hinge_count; ++e) sim->model.hinge_bend[e] = values[0];
   sim_params_derive(sim);
   return TF_OK;
 }
@@ -100,9 +100,9 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   double mean = 0.0;
   for (uint32_t i = 0; i < vert_count; ++i) mean += values[i] / vert_count;
   sim->par.bend = mean;
-  for (uint32_t e = 0; e < sim->mesh.hinge_count; ++e) {
-    const uint32_t *h = sim->mesh.hinges + 4 * (size_t)e;
-    sim->hinge_bend[e] = 0.5 * (values[h[0]] + values[h[1]]);
+  for (uint32_t e = 0; e < sim->model.mesh.hinge_count; ++e) {
+    const uint32_t *h = sim->model.mesh.hinges + 4 * (size_t)e;
+    sim->model.hinge_bend[e] = 0.5 * (values[h[0]] + values[h[1]]);
   }
   return TF_OK;
 }
@@ -110,63 +110,63 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
 tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count) {
   SIM_ARG(sim);
   FAIL_IF(sim, count > 0 && !indices, TF_E_INVALID_ARG, "tf_sim_set_pins: indices is NULL");
-  FAIL_IF(sim, count > sim->n, TF_E_INVALID_ARG, "tf_sim_set_pins: %u pins for %u vertices", count, sim->n);
+  FAIL_IF(sim, count > sim->model.n, TF_E_INVALID_ARG, "tf_sim_set_pins: %u pins for %u vertices", count, sim->model.n);
   /* validate first; duplicates are found with the per-vertex mark array, cleared again below */
   uint32_t marked = 0;
   const uint32_t b = sim->index_base;
   tf_status st = TF_OK;
   for (uint32_t q = 0; q < count; ++q) {
     uint32_t i = indices[q];
-    if (i >= sim->n) {
+    if (i >= sim->model.n) {
       st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: indices[%u] = %u out of range %u..%u", q + b, i + b, b,
-                    sim->n - 1 + b);
+                    sim->model.n - 1 + b);
       break;
     }
     if (weights && !(weights[q] > 0.0 && weights[q] <= 1.0)) {
       st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: weights[%u] = %g must be in (0, 1]", q + b, weights[q]);
       break;
     }
-    if (sim->mark[i]) {
+    if (sim->pins.mark[i]) {
       st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: vertex %u is pinned twice (indices[%u])", i + b, q + b);
       break;
     }
-    sim->mark[i] = 1;
+    sim->pins.mark[i] = 1;
     marked = q + 1;
   }
-  for (uint32_t q = 0; q < marked; ++q) sim->mark[indices[q]] = 0;
+  for (uint32_t q = 0; q < marked; ++q) sim->pins.mark[indices[q]] = 0;
   if (st != TF_OK) return st;
   /* commit: targets start at the vertices' current positions */
-  sim->pin_count = count;
+  sim->pins.count = count;
   for (uint32_t q = 0; q < count; ++q) {
-    sim->pin_idx[q] = indices[q];
-    sim->pin_w[q] = weights ? weights[q] : 1.0;
+    sim->pins.idx[q] = indices[q];
+    sim->pins.w[q] = weights ? weights[q] : 1.0;
   }
   pins_refresh_components(sim);
   pins_restart(sim, 0);
-  sim->targets_fresh = 0;
+  sim->pins.targets_fresh = 0;
   return TF_OK;
 }
 
 tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count) {
   SIM_ARG(sim);
-  FAIL_IF(sim, count != sim->pin_count, TF_E_INVALID_ARG,
-          "tf_sim_set_pin_targets: count is %u but %u vertices are pinned", count, sim->pin_count);
+  FAIL_IF(sim, count != sim->pins.count, TF_E_INVALID_ARG,
+          "tf_sim_set_pin_targets: count is %u but %u vertices are pinned", count, sim->pins.count);
   FAIL_IF(sim, count > 0 && !targets, TF_E_INVALID_ARG, "tf_sim_set_pin_targets: targets is NULL");
   for (uint32_t q = 0; q < count; ++q)
     FAIL_IF(sim, !api_all_finite(targets + 3 * (size_t)q, 3), TF_E_INVALID_ARG,
             "tf_sim_set_pin_targets: target %u (vertex %u) is not finite", q + sim->index_base,
-            sim->pin_idx[q] + sim->index_base);
-  memcpy(sim->pin_next, targets, sizeof(double) * 3 * count);
-  sim->targets_fresh = 1;
+            sim->pins.idx[q] + sim->index_base);
+  memcpy(sim->pins.next, targets, sizeof(double) * 3 * count);
+  sim->pins.targets_fresh = 1;
   return TF_OK;
 }
 
 tf_status tf_sim_get_pin_targets(const tf_sim *sim, double *out, uint32_t count) {
   if (!sim) return TF_E_INVALID_ARG;
-  if (count != sim->pin_count || (count && !out))
+  if (count != sim->pins.count || (count && !out))
     return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, "tf_sim_get_pin_targets: count is %u but %u vertices are pinned",
-                    count, sim->pin_count);
-  memcpy(out, sim->pin_next, sizeof(double) * 3 * count);
+                    count, sim->pins.count);
+  memcpy(out, sim->pins.next, sizeof(double) * 3 * count);
   return TF_OK;
 }
 
@@ -205,37 +205,37 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
             "tf_sim_set_state: velocity of vertex %u is not finite", i + sim->index_base);
   }
   size_t bytes = sizeof(double) * 3 * vert_count;
-  memcpy(sim->x, positions, bytes);
-  if (velocities) memcpy(sim->v, velocities, bytes);
-  else memset(sim->v, 0, bytes);
+  memcpy(sim->state.x, positions, bytes);
+  if (velocities) memcpy(sim->state.v, velocities, bytes);
+  else memset(sim->state.v, 0, bytes);
   /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
    * the state); otherwise (a teleport) they restart at their vertices like hard pins */
-  pins_restart(sim, sim->targets_fresh);
+  pins_restart(sim, sim->pins.targets_fresh);
   return TF_OK;
 }
 
-uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->n : 0; }
+uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->model.n : 0; }
 
 #define READ_ARGS(fn)                                                                     \
   if (!sim) return TF_E_INVALID_ARG;                                                      \
-  if (!out || vert_count != sim->n) return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,       \
-      fn ": %s (vert_count %u, simulation has %u)", out ? "wrong vert_count" : "output array is NULL", vert_count, sim->n)
+  if (!out || vert_count != sim->model.n) return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,       \
+      fn ": %s (vert_count %u, simulation has %u)", out ? "wrong vert_count" : "output array is NULL", vert_count, sim->model.n)
 
 tf_status tf_sim_get_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_positions");
-  memcpy(out, sim->x, sizeof(double) * 3 * vert_count);
+  memcpy(out, sim->state.x, sizeof(double) * 3 * vert_count);
   return TF_OK;
 }
 
 tf_status tf_sim_get_positions_f(const tf_sim *sim, float *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_positions_f");
-  for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = (float)sim->x[k];
+  for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = (float)sim->state.x[k];
   return TF_OK;
 }
 
 tf_status tf_sim_get_velocities(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_velocities");
-  memcpy(out, sim->v, sizeof(double) * 3 * vert_count);
+  memcpy(out, sim->state.v, sizeof(double) * 3 * vert_count);
   return TF_OK;
 }
 
@@ -243,11 +243,11 @@ tf_status tf_sim_get_normals(const tf_sim *sim, double *out, uint32_t vert_count
   READ_ARGS("tf_sim_get_normals");
   memset(out, 0, sizeof(double) * 3 * vert_count);
   /* area weighting comes free: the cross product's length is twice the area */
-  for (uint32_t t = 0; t < sim->mesh.tri_count; ++t) {
-    const uint32_t *v = sim->mesh.tris + 3 * t;
+  for (uint32_t t = 0; t < sim->model.mesh.tri_count; ++t) {
+    const uint32_t *v = sim->model.mesh.tris + 3 * t;
     double e1[3], e2[3], nrm[3];
-    v3_sub(e1, sim->x + 3 * (size_t)v[1], sim->x + 3 * (size_t)v[0]);
-    v3_sub(e2, sim->x + 3 * (size_t)v[2], sim->x + 3 * (size_t)v[0]);
+    v3_sub(e1, sim->state.x + 3 * (size_t)v[1], sim->state.x + 3 * (size_t)v[0]);
+    v3_sub(e2, sim->state.x + 3 * (size_t)v[2], sim->state.x + 3 * (size_t)v[0]);
     v3_cross(nrm, e1, e2);
     for (int k = 0; k < 3; ++k) v3_add(out + 3 * (size_t)v[k], out + 3 * (size_t)v[k], nrm);
   }
@@ -260,14 +260,14 @@ tf_status tf_sim_get_normals(const tf_sim *sim, double *out, uint32_t vert_count
 
 tf_status tf_sim_get_forces(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_forces");
-  sim_potential(sim, sim->x, sim->pin_next, out);
+  sim_potential(sim, sim->state.x, sim->pins.next, out);
   for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = -out[k];
   return TF_OK;
 }
 
 tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy) {
   if (!sim || !out_energy) return TF_E_INVALID_ARG;
-  *out_energy = sim_potential(sim, sim->x, sim->pin_next, NULL);
+  *out_energy = sim_potential(sim, sim->state.x, sim->pins.next, NULL);
   return TF_OK;
 }
 
@@ -284,17 +284,17 @@ tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out) {
 
 tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_rest_positions");
-  memcpy(out, sim->rest, sizeof(double) * 3 * vert_count);
+  memcpy(out, sim->model.rest, sizeof(double) * 3 * vert_count);
   return TF_OK;
 }
 
-uint32_t tf_sim_tri_count(const tf_sim *sim) { return sim ? sim->mesh.tri_count : 0; }
+uint32_t tf_sim_tri_count(const tf_sim *sim) { return sim ? sim->model.mesh.tri_count : 0; }
 
 tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out, uint32_t tri_count) {
   if (!sim) return TF_E_INVALID_ARG;
-  if (!out || tri_count != sim->mesh.tri_count)
+  if (!out || tri_count != sim->model.mesh.tri_count)
     return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, "tf_sim_get_triangles: %s (tri_count %u, simulation has %u)",
-                    out ? "wrong tri_count" : "output array is NULL", tri_count, sim->mesh.tri_count);
-  memcpy(out, sim->mesh.tris, sizeof(uint32_t) * 3 * tri_count);
+                    out ? "wrong tri_count" : "output array is NULL", tri_count, sim->model.mesh.tri_count);
+  memcpy(out, sim->model.mesh.tris, sizeof(uint32_t) * 3 * tri_count);
   return TF_OK;
 }

@@ -16,8 +16,8 @@ static double now_seconds(void) {
 
 /* first vertex whose position or velocity is not finite, or UINT32_MAX */
 static uint32_t first_nonfinite(const tf_sim *s) {
-  for (size_t k = 0; k < 3 * (size_t)s->n; ++k)
-    if (!isfinite(s->x[k]) || !isfinite(s->v[k])) return (uint32_t)(k / 3);
+  for (size_t k = 0; k < 3 * (size_t)s->model.n; ++k)
+    if (!isfinite(s->state.x[k]) || !isfinite(s->state.v[k])) return (uint32_t)(k / 3);
   return UINT32_MAX;
 }
 
@@ -27,17 +27,14 @@ static uint32_t first_nonfinite(const tf_sim *s) {
  * (residual inf, the failed step counted unconverged) */
 tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   double t0 = now_seconds();
-  size_t bytes = sizeof(double) * 3 * s->n;
-  memcpy(s->x_save, s->x, bytes);
-  memcpy(s->v_save, s->v, bytes);
-  memcpy(s->vref_save, s->vref, bytes);
+  sim_state_copy(s, &s->saved, &s->state);
   tf_stats st = s->stats;
   st.steps = st.newton_iterations = st.cg_iterations = st.max_newton_per_step = st.unconverged_steps = 0;
   st.residual = 0.0;
   double dt = frame_dt / substeps;
   for (uint32_t k = 0; k < substeps; ++k) {
     pins_substep_targets(s, (double)k / substeps, (double)(k + 1) / substeps);
-    s->step_time = s->par.time + k * dt;
+    s->work.time = s->par.time + k * dt;
     const char *bad = NULL;
     int unconverged = 0;
     if (s->par.integrator == TF_INTEGRATOR_STRAIN_RATE) {
@@ -53,11 +50,9 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
       st.residual = r.residual;
     }
     st.steps++;
-    uint32_t vbad = bad ? s->check_vertex : first_nonfinite(s);
+    uint32_t vbad = bad ? s->solver.check_vertex : first_nonfinite(s);
     if (!bad && vbad == UINT32_MAX) continue;
-    memcpy(s->x, s->x_save, bytes);
-    memcpy(s->v, s->v_save, bytes);
-    memcpy(s->vref, s->vref_save, bytes);
+    sim_state_copy(s, &s->state, &s->saved);
     st.residual = INFINITY;
     st.unconverged_steps += (uint32_t)!unconverged; /* the failed step counts as unconverged */
     st.seconds = now_seconds() - t0;
@@ -68,19 +63,19 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
                       "advance: frame %llu, substep %u of %u (t = %.6g s): the state became non-finite at "
                       "vertex %u (step %.3g s too large for this integrator or material?); the frame was "
                       "rolled back",
-                      frame, k + s->index_base, substeps, s->step_time, vbad + s->index_base, dt);
+                      frame, k + s->index_base, substeps, s->work.time, vbad + s->index_base, dt);
     if (strstr(bad, "objective"))
       return sim_fail(s, TF_E_NOT_CONVERGED,
                       "advance: frame %llu, substep %u of %u (t = %.6g s): %s (from %.17g to %.17g J, a "
                       "minimization must not raise it); the frame was rolled back",
-                      frame, k + s->index_base, substeps, s->step_time, bad, s->check_e0, s->check_e1);
+                      frame, k + s->index_base, substeps, s->work.time, bad, s->solver.check_e0, s->solver.check_e1);
     return sim_fail(s, TF_E_NOT_CONVERGED,
                     "advance: frame %llu, substep %u of %u (t = %.6g s): %s at vertex %u; the frame was "
                     "rolled back",
-                    frame, k + s->index_base, substeps, s->step_time, bad, vbad + s->index_base);
+                    frame, k + s->index_base, substeps, s->work.time, bad, vbad + s->index_base);
   }
-  memcpy(s->pin_prev, s->pin_next, sizeof(double) * 3 * s->pin_count);
-  s->targets_fresh = 0;
+  memcpy(s->pins.prev, s->pins.next, sizeof(double) * 3 * s->pins.count);
+  s->pins.targets_fresh = 0;
   s->par.time += frame_dt;
   s->frames++;
   st.total_steps += substeps;

@@ -14,7 +14,7 @@
 #include "sim/sim.h"
 
 void aero_forces(tf_sim *s, const double *x, const double *v, double t, double *f) {
-  const trimesh *m = &s->mesh;
+  const trimesh *m = &s->model.mesh;
   /* flesh: its boundary faces, outward, are a closed body's: only the windward ones push */
   aero_coeffs k = {s->par.air_density, s->par.drag, s->par.lift, s->kind == SIM_FLESH};
   double lx[9], lv[9], c[3], w[3], ft[3];
@@ -27,9 +27,9 @@ void aero_forces(tf_sim *s, const double *x, const double *v, double t, double *
     for (int a = 0; a < 3; ++a) c[a] = (lx[a] + lx[3 + a] + lx[6 + a]) / 3.0;
     wind_at(&s->par, c, t, w);
     double cd = 0.0;
-    aero_triangle(lx, lv, w, &k, ft, &cd, s->aero_n + 3 * (size_t)tr);
-    s->aero_c[tr] = cd;
-    if (s->aero_P) aero_restoring_stiffness(lx, lv, w, &k, s->aero_P + 81 * (size_t)tr);
+    aero_triangle(lx, lv, w, &k, ft, &cd, s->work.aero_n + 3 * (size_t)tr);
+    s->work.aero_c[tr] = cd;
+    if (s->work.aero_P) aero_restoring_stiffness(lx, lv, w, &k, s->work.aero_P + 81 * (size_t)tr);
     for (int q = 0; q < 3; ++q) v3_axpy(f + 3 * (size_t)tv[q], 1.0 / 3.0, ft);
   }
 }

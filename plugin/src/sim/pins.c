@@ -12,49 +12,49 @@
 
 static const double CARRIER_PINV_CUT = 1e-9;
 
-static int pin_is_hard(const tf_sim *s, uint32_t q) { return s->pin_w[q] >= 1.0; }
+static int pin_is_hard(const tf_sim *s, uint32_t q) { return s->pins.w[q] >= 1.0; }
 
 void pins_refresh_components(tf_sim *s) {
-  for (uint32_t c = 0; c < s->mesh.comp_count; ++c) s->comp[c].pinned = 0;
-  memset(s->fixed, 0, s->n);
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
+  for (uint32_t c = 0; c < s->model.mesh.comp_count; ++c) s->work.comp[c].pinned = 0;
+  memset(s->pins.fixed, 0, s->model.n);
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
     if (!pin_is_hard(s, q)) continue;
-    uint32_t i = s->pin_idx[q];
-    s->comp[s->mesh.comp[i]].pinned = 1;
-    s->fixed[i] = 1;
+    uint32_t i = s->pins.idx[q];
+    s->work.comp[s->model.mesh.comp[i]].pinned = 1;
+    s->pins.fixed[i] = 1;
   }
 }
 
 void pins_substep_targets(tf_sim *s, double s0, double s1) {
-  for (uint32_t q = 0; q < s->pin_count; ++q)
+  for (uint32_t q = 0; q < s->pins.count; ++q)
     for (int k = 0; k < 3; ++k) {
-      double a = s->pin_prev[3 * q + k], b = s->pin_next[3 * q + k];
-      s->pin_sub0[3 * q + k] = a + s0 * (b - a);
-      s->pin_sub[3 * q + k] = a + s1 * (b - a);
+      double a = s->pins.prev[3 * q + k], b = s->pins.next[3 * q + k];
+      s->pins.sub0[3 * q + k] = a + s0 * (b - a);
+      s->pins.sub[3 * q + k] = a + s1 * (b - a);
     }
 }
 
 /* vref = per piece, the rigid field V + w x (x - c) closest (least squares) to the hard pins'
  * velocities pin_vel at positions pin_pos (both per pin slot); zero on pieces without hard pins */
 static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel, double *vref) {
-  uint32_t nc = s->mesh.comp_count;
+  uint32_t nc = s->model.mesh.comp_count;
   for (uint32_t c = 0; c < nc; ++c) {
-    sim_comp *cc = &s->comp[c];
+    sim_comp *cc = &s->work.comp[c];
     cc->pin_w = 0.0;
     v3_set(cc->pin_c, 0, 0, 0);
     memset(cc->pin_J, 0, sizeof cc->pin_J);
     memset(cc->acc, 0, sizeof cc->acc);
   }
   /* centroid of the hard pins and their mean velocity */
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
     if (!pin_is_hard(s, q)) continue;
-    sim_comp *cc = &s->comp[s->mesh.comp[s->pin_idx[q]]];
+    sim_comp *cc = &s->work.comp[s->model.mesh.comp[s->pins.idx[q]]];
     cc->pin_w += 1.0;
     v3_add(cc->pin_c, cc->pin_c, pin_pos + 3 * (size_t)q);
     v3_add(cc->acc, cc->acc, pin_vel + 3 * (size_t)q);
   }
   for (uint32_t c = 0; c < nc; ++c) {
-    sim_comp *cc = &s->comp[c];
+    sim_comp *cc = &s->work.comp[c];
     if (cc->pin_w > 0.0) {
       v3_scale(cc->pin_c, cc->pin_c, 1.0 / cc->pin_w);
       v3_scale(cc->acc, cc->acc, 1.0 / cc->pin_w);
@@ -62,9 +62,9 @@ static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel,
   }
   /* angular part: (sum (|r|^2 I - r r^T)) w = sum r x (u - V); collinear pins leave the rotation
    * about their line undetermined: the pseudo-inverse gives the minimum-norm w */
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
     if (!pin_is_hard(s, q)) continue;
-    sim_comp *cc = &s->comp[s->mesh.comp[s->pin_idx[q]]];
+    sim_comp *cc = &s->work.comp[s->model.mesh.comp[s->pins.idx[q]]];
     double r[3], u[3], l[3];
     v3_sub(r, pin_pos + 3 * (size_t)q, cc->pin_c);
     v3_sub(u, pin_vel + 3 * (size_t)q, cc->acc);
@@ -75,22 +75,22 @@ static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel,
       for (int b = 0; b < 3; ++b) cc->pin_J[3 * a + b] += (a == b ? rr : 0.0) - r[a] * r[b];
   }
   for (uint32_t c = 0; c < nc; ++c) {
-    sim_comp *cc = &s->comp[c];
+    sim_comp *cc = &s->work.comp[c];
     if (cc->pin_w > 0.0) {
       double om[3];
       eigen3_pinv_solve(cc->pin_J, cc->acc + 3, CARRIER_PINV_CUT, om);
       v3_copy(cc->acc + 3, om);
     }
   }
-  for (uint32_t i = 0; i < s->n; ++i) {
-    const sim_comp *cc = &s->comp[s->mesh.comp[i]];
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    const sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
     double *o = vref + 3 * (size_t)i;
     if (!(cc->pin_w > 0.0)) {
       v3_set(o, 0, 0, 0);
       continue;
     }
     double r[3], wr[3];
-    v3_sub(r, s->x + 3 * (size_t)i, cc->pin_c);
+    v3_sub(r, s->state.x + 3 * (size_t)i, cc->pin_c);
     v3_cross(wr, cc->acc + 3, r);
     v3_add(o, cc->acc, wr);
   }
@@ -98,23 +98,23 @@ static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel,
 
 void pins_carrier(tf_sim *s, double dt, double *vref) {
   /* the pins' target velocities over this substep */
-  for (uint32_t q = 0; q < s->pin_count; ++q)
-    for (int k = 0; k < 3; ++k) s->pin_vel[3 * q + k] = (s->pin_sub[3 * q + k] - s->pin_sub0[3 * q + k]) / dt;
-  carrier_fit(s, s->pin_sub0, s->pin_vel, vref);
+  for (uint32_t q = 0; q < s->pins.count; ++q)
+    for (int k = 0; k < 3; ++k) s->pins.vel[3 * q + k] = (s->pins.sub[3 * q + k] - s->pins.sub0[3 * q + k]) / dt;
+  carrier_fit(s, s->pins.sub0, s->pins.vel, vref);
 }
 
 void pins_restart(tf_sim *s, int keep_soft_targets) {
   /* targets start where the pinned vertices now are (a hard pin sits on its target); the carrier
    * is the pins' current motion. A soft pin's target is the host's goal, not where its vertex
    * hangs: a restored state keeps the targets the host gave, so a restart continues the run */
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
-    const double *xi = s->x + 3 * (size_t)s->pin_idx[q];
-    if (keep_soft_targets && !pin_is_hard(s, q)) xi = s->pin_next + 3 * (size_t)q;
-    v3_copy(s->pin_prev + 3 * (size_t)q, xi);
-    v3_copy(s->pin_next + 3 * (size_t)q, xi);
-    v3_copy(s->pin_sub + 3 * (size_t)q, xi);
-    v3_copy(s->pin_sub0 + 3 * (size_t)q, xi);
-    v3_copy(s->pin_vel + 3 * (size_t)q, s->v + 3 * (size_t)s->pin_idx[q]);
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    const double *xi = s->state.x + 3 * (size_t)s->pins.idx[q];
+    if (keep_soft_targets && !pin_is_hard(s, q)) xi = s->pins.next + 3 * (size_t)q;
+    v3_copy(s->pins.prev + 3 * (size_t)q, xi);
+    v3_copy(s->pins.next + 3 * (size_t)q, xi);
+    v3_copy(s->pins.sub + 3 * (size_t)q, xi);
+    v3_copy(s->pins.sub0 + 3 * (size_t)q, xi);
+    v3_copy(s->pins.vel + 3 * (size_t)q, s->state.v + 3 * (size_t)s->pins.idx[q]);
   }
-  carrier_fit(s, s->pin_sub0, s->pin_vel, s->vref);
+  carrier_fit(s, s->pins.sub0, s->pins.vel, s->state.vref);
 }

@@ -14,8 +14,8 @@
 /* each free piece's rigid motion (acc: linear part, then angular) at every vertex, v + w x r from
  * its centre of mass; zero on pinned pieces */
 static void rigid_expand(const tf_sim *s, const double *x, double *out) {
-  for (uint32_t i = 0; i < s->n; ++i) {
-    const sim_comp *c = &s->comp[s->mesh.comp[i]];
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    const sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     double *o = out + 3 * (size_t)i;
     if (c->pinned) {
       v3_set(o, 0, 0, 0);
@@ -32,40 +32,40 @@ static void rigid_expand(const tf_sim *s, const double *x, double *out) {
 static const double INERTIA_PINV_CUT = 1e-12;
 
 void rigid_update_frames(tf_sim *s, const double *x) {
-  uint32_t nc = s->mesh.comp_count;
+  uint32_t nc = s->model.mesh.comp_count;
   for (uint32_t c = 0; c < nc; ++c) {
-    s->comp[c].mass = 0.0;
-    v3_set(s->comp[c].com, 0, 0, 0);
-    memset(s->comp[c].inertia, 0, sizeof s->comp[c].inertia);
+    s->work.comp[c].mass = 0.0;
+    v3_set(s->work.comp[c].com, 0, 0, 0);
+    memset(s->work.comp[c].inertia, 0, sizeof s->work.comp[c].inertia);
   }
-  for (uint32_t i = 0; i < s->n; ++i) {
-    sim_comp *c = &s->comp[s->mesh.comp[i]];
-    c->mass += s->mass[i];
-    v3_axpy(c->com, s->mass[i], x + 3 * (size_t)i);
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
+    c->mass += s->model.mass[i];
+    v3_axpy(c->com, s->model.mass[i], x + 3 * (size_t)i);
   }
-  for (uint32_t c = 0; c < nc; ++c) v3_scale(s->comp[c].com, s->comp[c].com, 1.0 / s->comp[c].mass);
+  for (uint32_t c = 0; c < nc; ++c) v3_scale(s->work.comp[c].com, s->work.comp[c].com, 1.0 / s->work.comp[c].mass);
   /* I = sum m (|r|^2 Id - r r^T) */
-  for (uint32_t i = 0; i < s->n; ++i) {
-    sim_comp *c = &s->comp[s->mesh.comp[i]];
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     if (c->pinned) continue;
     double r[3];
     v3_sub(r, x + 3 * (size_t)i, c->com);
-    double m = s->mass[i], rr = v3_norm2(r);
+    double m = s->model.mass[i], rr = v3_norm2(r);
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) c->inertia[3 * a + b] += m * ((a == b ? rr : 0.0) - r[a] * r[b]);
   }
 }
 
 void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
-  uint32_t nc = s->mesh.comp_count;
-  for (uint32_t c = 0; c < nc; ++c) memset(s->comp[c].acc, 0, sizeof s->comp[c].acc);
+  uint32_t nc = s->model.mesh.comp_count;
+  for (uint32_t c = 0; c < nc; ++c) memset(s->work.comp[c].acc, 0, sizeof s->work.comp[c].acc);
   /* momenta: P = sum m u, L = sum m r x u */
-  for (uint32_t i = 0; i < s->n; ++i) {
-    sim_comp *c = &s->comp[s->mesh.comp[i]];
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     if (c->pinned) continue;
     double r[3], l[3];
     const double *ui = u + 3 * (size_t)i;
-    double m = s->mass[i];
+    double m = s->model.mass[i];
     v3_sub(r, x + 3 * (size_t)i, c->com);
     v3_cross(l, r, ui);
     for (int k = 0; k < 3; ++k) {
@@ -74,7 +74,7 @@ void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
     }
   }
   for (uint32_t c = 0; c < nc; ++c) {
-    sim_comp *cc = &s->comp[c];
+    sim_comp *cc = &s->work.comp[c];
     if (cc->pinned) continue;
     double w[3];
     eigen3_pinv_solve(cc->inertia, cc->acc + 3, INERTIA_PINV_CUT, w);
@@ -95,15 +95,15 @@ void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
  * centre of mass. The rotations are scaled by the radius of gyration so the 6x6 pseudo-inverse
  * compares kg with kg (a collinear piece's rotation about its line stays undetermined, zero) */
 void rigid_project_sprung(tf_sim *s, const double *x, const double *u, double dt, double *out) {
-  uint32_t nc = s->mesh.comp_count;
+  uint32_t nc = s->model.mesh.comp_count;
   int any = 0;
-  for (uint32_t c = 0; c < nc; ++c) memset(s->comp[c].K, 0, sizeof s->comp[c].K);
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
-    uint32_t i = s->pin_idx[q];
-    double w = s->pin_w[q];
-    sim_comp *c = &s->comp[s->mesh.comp[i]];
+  for (uint32_t c = 0; c < nc; ++c) memset(s->work.comp[c].K, 0, sizeof s->work.comp[c].K);
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    uint32_t i = s->pins.idx[q];
+    double w = s->pins.w[q];
+    sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     if (w >= 1.0 || c->pinned) continue;
-    double k = dt * dt * s->mass[i] * s->par.pin_stiffness * w / (1.0 - w), r[3];
+    double k = dt * dt * s->model.mass[i] * s->par.pin_stiffness * w / (1.0 - w), r[3];
     v3_sub(r, x + 3 * (size_t)i, c->com);
     /* J^T J = [[Id, -[r]x], [[r]x, |r|^2 Id - r r^T]] */
     double rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0}, rr = v3_norm2(r);
@@ -121,21 +121,21 @@ void rigid_project_sprung(tf_sim *s, const double *x, const double *u, double dt
     return;
   }
   /* J^T M u per piece into acc (as rigid_project) */
-  for (uint32_t c = 0; c < nc; ++c) memset(s->comp[c].acc, 0, sizeof s->comp[c].acc);
-  for (uint32_t i = 0; i < s->n; ++i) {
-    sim_comp *c = &s->comp[s->mesh.comp[i]];
+  for (uint32_t c = 0; c < nc; ++c) memset(s->work.comp[c].acc, 0, sizeof s->work.comp[c].acc);
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     if (c->pinned) continue;
     double r[3], l[3];
     const double *ui = u + 3 * (size_t)i;
     v3_sub(r, x + 3 * (size_t)i, c->com);
     v3_cross(l, r, ui);
     for (int k = 0; k < 3; ++k) {
-      c->acc[k] += s->mass[i] * ui[k];
-      c->acc[3 + k] += s->mass[i] * l[k];
+      c->acc[k] += s->model.mass[i] * ui[k];
+      c->acc[3 + k] += s->model.mass[i] * l[k];
     }
   }
   for (uint32_t c = 0; c < nc; ++c) {
-    sim_comp *cc = &s->comp[c];
+    sim_comp *cc = &s->work.comp[c];
     if (cc->pinned) continue;
     double trI = cc->inertia[0] + cc->inertia[4] + cc->inertia[8];
     double L = trI > 0.0 ? sqrt(trI / cc->mass) : 1.0; /* m: radius of gyration (x sqrt 2) */

@@ -28,24 +28,24 @@ static const double CONTINUATION_H2[] = {1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e3, 1e5, 1
 static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
 
 tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda) {
-  uint32_t n = s->n;
+  uint32_t n = s->model.n;
   size_t n3 = 3 * (size_t)n;
   int pinned = 0;
-  for (uint32_t c = 0; c < s->mesh.comp_count; ++c) pinned |= s->comp[c].pinned;
+  for (uint32_t c = 0; c < s->model.mesh.comp_count; ++c) pinned |= s->work.comp[c].pinned;
   if (!pinned)
     return sim_fail(s, TF_E_UNSUPPORTED, "settle: no hard pins: a free piece has no slowest deformation mode to settle "
                                          "(its rigid motion is never damped)");
-  if (s->amg) amg_forget(s->amg); /* the answer depends on this shape only, not on past solves */
+  if (s->solver.amg) amg_forget(s->solver.amg); /* the answer depends on this shape only, not on past solves */
   /* 1. static equilibrium under gravity with the pins at their targets, from the current shape */
-  double *y = s->x_save, *v = s->v_save, *z = s->vref_save; /* scratch: free between advances */
-  memcpy(y, s->x, n3 * sizeof *y);
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
-    v3_copy(s->pin_sub + 3 * (size_t)q, s->pin_next + 3 * (size_t)q);
-    if (s->fixed[s->pin_idx[q]]) v3_copy(y + 3 * (size_t)s->pin_idx[q], s->pin_next + 3 * (size_t)q);
+  double *y = s->work.y, *v = s->work.eig_v, *z = s->work.eig_z, *mv = s->work.eig_mv;
+  memcpy(y, s->state.x, n3 * sizeof *y);
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    v3_copy(s->pins.sub + 3 * (size_t)q, s->pins.next + 3 * (size_t)q);
+    if (s->pins.fixed[s->pins.idx[q]]) v3_copy(y + 3 * (size_t)s->pins.idx[q], s->pins.next + 3 * (size_t)q);
   }
   for (uint32_t i = 0; i < n; ++i) {
-    v3_scale(s->f + 3 * (size_t)i, s->par.gravity, s->mass[i]);
-    s->force_ref[i] = s->mass[i] * 9.80665 + v3_norm(s->f + 3 * (size_t)i);
+    v3_scale(s->work.f + 3 * (size_t)i, s->par.gravity, s->model.mass[i]);
+    s->work.force_ref[i] = s->model.mass[i] * 9.80665 + v3_norm(s->work.f + 3 * (size_t)i);
   }
   /* proximal-point continuation: minimize PE - f.y + |y - y_prev|^2_M / (2 h2) with growing h2,
    * each from the last; from a flat sheet (no out-of-plane stiffness) a direct static solve stalls,
@@ -53,41 +53,41 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
   newton_result res;
   memset(&res, 0, sizeof res);
   for (int k = 0; k < (int)(sizeof CONTINUATION_H2 / sizeof CONTINUATION_H2[0]); ++k) {
-    memcpy(s->yhat, y, n3 * sizeof *y);
-    memcpy(s->xhat, y, n3 * sizeof *y);
-    s->h2 = CONTINUATION_H2[k];
-    s->aero_on = 0;
-    newton_problem p = {sim_step_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
-                        s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
+    memcpy(s->work.yhat, y, n3 * sizeof *y);
+    memcpy(s->work.xhat, y, n3 * sizeof *y);
+    s->work.h2 = CONTINUATION_H2[k];
+    s->work.aero_on = 0;
+    newton_problem p = {sim_step_eval, s, &s->solver.H, s->pins.fixed, s->model.mass, s->work.h2, s->work.xhat, s->work.force_ref,
+                        s->solver.amg ? amg_setup_cb : NULL, {s->solver.amg ? amg_apply : NULL, s->solver.amg}};
     newton_settings ns = {STATIC_NEWTON, s->par.solver.max_cg, 1e-8, 0.0};
-    newton_solve(&p, &ns, y, &s->nw, &res);
+    newton_solve(&p, &ns, y, &s->solver.nw, &res);
   }
   if (!res.converged)
     return sim_fail(s, TF_E_NOT_CONVERGED, "settle: the loaded equilibrium was not found from this shape; "
                                            "advance the simulation towards rest and ask again");
   /* 2. K at the equilibrium (M / h2 is a negligible shift) and inverse iteration */
-  s->h2 = STATIC_H2;
-  memcpy(s->yhat, y, n3 * sizeof *y);
-  sim_step_eval(s, y, NULL, &s->H);
-  if (s->amg) amg_setup(s->amg, &s->H, s->fixed);
-  pcg_precond pre = {s->amg ? amg_apply : NULL, s->amg};
+  s->work.h2 = STATIC_H2;
+  memcpy(s->work.yhat, y, n3 * sizeof *y);
+  sim_step_eval(s, y, NULL, &s->solver.H);
+  if (s->solver.amg) amg_setup(s->solver.amg, &s->solver.H, s->pins.fixed);
+  pcg_precond pre = {s->solver.amg ? amg_apply : NULL, s->solver.amg};
   /* start: a smooth field (the hanging sheet's swing is smooth); fixed entries zero */
-  for (size_t k = 0; k < n3; ++k) v[k] = s->fixed[k / 3] ? 0.0 : 1.0 + 0.1 * sin(0.37 * (double)k);
+  for (size_t k = 0; k < n3; ++k) v[k] = s->pins.fixed[k / 3] ? 0.0 : 1.0 + 0.1 * sin(0.37 * (double)k);
   double lambda = 0.0, prev = 0.0;
   for (int it = 0; it < INVERSE_ITERATIONS; ++it) {
     /* z = K^-1 M v */
-    for (size_t k = 0; k < n3; ++k) s->tmp[k] = s->mass[k / 3] * v[k];
+    for (size_t k = 0; k < n3; ++k) mv[k] = s->model.mass[k / 3] * v[k];
     pcg_result pr;
-    pcg_solve(&s->H, s->tmp, z, s->fixed, 1e-10, 5000, &pre, &s->nw.pcg, &pr);
+    pcg_solve(&s->solver.H, mv, z, s->pins.fixed, 1e-10, 5000, &pre, &s->solver.nw.pcg, &pr);
     /* M-normalize and take the Rayleigh quotient lambda = z^T K z / z^T M z */
     double zmz = 0.0;
-    for (size_t k = 0; k < n3; ++k) zmz += s->mass[k / 3] * z[k] * z[k];
+    for (size_t k = 0; k < n3; ++k) zmz += s->model.mass[k / 3] * z[k] * z[k];
     if (!(zmz > 0.0)) break;
     double sc = 1.0 / sqrt(zmz);
     for (size_t k = 0; k < n3; ++k) v[k] = z[k] * sc;
-    bsr_mul(&s->H, v, s->tmp, s->fixed);
+    bsr_mul(&s->solver.H, v, mv, s->pins.fixed);
     double vkv = 0.0;
-    for (size_t k = 0; k < n3; ++k) vkv += v[k] * s->tmp[k];
+    for (size_t k = 0; k < n3; ++k) vkv += v[k] * mv[k];
     lambda = vkv - 1.0 / STATIC_H2; /* remove the mass shift */
     if (it > 3 && fabs(lambda - prev) <= EIGEN_RTOL * fabs(lambda)) break;
     prev = lambda;
@@ -95,9 +95,9 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
   /* a mode with no stiffness (lambda ~ 0 against the stiffest vertex) cannot settle at any tau */
   double kmax = 0.0;
   for (uint32_t i = 0; i < n; ++i) {
-    if (s->fixed[i]) continue;
-    const double *d = s->H.val + 9 * (size_t)s->H.diag[i];
-    kmax = fmax(kmax, (d[0] + d[4] + d[8]) / (3.0 * s->mass[i]));
+    if (s->pins.fixed[i]) continue;
+    const double *d = s->solver.H.val + 9 * (size_t)s->solver.H.diag[i];
+    kmax = fmax(kmax, (d[0] + d[4] + d[8]) / (3.0 * s->model.mass[i]));
   }
   if (!(lambda > LAMBDA_FLOOR * kmax) || !isfinite(lambda))
     return sim_fail(s, TF_E_NOT_CONVERGED, "settle: the slowest mode has no stiffness (lambda %g 1/s^2): the cloth "

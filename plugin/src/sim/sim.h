@@ -33,7 +33,8 @@ typedef struct sim_params {
   tf_solver_settings solver;
 } sim_params;
 
-/* per connected component scratch for rigid fits and projections */
+/* per connected component: pinned follows the pins (pins_refresh_components); the rest is the
+ * step's rigid fits and projections */
 typedef struct sim_comp {
   int pinned;       /* has at least one hard pin: pure flow, no ballistic subspace */
   double mass;      /* kg */
@@ -68,6 +69,138 @@ typedef struct sim_flesh {
   int from_surface;       /* the tets were built from the surface by the lattice tetrahedralizer */
 } sim_flesh;
 
+/* The sizes every array below is declared in. hinge is at least 1 (an empty array is not an
+ * allocation), hess the number of stored blocks of the Hessian's upper triangle */
+typedef struct sim_sizes {
+  uint32_t n, tri, hinge, comp, hess;
+} sim_sizes;
+#define SZ_N(z) ((size_t)(z)->n)
+#define SZ_N1(z) ((size_t)(z)->n + 1)
+#define SZ_N3(z) (3 * (size_t)(z)->n)
+#define SZ_N9(z) (9 * (size_t)(z)->n)
+#define SZ_TRI(z) ((size_t)(z)->tri)
+#define SZ_TRI3(z) (3 * (size_t)(z)->tri)
+#define SZ_TRI9(z) (9 * (size_t)(z)->tri)
+#define SZ_HINGE(z) ((size_t)(z)->hinge)
+#define SZ_HINGE16(z) (16 * (size_t)(z)->hinge)
+#define SZ_COMP(z) ((size_t)(z)->comp)
+#define SZ_HESS(z) ((size_t)(z)->hess)
+#define SZ_HESS9(z) (9 * (size_t)(z)->hess)
+
+/* Each part of a simulation is declared once, as a list X(type, field, count), as MuJoCo declares
+ * mjData (mjxmacro.h): the struct's fields, their allocation, freeing and copying all expand from
+ * the same list (sim_arrays.c), so they cannot drift apart. */
+
+/* model: what create computes from the def and nothing changes after (the parameters aside) */
+#define SIM_MODEL_ARRAYS(X)                                                                       \
+  X(double, rest, SZ_N3)          /* rest positions, m */                                         \
+  X(double, mass, SZ_N)           /* lumped vertex masses, kg */                                  \
+  X(membrane_rest, tri, SZ_TRI)   /* cloth: rest frame of each triangle */                        \
+  X(double, hinge_theta0, SZ_HINGE) /* rest dihedral angle of each hinge */                       \
+  X(double, hinge_geom, SZ_HINGE) /* k = B x hinge_geom */                                        \
+  X(double, hinge_bend, SZ_HINGE) /* flexural rigidity per hinge, N m (the bend map) */
+
+/* state: what a snapshot saves and a failed advance restores (rollback is one copy of it) */
+#define SIM_STATE_ARRAYS(X)                                                                       \
+  X(double, x, SZ_N3)    /* positions, m */                                                       \
+  X(double, v, SZ_N3)    /* velocities, m/s */                                                    \
+  X(double, vref, SZ_N3) /* carrier velocity of the last step (design note sec. 2.6), m/s */
+
+/* pins: per pin slot q (count of them in use), and per vertex (fixed, mark) */
+#define SIM_PIN_ARRAYS(X)                                                                         \
+  X(uint32_t, idx, SZ_N) /* pinned vertex of slot q */                                            \
+  X(double, w, SZ_N)     /* weight in (0, 1]: 1 is a hard pin, below a spring */                  \
+  X(double, prev, SZ_N3) /* targets at the start of the next advance, m */                        \
+  X(double, next, SZ_N3) /* targets at its end, m */                                              \
+  X(double, sub0, SZ_N3) /* targets at the current substep's start */                             \
+  X(double, sub, SZ_N3)  /* and at its end */                                                     \
+  X(double, vel, SZ_N3)  /* target velocities for the carrier fit, m/s */                         \
+  X(uint8_t, fixed, SZ_N) /* per vertex: hard-pinned */                                           \
+  X(uint8_t, mark, SZ_N)  /* per vertex: scratch for argument checks, all zero between calls */
+
+/* step scratch, each array with one role (none borrowed from the solver) */
+#define SIM_WORK_ARRAYS(X)                                                                        \
+  X(sim_comp, comp, SZ_COMP) /* per connected piece */                                            \
+  X(double, f, SZ_N3)        /* external + fictitious force, then its deformable part, N */       \
+  X(double, fsoft, SZ_N3)    /* soft pins' pull on free pieces, N */                              \
+  X(double, u, SZ_N3)        /* relative velocity and projected fields of the step */             \
+  X(double, proj, SZ_N3)     /* rigid projection of u */                                          \
+  X(double, vr, SZ_N3)       /* ballistic velocity v_R of free pieces */                          \
+  X(double, wn, SZ_N3)       /* deformable part of the old relative velocity */                   \
+  X(double, xhat, SZ_N3)     /* ballistic prediction x_n + dt (v_ref + v_R) */                    \
+  X(double, yhat, SZ_N3)     /* inertial target of the step */                                    \
+  X(double, y, SZ_N3)        /* the step's iterate */                                             \
+  X(double, w, SZ_N3)        /* deformable velocity of the result */                              \
+  X(double, wr, SZ_N3)       /* its rigid part (removed: momenta stay exact) */                   \
+  X(double, vref_new, SZ_N3) /* carrier velocity of this step */                                  \
+  X(double, force_ref, SZ_N) /* balance scale of each vertex for the solver, N */                 \
+  X(double, grad, SZ_N3)     /* explicit integrator: gradient of PE at x_n */                     \
+  X(double, eig_v, SZ_N3)    /* settle: inverse iteration vector */                               \
+  X(double, eig_z, SZ_N3)    /* settle: its solve */                                              \
+  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */                                            \
+  X(double, aero_c, SZ_TRI)  /* drag damping coefficient of each triangle, N s/m (0: none) */     \
+  X(double, aero_n, SZ_TRI3) /* its unit normal */                                                \
+  X(double, ydrag, SZ_N3)    /* x_n + dt v_n: where the linearized drag is zero */
+
+/* solver: the Hessian (pattern fixed at create), element slots into it, Newton-PCG work */
+#define SIM_SOLVER_ARRAYS(X)                                                                      \
+  X(uint32_t, H.diag, SZ_N)                                                                       \
+  X(uint32_t, row_ptr, SZ_N1)                                                                     \
+  X(uint32_t, col, SZ_HESS)                                                                       \
+  X(double, H.val, SZ_HESS9)                                                                      \
+  X(uint32_t, tri_slot, SZ_TRI9)     /* BSR slots of each triangle's 3x3 blocks */                \
+  X(uint32_t, hinge_slot, SZ_HINGE16)                                                             \
+  X(double, nw.grad, SZ_N3)                                                                       \
+  X(double, nw.dir, SZ_N3)                                                                        \
+  X(double, nw.trial, SZ_N3)                                                                      \
+  X(double, nw.pcg.r, SZ_N3)                                                                      \
+  X(double, nw.pcg.z, SZ_N3)                                                                      \
+  X(double, nw.pcg.p, SZ_N3)                                                                      \
+  X(double, nw.pcg.q, SZ_N3)                                                                      \
+  X(double, nw.pcg.pinv, SZ_N9)
+
+#define SIM_DECLARE_ARRAY(type, field, count) type *field;
+
+typedef struct sim_model {
+  uint32_t n;   /* vertices */
+  trimesh mesh; /* cloth: its own; flesh: a view of the tets' boundary faces, components and
+                 * adjacency (no edges or hinges; owned by flesh.tet) */
+  SIM_MODEL_ARRAYS(SIM_DECLARE_ARRAY)
+} sim_model;
+
+typedef struct sim_state {
+  SIM_STATE_ARRAYS(SIM_DECLARE_ARRAY)
+} sim_state;
+
+typedef struct sim_pins {
+  uint32_t count;    /* slots in use */
+  int targets_fresh; /* the host set targets since the last advance or pin set */
+  SIM_PIN_ARRAYS(SIM_DECLARE_ARRAY)
+} sim_pins;
+
+typedef struct sim_work {
+  double dt;   /* of the current step, s */
+  double time; /* at its start, s */
+  double h2;   /* s^2 */
+  int aero_on; /* the current step has aerodynamic damping terms */
+  double *aero_P; /* (tri x 81) implicit restoring stiffness of the drag; allocated with air */
+  SIM_WORK_ARRAYS(SIM_DECLARE_ARRAY)
+} sim_work;
+
+typedef struct sim_solver {
+  bsr H;
+  uint32_t *row_ptr, *col; /* the upper-triangle pattern H points at */
+  uint32_t *tri_slot, *hinge_slot;
+  amg *amg; /* multigrid preconditioner; NULL: block Jacobi (small meshes) */
+  newton_work nw;
+  /* the objective the step's solver minimizes: sim_step_eval. A seam for tests only: the step's
+   * sanity check evaluates sim_step_eval itself, so a solver given a wrong objective is caught */
+  newton_eval_fn eval;
+  /* the sanity check of the last step (step_tau): objective at the start iterate and the result */
+  double check_e0, check_e1;
+  uint32_t check_vertex; /* first non-finite vertex, when that failed */
+} sim_solver;
+
 struct tf_sim {
   tf_mem mem;
   sim_kind kind;
@@ -75,83 +208,29 @@ struct tf_sim {
   tf_logger logger;
   char last_error[SIM_ERR_SIZE];
   uint32_t index_base; /* first vertex or pin number in messages: 0 (C) or 1 (Lua, ...) */
+  sim_sizes size;
 
-  /* model. For flesh, mesh is a view of the tets' boundary faces, components and adjacency
-   * (no edges or hinges; owned by flesh.tet) */
-  trimesh mesh;
-  uint32_t n;             /* vertices */
-  double *rest;           /* (n x 3) */
-  double *mass;           /* (n) kg */
-  membrane_rest *tri;     /* (tri_count) */
-  double *hinge_theta0;   /* (hinge_count) rest dihedral angle */
-  double *hinge_geom;     /* (hinge_count) k = B * hinge_geom */
-  double *hinge_bend;     /* (hinge_count) flexural rigidity per hinge, N m */
+  sim_model model;
   sim_params par;
+  sim_state state;
+  sim_state saved; /* the state at the start of the advance in progress */
+  sim_pins pins;
+  sim_work work;
+  sim_solver solver;
 
-  /* state */
-  double *x, *v;   /* (n x 3) */
-  double *vref;    /* (n x 3) carrier velocity of the last step (sec. 2.6 of the design note) */
-
-  /* pins */
-  uint32_t pin_count;
-  uint32_t *pin_idx;     /* (n) capacity */
-  double *pin_w;         /* (n) */
-  double *pin_prev;      /* (n x 3): targets at the start of the next advance */
-  double *pin_next;      /* (n x 3): targets at its end */
-  uint8_t *fixed;        /* (n) hard-pinned */
-  uint8_t *mark;         /* (n) scratch for argument checks, all zero between calls */
-  int targets_fresh;     /* the host set targets since the last advance or pin set */
-  double *pin_sub;       /* (n x 3) targets at the end of the current substep */
-  double *pin_sub0;      /* (n x 3) targets at its start */
-  double *pin_vel;       /* (n x 3) scratch: pin velocities for the carrier fit */
-  double *fsoft;         /* (n x 3) scratch: soft-pin pull on free pieces */
-
-  /* components */
-  sim_comp *comp;        /* (comp_count) */
-
-  /* step scratch */
-  double *f;      /* (n x 3) external + fictitious force */
-  double *xhat;   /* (n x 3) */
-  double *yhat;   /* (n x 3) */
-  double *y;      /* (n x 3) */
-  double *tmp;    /* (n x 3) */
-  double *vref_new; /* (n x 3) */
-  double *force_ref; /* (n) N: the balance scale of each vertex for the solver */
-  double *wn;     /* (n x 3) deformable part of the old relative velocity */
-  double *aero_c; /* (tri_count) drag damping coefficient of each triangle, N s/m (0: none) */
-  double *aero_n; /* (tri_count x 3) its unit normal */
-  double *aero_P; /* (tri_count x 81) implicit restoring stiffness of the drag; allocated with air */
-  double *ydrag;  /* (n x 3) x_n + dt v_n: where the linearized drag is zero */
-  int aero_on;    /* the current step has aerodynamic damping terms */
-  double step_dt; /* of the current step */
-  double step_time; /* s, at the current step's start */
-  double h2;      /* of the current step */
-  bsr H;
-  uint32_t *hess_row_ptr, *hess_col; /* upper-triangle pattern of H */
-  uint32_t hess_count;
-  amg *amg; /* multigrid preconditioner; NULL: block Jacobi (small meshes) */
-  newton_work nw;
-  uint32_t *tri_slot;   /* (tri_count x 9) BSR slots of each triangle's blocks */
-  uint32_t *hinge_slot; /* (hinge_count x 16) */
-
-  /* the objective the step's solver minimizes: sim_step_eval. A seam for tests only: the step's
-   * sanity check evaluates sim_step_eval itself, so a solver given a wrong objective is caught */
-  newton_eval_fn solve_eval;
-  /* the sanity check of the last step (step_tau): objective at the start iterate and the result */
-  double check_e0, check_e1;
-  uint32_t check_vertex; /* first non-finite vertex, when that failed */
-  uint64_t frames;       /* advances completed since create: named in failure messages */
-
-  /* rollback copy for failed advances */
-  double *x_save, *v_save, *vref_save;
-
+  uint64_t frames; /* advances completed since create: named in failure messages */
   tf_stats stats;
 };
 
+/* sim_arrays.c: every array of the lists above, through s->mem. TF_E_NOMEM with a message */
+TF_LOCAL tf_status sim_arrays_alloc(tf_sim *s, char *err, size_t n);
+TF_LOCAL void sim_arrays_free(tf_sim *s);
+TF_LOCAL void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *src);
+
 /* sim.c: creation steps shared by every kind */
 TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err, size_t n);
-/* every per-vertex and per-triangle array, and the Hessian pattern from mesh.adj; s->n and
- * s->mesh set. TF_E_NOMEM with a message */
+/* every array, and the Hessian pattern from mesh.adj; s->model.n and s->model.mesh set.
+ * TF_E_NOMEM with a message */
 TF_LOCAL tf_status sim_alloc(tf_sim *s, char *err, size_t n);
 /* element slots of the mesh's triangles and hinges, and the multigrid hierarchy */
 TF_LOCAL tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t n);

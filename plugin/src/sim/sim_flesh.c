@@ -68,10 +68,10 @@ static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
   for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
     const uint32_t *v = F->tet.tets + 4 * (size_t)t;
     double c[3] = {0, 0, 0}, p[3];
-    for (int k = 0; k < 4; ++k) v3_axpy(c, 0.25, s->rest + 3 * (size_t)v[k]);
+    for (int k = 0; k < 4; ++k) v3_axpy(c, 0.25, s->model.rest + 3 * (size_t)v[k]);
     int inside = winding_number(def->surface_positions, def->surface_triangles, def->surface_tri_count, c) > 0.5;
     for (int k = 0; k < 4; ++k) {
-      v3_add(p, c, s->rest + 3 * (size_t)v[k]);
+      v3_add(p, c, s->model.rest + 3 * (size_t)v[k]);
       v3_scale(p, p, 0.5);
       inside += winding_number(def->surface_positions, def->surface_triangles, def->surface_tri_count, p) > 0.5;
     }
@@ -84,12 +84,12 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   sim_flesh *F = &s->flesh;
   tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
   if (st != TF_OK) return st;
-  s->n = nv;
-  s->mesh = (trimesh){.vert_count = nv, .tri_count = F->tet.face_count, .comp_count = F->tet.comp_count,
+  s->model.n = nv;
+  s->model.mesh = (trimesh){.vert_count = nv, .tri_count = F->tet.face_count, .comp_count = F->tet.comp_count,
                       .tris = F->tet.faces, .comp = F->tet.comp, .adj_ptr = F->tet.adj_ptr, .adj = F->tet.adj,
                       .adj_count = F->tet.adj_count};
   if ((st = sim_alloc(s, err, errn)) != TF_OK) return st;
-  memcpy(s->rest, pos, sizeof(double) * 3 * (size_t)nv);
+  memcpy(s->model.rest, pos, sizeof(double) * 3 * (size_t)nv);
 
   F->mat_count = 1 + (def->tets ? def->material_count : 0);
   FARR(rest, nt); FARR(mat, nt); FARR(fill, nt); FARR(lambda, nt); FARR(mu, nt);
@@ -104,8 +104,8 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   F->rest_volume = 0.0;
   for (uint32_t t = 0; t < nt; ++t) {
     const uint32_t *v = F->tet.tets + 4 * (size_t)t;
-    tet_rest_init(&F->rest[t], s->rest + 3 * (size_t)v[0], s->rest + 3 * (size_t)v[1], s->rest + 3 * (size_t)v[2],
-                  s->rest + 3 * (size_t)v[3]);
+    tet_rest_init(&F->rest[t], s->model.rest + 3 * (size_t)v[0], s->model.rest + 3 * (size_t)v[1], s->model.rest + 3 * (size_t)v[2],
+                  s->model.rest + 3 * (size_t)v[3]);
     F->rest_volume += F->rest[t].volume;
     F->mat[t] = def->tets && def->tet_materials ? def->tet_materials[t] : 0;
     F->fill[t] = 1.0;
@@ -113,24 +113,24 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
     for (int a = 0; a < 4; ++a)
       for (int b = 0; b < 4; ++b)
         F->slot[16 * (size_t)t + 4 * a + b] =
-            bsr_slot(&s->H, v[tet_local_vertex(&F->rest[t], a)], v[tet_local_vertex(&F->rest[t], b)]);
+            bsr_slot(&s->solver.H, v[tet_local_vertex(&F->rest[t], a)], v[tet_local_vertex(&F->rest[t], b)]);
   }
   if (!def->tets) {
     lattice_fill(s, def);
     for (uint32_t t = 0; t < nt; ++t) density[t] *= F->fill[t];
   }
-  tetmesh_lumped_mass(&F->tet, s->rest, density, 0.0, s->mass);
+  tetmesh_lumped_mass(&F->tet, s->model.rest, density, 0.0, s->model.mass);
   MEM_FREE_ARRAY(&s->mem, density, nt);
   for (uint32_t i = 0; i < nv; ++i)
-    if (!(s->mass[i] > 0.0))
+    if (!(s->model.mass[i] > 0.0))
       return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass", i + s->index_base), TF_E_BAD_MESH;
   if (!def->tets) {
     /* what is left of the lattice's excess: scale to the surface's own volume */
     double want = def->density * enclosed_volume(def->surface_positions, def->surface_triangles, def->surface_tri_count);
     double have = 0.0;
-    for (uint32_t i = 0; i < nv; ++i) have += s->mass[i];
+    for (uint32_t i = 0; i < nv; ++i) have += s->model.mass[i];
     if (want > 0.0)
-      for (uint32_t i = 0; i < nv; ++i) s->mass[i] *= want / have;
+      for (uint32_t i = 0; i < nv; ++i) s->model.mass[i] *= want / have;
   }
   return TF_OK;
 }
@@ -144,7 +144,7 @@ static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, si
   if (s->mem.failed) return snprintf(err, errn, "out of memory embedding the surface"), TF_E_NOMEM;
   if (F->surf_tri_count) memcpy(F->surf_tris, def->surface_triangles, sizeof(uint32_t) * 3 * F->surf_tri_count);
   tet_embed_stats es;
-  tf_status st = tet_embed(&s->mem, s->rest, F->tet.tets, F->tet.tet_count, def->surface_positions, F->surf_n,
+  tf_status st = tet_embed(&s->mem, s->model.rest, F->tet.tets, F->tet.tet_count, def->surface_positions, F->surf_n,
                            F->surf_tet, F->surf_w, &es);
   if (st != TF_OK) return snprintf(err, errn, "out of memory embedding the surface"), st;
   F->surf_outside = es.outside;

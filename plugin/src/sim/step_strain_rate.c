@@ -10,45 +10,45 @@
 #include "sim/sim.h"
 
 void step_strain_rate(tf_sim *s, double dt) {
-  uint32_t n = s->n;
-  double *x = s->x, *v = s->v, *g = s->nw.grad, *vt = s->tmp, *fd = s->f, *xt = s->y;
+  uint32_t n = s->model.n;
+  double *x = s->state.x, *v = s->state.v, *g = s->work.grad, *vt = s->work.u, *fd = s->work.f, *xt = s->work.y;
   /* elastic + bending + soft pins + gravity at x_n: f = -grad PE (eq. 3.12 forces) */
-  sim_potential(s, x, s->pin_sub, g);
+  sim_potential(s, x, s->pins.sub, g);
   /* intermediate velocity and position (eqs. 4.3, 4.4); hard pins move with their targets */
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) vt[k] = v[k] - dt * g[k] / s->mass[k / 3];
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
-    uint32_t i = s->pin_idx[q];
-    if (!s->fixed[i]) continue;
-    for (int k = 0; k < 3; ++k) vt[3 * i + k] = (s->pin_sub[3 * q + k] - x[3 * i + k]) / dt;
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) vt[k] = v[k] - dt * g[k] / s->model.mass[k / 3];
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    uint32_t i = s->pins.idx[q];
+    if (!s->pins.fixed[i]) continue;
+    for (int k = 0; k < 3; ++k) vt[3 * i + k] = (s->pins.sub[3 * q + k] - x[3 * i + k]) / dt;
   }
   for (size_t k = 0; k < 3 * (size_t)n; ++k) xt[k] = x[k] + dt * vt[k];
   /* damping force from the strain rate at the intermediate state (eqs. 4.5-4.7) */
   memset(fd, 0, sizeof(double) * 3 * n);
   if (s->par.phi != 0.0 || s->par.psi != 0.0) {
     double lx[9], lv[9], lf[9];
-    for (uint32_t t = 0; t < s->mesh.tri_count; ++t) {
-      const uint32_t *tv = s->mesh.tris + 3 * t;
+    for (uint32_t t = 0; t < s->model.mesh.tri_count; ++t) {
+      const uint32_t *tv = s->model.mesh.tris + 3 * t;
       for (int k = 0; k < 3; ++k) {
         v3_copy(lx + 3 * k, xt + 3 * (size_t)tv[k]);
         v3_copy(lv + 3 * k, vt + 3 * (size_t)tv[k]);
       }
       memset(lf, 0, sizeof lf);
-      membrane_damping_force(&s->tri[t], lx, lv, s->par.phi, s->par.psi, lf);
+      membrane_damping_force(&s->model.tri[t], lx, lv, s->par.phi, s->par.psi, lf);
       for (int k = 0; k < 3; ++k) v3_add(fd + 3 * (size_t)tv[k], fd + 3 * (size_t)tv[k], lf + 3 * k);
     }
   }
   /* aerodynamics, explicit like the rest of this integrator */
-  if (wind_active(&s->par)) aero_forces(s, x, v, s->step_time, fd);
+  if (wind_active(&s->par)) aero_forces(s, x, v, s->work.time, fd);
   /* eqs. 4.8-4.9; hard pins follow their targets */
   for (uint32_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) {
       size_t j = 3 * (size_t)i + k;
-      v[j] += dt * (fd[j] - g[j]) / s->mass[i];
+      v[j] += dt * (fd[j] - g[j]) / s->model.mass[i];
     }
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
-    uint32_t i = s->pin_idx[q];
-    if (!s->fixed[i]) continue;
-    for (int k = 0; k < 3; ++k) v[3 * i + k] = (s->pin_sub[3 * q + k] - x[3 * i + k]) / dt;
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    uint32_t i = s->pins.idx[q];
+    if (!s->pins.fixed[i]) continue;
+    for (int k = 0; k < 3; ++k) v[3 * i + k] = (s->pins.sub[3 * q + k] - x[3 * i + k]) / dt;
   }
   for (size_t k = 0; k < 3 * (size_t)n; ++k) x[k] += dt * v[k];
 }

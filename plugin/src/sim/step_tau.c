@@ -26,47 +26,47 @@ static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_se
 static const double CHECK_ROUNDOFF = 1e-9;
 
 static const char *check_step(tf_sim *s, const newton_result *res) {
-  size_t m = 3 * (size_t)s->n;
+  size_t m = 3 * (size_t)s->model.n;
   for (size_t k = 0; k < m; ++k)
-    if (!isfinite(s->y[k])) {
-      s->check_vertex = (uint32_t)(k / 3);
+    if (!isfinite(s->work.y[k])) {
+      s->solver.check_vertex = (uint32_t)(k / 3);
       return "the solver's result is not finite";
     }
   /* evaluated here, not taken from the solver: the check must not trust what it checks */
   double e0 = res->energy_start;
-  if (s->solve_eval != sim_step_eval || !isfinite(e0)) e0 = sim_step_eval(s, s->xhat, NULL, NULL);
-  double e1 = sim_step_eval(s, s->y, NULL, NULL);
-  s->check_e0 = e0;
-  s->check_e1 = e1;
+  if (s->solver.eval != sim_step_eval || !isfinite(e0)) e0 = sim_step_eval(s, s->work.xhat, NULL, NULL);
+  double e1 = sim_step_eval(s, s->work.y, NULL, NULL);
+  s->solver.check_e0 = e0;
+  s->solver.check_e1 = e1;
   if (!isfinite(e1) || !isfinite(e0)) return "the step's objective is not finite";
   if (e1 > e0 + CHECK_ROUNDOFF * (fabs(e0) + fabs(e1))) return "the step's objective rose over the solve";
   return NULL;
 }
 
 const char *step_tau(tf_sim *s, double dt, newton_result *res) {
-  uint32_t n = s->n;
+  uint32_t n = s->model.n;
   const double tau = s->par.tau, kappa = s->par.kappa;
-  double *x = s->x, *v = s->v;
+  double *x = s->state.x, *v = s->state.v;
 
   /* 1-2: carrier velocity from the pins' motion over this substep; fictitious acceleration */
-  pins_carrier(s, dt, s->vref_new);
+  pins_carrier(s, dt, s->work.vref_new);
 
   /* 3: forces f = M g - M a_ref */
   for (uint32_t i = 0; i < n; ++i) {
-    double *fi = s->f + 3 * (size_t)i;
-    double m = s->mass[i];
+    double *fi = s->work.f + 3 * (size_t)i;
+    double m = s->model.mass[i];
     for (int k = 0; k < 3; ++k) {
-      double aref = (s->vref_new[3 * i + k] - s->vref[3 * i + k]) / dt;
+      double aref = (s->work.vref_new[3 * i + k] - s->state.vref[3 * i + k]) / dt;
       fi[k] = m * (s->par.gravity[k] - aref);
     }
   }
 
   /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective (aero.c) */
-  s->aero_on = wind_active(&s->par);
-  s->step_dt = dt;
-  if (s->aero_on) {
-    aero_forces(s, x, v, s->step_time, s->f);
-    for (size_t k = 0; k < 3 * (size_t)n; ++k) s->ydrag[k] = x[k] + dt * v[k];
+  s->work.aero_on = wind_active(&s->par);
+  s->work.dt = dt;
+  if (s->work.aero_on) {
+    aero_forces(s, x, v, s->work.time, s->work.f);
+    for (size_t k = 0; k < 3 * (size_t)n; ++k) s->work.ydrag[k] = x[k] + dt * v[k];
   }
 
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
@@ -78,46 +78,44 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
    * explicit pull alone diverged once dt sqrt(k_R/M_R) > 2 (tau-step.md sec. 4: w = 0.999 at
    * 48 steps/s reached 6e11 m in 48 frames with every step's minimization converged, because the
    * rigid part of the minimizer, where the spring acted implicitly, is discarded in 9) */
-  memset(s->fsoft, 0, sizeof(double) * 3 * n);
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
-    uint32_t i = s->pin_idx[q];
-    double w = s->pin_w[q];
-    if (w >= 1.0 || s->comp[s->mesh.comp[i]].pinned) continue;
-    double k = s->mass[i] * s->par.pin_stiffness * w / (1.0 - w), d[3];
-    v3_sub(d, x + 3 * (size_t)i, s->pin_sub + 3 * (size_t)q);
-    v3_axpy(s->fsoft + 3 * (size_t)i, -k, d);
+  memset(s->work.fsoft, 0, sizeof(double) * 3 * n);
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    uint32_t i = s->pins.idx[q];
+    double w = s->pins.w[q];
+    if (w >= 1.0 || s->work.comp[s->model.mesh.comp[i]].pinned) continue;
+    double k = s->model.mass[i] * s->par.pin_stiffness * w / (1.0 - w), d[3];
+    v3_sub(d, x + 3 * (size_t)i, s->pins.sub + 3 * (size_t)q);
+    v3_axpy(s->work.fsoft + 3 * (size_t)i, -k, d);
   }
-  double *u = s->tmp, *vR = s->xhat, *wn = s->wn; /* xhat is rebuilt below from v_R */
+  double *u = s->work.u, *proj = s->work.proj, *vR = s->work.vr, *wn = s->work.wn;
   for (size_t k = 0; k < 3 * (size_t)n; ++k)
-    u[k] = v[k] - s->vref[k] + dt * (s->f[k] + s->fsoft[k]) / s->mass[k / 3];
+    u[k] = v[k] - s->state.vref[k] + dt * (s->work.f[k] + s->work.fsoft[k]) / s->model.mass[k / 3];
   rigid_project_sprung(s, x, u, dt, vR);
   /* f_d: project the acceleration field f/m */
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = s->f[k] / s->mass[k / 3];
-  rigid_project(s, x, u, s->y);
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) s->f[k] -= s->mass[k / 3] * s->y[k];
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = v[k] - s->vref[k];
-  rigid_project(s, x, u, s->y);
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) wn[k] = u[k] - s->y[k];
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = s->work.f[k] / s->model.mass[k / 3];
+  rigid_project(s, x, u, proj);
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) s->work.f[k] -= s->model.mass[k / 3] * proj[k];
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = v[k] - s->state.vref[k];
+  rigid_project(s, x, u, proj);
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) wn[k] = u[k] - proj[k];
 
   /* 6-7: targets. xhat = x + dt (v_ref + v_R), yhat = xhat + dt (kappa tau/dt) w_n / a */
   double a = kappa * tau / dt + 1.0 - kappa;
-  s->h2 = tau * dt / a;
+  s->work.h2 = tau * dt / a;
   double cw = kappa * tau / a;
   for (uint32_t i = 0; i < n; ++i) {
     for (int k = 0; k < 3; ++k) {
       size_t j = 3 * (size_t)i + k;
-      double vr = vR[j];
-      double xh = x[j] + dt * (s->vref_new[j] + vr);
-      s->tmp[j] = vr; /* keep v_R */
-      s->yhat[j] = xh + cw * wn[j];
-      s->xhat[j] = xh;
+      double xh = x[j] + dt * (s->work.vref_new[j] + vR[j]);
+      s->work.yhat[j] = xh + cw * wn[j];
+      s->work.xhat[j] = xh;
     }
   }
-  for (uint32_t q = 0; q < s->pin_count; ++q) {
-    uint32_t i = s->pin_idx[q];
-    if (s->fixed[i]) {
-      v3_copy(s->xhat + 3 * (size_t)i, s->pin_sub + 3 * (size_t)q);
-      v3_copy(s->yhat + 3 * (size_t)i, s->pin_sub + 3 * (size_t)q);
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    uint32_t i = s->pins.idx[q];
+    if (s->pins.fixed[i]) {
+      v3_copy(s->work.xhat + 3 * (size_t)i, s->pins.sub + 3 * (size_t)q);
+      v3_copy(s->work.yhat + 3 * (size_t)i, s->pins.sub + 3 * (size_t)q);
     }
   }
 
@@ -126,35 +124,35 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
    * higher). A vertex is balanced when its net force is small against its weight under standard
    * gravity plus its external load */
   for (uint32_t i = 0; i < n; ++i)
-    s->force_ref[i] = s->mass[i] * STANDARD_GRAVITY + v3_norm(s->f + 3 * (size_t)i);
-  memcpy(s->y, s->xhat, sizeof(double) * 3 * n);
-  if (s->amg) amg_forget(s->amg); /* warm starts within this step only: no history across steps */
-  if (!s->solve_eval) s->solve_eval = sim_step_eval;
-  newton_problem p = {s->solve_eval, s, &s->H, s->fixed, s->mass, s->h2, s->xhat, s->force_ref,
-                      s->amg ? amg_setup_cb : NULL, {s->amg ? amg_apply : NULL, s->amg}};
+    s->work.force_ref[i] = s->model.mass[i] * STANDARD_GRAVITY + v3_norm(s->work.f + 3 * (size_t)i);
+  memcpy(s->work.y, s->work.xhat, sizeof(double) * 3 * n);
+  if (s->solver.amg) amg_forget(s->solver.amg); /* warm starts within this step only: no history across steps */
+  if (!s->solver.eval) s->solver.eval = sim_step_eval;
+  newton_problem p = {s->solver.eval, s, &s->solver.H, s->pins.fixed, s->model.mass, s->work.h2, s->work.xhat, s->work.force_ref,
+                      s->solver.amg ? amg_setup_cb : NULL, {s->solver.amg ? amg_apply : NULL, s->solver.amg}};
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,
                         s->par.solver.abs_tolerance * dt};
-  newton_solve(&p, &ns, s->y, &s->nw, res);
+  newton_solve(&p, &ns, s->work.y, &s->solver.nw, res);
   const char *bad = check_step(s, res);
   if (bad) return bad;
 
   /* 9: w = (y - xhat)/dt without its rigid part (keeps momenta exact); v = v_ref + v_R + w */
-  double *w = s->nw.trial; /* free after the solve */
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) w[k] = (s->y[k] - s->xhat[k]) / dt;
-  rigid_project(s, x, w, s->nw.dir);
+  double *w = s->work.w, *wr = s->work.wr;
+  for (size_t k = 0; k < 3 * (size_t)n; ++k) w[k] = (s->work.y[k] - s->work.xhat[k]) / dt;
+  rigid_project(s, x, w, wr);
   for (uint32_t i = 0; i < n; ++i) {
     for (int k = 0; k < 3; ++k) {
       size_t j = 3 * (size_t)i + k;
-      if (s->fixed[i]) {
-        double p_new = s->xhat[j];
+      if (s->pins.fixed[i]) {
+        double p_new = s->work.xhat[j];
         v[j] = (p_new - x[j]) / dt;
         x[j] = p_new;
       } else {
-        v[j] = s->vref_new[j] + s->tmp[j] + (w[j] - s->nw.dir[j]);
+        v[j] = s->work.vref_new[j] + vR[j] + (w[j] - wr[j]);
         x[j] += dt * v[j];
       }
     }
   }
-  memcpy(s->vref, s->vref_new, sizeof(double) * 3 * n);
+  memcpy(s->state.vref, s->work.vref_new, sizeof(double) * 3 * n);
   return NULL;
 }

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT
+ * Allocation, freeing and copying of every array a simulation holds, expanded from the lists in
+ * sim.h: adding an array is one line there, and its size, allocation, release and (for the
+ * state) rollback copy follow from it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+#define ALLOC_ONE(type, field, count) p->field = mem_array(m, count(z), sizeof(type));
+#define FREE_ONE(type, field, count) mem_free(m, p->field, count(z) * sizeof(type));
+#define COPY_ONE(type, field, count) memcpy(dst->field, src->field, count(z) * sizeof(type));
+
+static void model_alloc(tf_mem *m, sim_model *p, const sim_sizes *z) { SIM_MODEL_ARRAYS(ALLOC_ONE) }
+static void model_free(tf_mem *m, sim_model *p, const sim_sizes *z) { SIM_MODEL_ARRAYS(FREE_ONE) }
+static void state_alloc(tf_mem *m, sim_state *p, const sim_sizes *z) { SIM_STATE_ARRAYS(ALLOC_ONE) }
+static void state_free(tf_mem *m, sim_state *p, const sim_sizes *z) { SIM_STATE_ARRAYS(FREE_ONE) }
+static void pins_alloc(tf_mem *m, sim_pins *p, const sim_sizes *z) { SIM_PIN_ARRAYS(ALLOC_ONE) }
+static void pins_free(tf_mem *m, sim_pins *p, const sim_sizes *z) { SIM_PIN_ARRAYS(FREE_ONE) }
+static void work_alloc(tf_mem *m, sim_work *p, const sim_sizes *z) { SIM_WORK_ARRAYS(ALLOC_ONE) }
+static void work_free(tf_mem *m, sim_work *p, const sim_sizes *z) { SIM_WORK_ARRAYS(FREE_ONE) }
+static void solver_alloc(tf_mem *m, sim_solver *p, const sim_sizes *z) { SIM_SOLVER_ARRAYS(ALLOC_ONE) }
+static void solver_free(tf_mem *m, sim_solver *p, const sim_sizes *z) { SIM_SOLVER_ARRAYS(FREE_ONE) }
+
+tf_status sim_arrays_alloc(tf_sim *s, char *err, size_t errn) {
+  tf_mem *m = &s->mem;
+  const sim_sizes *z = &s->size;
+  model_alloc(m, &s->model, z);
+  state_alloc(m, &s->state, z);
+  state_alloc(m, &s->saved, z);
+  pins_alloc(m, &s->pins, z);
+  work_alloc(m, &s->work, z);
+  solver_alloc(m, &s->solver, z);
+  if (m->failed)
+    return snprintf(err, errn, "out of memory allocating simulation arrays (%u vertices)", z->n), TF_E_NOMEM;
+  return TF_OK;
+}
+
+void sim_arrays_free(tf_sim *s) {
+  tf_mem *m = &s->mem;
+  const sim_sizes *z = &s->size;
+  model_free(m, &s->model, z);
+  state_free(m, &s->state, z);
+  state_free(m, &s->saved, z);
+  pins_free(m, &s->pins, z);
+  work_free(m, &s->work, z);
+  solver_free(m, &s->solver, z);
+  mem_free(m, s->work.aero_P, 81 * (size_t)z->tri * sizeof *s->work.aero_P);
+}
+
+void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *src) {
+  const sim_sizes *z = &s->size;
+  SIM_STATE_ARRAYS(COPY_ONE)
+}
