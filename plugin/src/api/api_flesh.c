@@ -189,25 +189,25 @@ tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbu
 
 /* ---- render surface and report ---- */
 
-uint32_t tf_sim_surface_vert_count(const tf_sim *sim) { return sim && sim->kind == SIM_FLESH ? sim->flesh.surf_n : 0; }
+uint32_t tf_sim_surface_vert_count(const tf_sim *sim) { return sim && sim->flesh ? sim->flesh->surf_n : 0; }
 
 tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out, uint32_t count) {
   if (!sim) return TF_E_INVALID_ARG;
   tf_sim *s = (tf_sim *)sim;
-  FAIL_IF(s, sim->kind != SIM_FLESH || sim->flesh.surf_n == 0, TF_E_UNSUPPORTED,
+  FAIL_IF(s, !sim->flesh || sim->flesh->surf_n == 0, TF_E_UNSUPPORTED,
           "tf_sim_get_surface_positions: this simulation has no embedded surface");
-  FAIL_IF(s, !out || count != sim->flesh.surf_n, TF_E_INVALID_ARG,
+  FAIL_IF(s, !out || count != sim->flesh->surf_n, TF_E_INVALID_ARG,
           "tf_sim_get_surface_positions: %s (count %u, surface has %u vertices)", out ? "wrong count" : "output array is NULL",
-          count, sim->flesh.surf_n);
-  tet_embed_apply(sim->state.x, sim->flesh.tet.tets, sim->flesh.surf_tet, sim->flesh.surf_w, count, out);
+          count, sim->flesh->surf_n);
+  tet_embed_apply(sim->state.x, sim->flesh->tet.tets, sim->flesh->surf_tet, sim->flesh->surf_w, count, out);
   return TF_OK;
 }
 
 tf_status tf_sim_flesh_info(const tf_sim *sim, tf_flesh_info *out) {
   if (!sim || !out) return TF_E_INVALID_ARG;
   if (out->struct_size == 0) return TF_E_DEF_INIT;
-  FAIL_IF((tf_sim *)sim, sim->kind != SIM_FLESH, TF_E_UNSUPPORTED, "tf_sim_flesh_info: not a flesh simulation");
-  const sim_flesh *F = &sim->flesh;
+  FAIL_IF((tf_sim *)sim, !sim->flesh, TF_E_UNSUPPORTED, "tf_sim_flesh_info: not a flesh simulation");
+  const sim_flesh *F = sim->flesh;
   tf_flesh_info info;
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
@@ -222,7 +222,7 @@ tf_status tf_sim_flesh_info(const tf_sim *sim, tf_flesh_info *out) {
   tetmesh_measure(sim->state.x, F->tet.tets, F->tet.tet_count, &q);
   info.inverted_now = q.inverted;
   info.rest_volume = F->rest_volume;
-  info.volume = sim_flesh_volume(sim, sim->state.x);
+  info.volume = sim_flesh_volume(F, sim->state.x);
   for (uint32_t i = 0; i < sim->model.n; ++i) info.mass += sim->model.mass[i];
   info.surface_outside = F->surf_outside;
   info.surface_worst_weight = F->surf_worst;

@@ -93,8 +93,8 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
   const uint8_t **ptrs = mem_array(&sim->mem, frame_count, sizeof *ptrs);
   double *zbuf = mem_array(&sim->mem, npix, sizeof *zbuf);
   uint32_t *pins = mem_array(&sim->mem, sim->pins.count ? sim->pins.count : 1, sizeof *pins);
-  const sim_flesh *F = &sim->flesh;
-  size_t surf_len = sim->kind == SIM_FLESH && F->surf_tri_count ? 3 * (size_t)F->surf_n : 0;
+  const sim_flesh *F = sim->flesh;
+  size_t surf_len = F && F->surf_tri_count ? 3 * (size_t)F->surf_n : 0;
   double *surf = surf_len ? mem_array(&sim->mem, surf_len, sizeof *surf) : NULL;
   if (!tiles || !ptrs || !zbuf || !pins || (frame_count > 1 && !out) || (surf_len && !surf)) {
     st = sim_fail(sim, TF_E_NOMEM, "render: out of memory for a %ux%u image", sw, sh);

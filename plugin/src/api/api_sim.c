@@ -50,17 +50,8 @@ tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, ui
   tf_status st = sim_param_check(sim, "tf_sim_set_param: ", param, values, count);
   if (st != TF_OK) return st;
   const param_desc *d = param_find(param);
-  /* air: the per-triangle restoring stiffness of the drag gets its storage now, not per step */
-  if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && !sim->work.aero_P) {
-    sim->work.aero_P = mem_array(&sim->mem, 81 * (size_t)sim->model.mesh.tri_count, sizeof *sim->work.aero_P);
-    if (!sim->work.aero_P) return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param: out of memory for the air model");
-  }
-  double *dst = param_ptr(&sim->par, d);
-  for (uint32_t k = 0; k < d->count; ++k) dst[k] = values[k];
-  /* a uniform bending stiffness replaces any per-vertex map */
-  if (param == TF_PARAM_BEND_STIFFNESS)
-    for (uint32_t e = 0; e < sim->model.mesh.hinge_count; ++e) sim->model.hinge_bend[e] = values[0];
-  sim_params_derive(sim);
+  if (sim_set_param(sim, param, param_ptr(&sim->par, d), values, d->count) != TF_OK)
+    return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param: out of memory for the air model");
   return TF_OK;
 }
 
@@ -87,7 +78,7 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   SIM_ARG(sim);
   FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: only TF_PARAM_BEND_STIFFNESS has a per-vertex map (got %d)", (int)param);
-  FAIL_IF(sim, sim->kind == SIM_FLESH, TF_E_UNSUPPORTED, "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
+  FAIL_IF(sim, !sim->hinge, TF_E_UNSUPPORTED, "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
   /* each value against the parameter table's range, as a uniform value would be */
@@ -96,14 +87,7 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
     if (!param_check(TF_PARAM_BEND_STIFFNESS, values + i, 1, err, sizeof err))
       return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param_map: vertex %u: %s", i + sim->index_base, err);
   }
-  /* the uniform value reported by get_param becomes the map's mean over vertices */
-  double mean = 0.0;
-  for (uint32_t i = 0; i < vert_count; ++i) mean += values[i] / vert_count;
-  sim->par.bend = mean;
-  for (uint32_t e = 0; e < sim->model.mesh.hinge_count; ++e) {
-    const uint32_t *h = sim->model.mesh.hinges + 4 * (size_t)e;
-    sim->model.hinge_bend[e] = 0.5 * (values[h[0]] + values[h[1]]);
-  }
+  sim_set_bend_map(sim, values);
   return TF_OK;
 }
 
@@ -136,14 +120,7 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
   for (uint32_t q = 0; q < marked; ++q) sim->pins.mark[indices[q]] = 0;
   if (st != TF_OK) return st;
   /* commit: targets start at the vertices' current positions */
-  sim->pins.count = count;
-  for (uint32_t q = 0; q < count; ++q) {
-    sim->pins.idx[q] = indices[q];
-    sim->pins.w[q] = weights ? weights[q] : 1.0;
-  }
-  pins_refresh_components(sim);
-  pins_restart(sim, 0);
-  sim->pins.targets_fresh = 0;
+  pins_set(sim, indices, weights, count);
   return TF_OK;
 }
 
@@ -156,8 +133,7 @@ tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t co
     FAIL_IF(sim, !api_all_finite(targets + 3 * (size_t)q, 3), TF_E_INVALID_ARG,
             "tf_sim_set_pin_targets: target %u (vertex %u) is not finite", q + sim->index_base,
             sim->pins.idx[q] + sim->index_base);
-  memcpy(sim->pins.next, targets, sizeof(double) * 3 * count);
-  sim->pins.targets_fresh = 1;
+  pins_set_targets(sim, targets);
   return TF_OK;
 }
 
@@ -204,13 +180,7 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
     FAIL_IF(sim, velocities && !api_all_finite(velocities + 3 * (size_t)i, 3), TF_E_INVALID_ARG,
             "tf_sim_set_state: velocity of vertex %u is not finite", i + sim->index_base);
   }
-  size_t bytes = sizeof(double) * 3 * vert_count;
-  memcpy(sim->state.x, positions, bytes);
-  if (velocities) memcpy(sim->state.v, velocities, bytes);
-  else memset(sim->state.v, 0, bytes);
-  /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
-   * the state); otherwise (a teleport) they restart at their vertices like hard pins */
-  pins_restart(sim, sim->pins.targets_fresh);
+  sim_set_state(sim, positions, velocities);
   return TF_OK;
 }
 

@@ -118,3 +118,19 @@ void pins_restart(tf_sim *s, int keep_soft_targets) {
   }
   carrier_fit(s, s->pins.sub0, s->pins.vel, s->state.vref);
 }
+
+void pins_set(tf_sim *s, const uint32_t *indices, const double *weights, uint32_t count) {
+  s->pins.count = count;
+  for (uint32_t q = 0; q < count; ++q) {
+    s->pins.idx[q] = indices[q];
+    s->pins.w[q] = weights ? weights[q] : 1.0;
+  }
+  pins_refresh_components(s);
+  pins_restart(s, 0);
+  s->pins.targets_fresh = 0;
+}
+
+void pins_set_targets(tf_sim *s, const double *targets) {
+  memcpy(s->pins.next, targets, sizeof(double) * 3 * s->pins.count);
+  s->pins.targets_fresh = 1;
+}

@@ -56,7 +56,7 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
     memcpy(s->work.yhat, y, n3 * sizeof *y);
     memcpy(s->work.xhat, y, n3 * sizeof *y);
     s->work.h2 = CONTINUATION_H2[k];
-    s->work.aero_on = 0;
+    s->drag->on = 0;
     newton_problem p = {sim_step_eval, s, &s->solver.H, s->pins.fixed, s->model.mass, s->work.h2, s->work.xhat, s->work.force_ref,
                         s->solver.amg ? amg_setup_cb : NULL, {s->solver.amg ? amg_apply : NULL, s->solver.amg}};
     newton_settings ns = {STATIC_NEWTON, s->par.solver.max_cg, 1e-8, 0.0};

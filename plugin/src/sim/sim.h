@@ -13,13 +13,14 @@
 #include "mesh/trimesh.h"
 #include "solve/amg.h"
 #include "solve/newton.h"
+#include "sim/elements/elements.h"
 
 #define SIM_ERR_SIZE 512
 
 typedef struct sim_params {
   tf_integrator integrator;
   double tau, kappa;
-  double stretch, poisson, lambda, mu; /* lambda, mu derived (cloth: plane stress; flesh: 3D) */
+  double stretch, poisson;
   double youngs;                        /* Pa, flesh base material (material 0) */
   double bend;                          /* N m, uniform value (the map overrides per hinge) */
   double gravity[3];
@@ -69,20 +70,15 @@ typedef struct sim_flesh {
   int from_surface;       /* the tets were built from the surface by the lattice tetrahedralizer */
 } sim_flesh;
 
-/* The sizes every array below is declared in. hinge is at least 1 (an empty array is not an
- * allocation), hess the number of stored blocks of the Hessian's upper triangle */
+/* The sizes every array below is declared in: vertices, connected pieces, and the number of
+ * stored blocks of the Hessian's upper triangle. Element sets size their own data */
 typedef struct sim_sizes {
-  uint32_t n, tri, hinge, comp, hess;
+  uint32_t n, comp, hess;
 } sim_sizes;
 #define SZ_N(z) ((size_t)(z)->n)
 #define SZ_N1(z) ((size_t)(z)->n + 1)
 #define SZ_N3(z) (3 * (size_t)(z)->n)
 #define SZ_N9(z) (9 * (size_t)(z)->n)
-#define SZ_TRI(z) ((size_t)(z)->tri)
-#define SZ_TRI3(z) (3 * (size_t)(z)->tri)
-#define SZ_TRI9(z) (9 * (size_t)(z)->tri)
-#define SZ_HINGE(z) ((size_t)(z)->hinge)
-#define SZ_HINGE16(z) (16 * (size_t)(z)->hinge)
 #define SZ_COMP(z) ((size_t)(z)->comp)
 #define SZ_HESS(z) ((size_t)(z)->hess)
 #define SZ_HESS9(z) (9 * (size_t)(z)->hess)
@@ -93,12 +89,8 @@ typedef struct sim_sizes {
 
 /* model: what create computes from the def and nothing changes after (the parameters aside) */
 #define SIM_MODEL_ARRAYS(X)                                                                       \
-  X(double, rest, SZ_N3)          /* rest positions, m */                                         \
-  X(double, mass, SZ_N)           /* lumped vertex masses, kg */                                  \
-  X(membrane_rest, tri, SZ_TRI)   /* cloth: rest frame of each triangle */                        \
-  X(double, hinge_theta0, SZ_HINGE) /* rest dihedral angle of each hinge */                       \
-  X(double, hinge_geom, SZ_HINGE) /* k = B x hinge_geom */                                        \
-  X(double, hinge_bend, SZ_HINGE) /* flexural rigidity per hinge, N m (the bend map) */
+  X(double, rest, SZ_N3) /* rest positions, m */                                                  \
+  X(double, mass, SZ_N)  /* lumped vertex masses, kg */
 
 /* state: what a snapshot saves and a failed advance restores (rollback is one copy of it) */
 #define SIM_STATE_ARRAYS(X)                                                                       \
@@ -137,10 +129,7 @@ typedef struct sim_sizes {
   X(double, grad, SZ_N3)     /* explicit integrator: gradient of PE at x_n */                     \
   X(double, eig_v, SZ_N3)    /* settle: inverse iteration vector */                               \
   X(double, eig_z, SZ_N3)    /* settle: its solve */                                              \
-  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */                                            \
-  X(double, aero_c, SZ_TRI)  /* drag damping coefficient of each triangle, N s/m (0: none) */     \
-  X(double, aero_n, SZ_TRI3) /* its unit normal */                                                \
-  X(double, ydrag, SZ_N3)    /* x_n + dt v_n: where the linearized drag is zero */
+  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */
 
 /* solver: the Hessian (pattern fixed at create), element slots into it, Newton-PCG work */
 #define SIM_SOLVER_ARRAYS(X)                                                                      \
@@ -148,8 +137,6 @@ typedef struct sim_sizes {
   X(uint32_t, row_ptr, SZ_N1)                                                                     \
   X(uint32_t, col, SZ_HESS)                                                                       \
   X(double, H.val, SZ_HESS9)                                                                      \
-  X(uint32_t, tri_slot, SZ_TRI9)     /* BSR slots of each triangle's 3x3 blocks */                \
-  X(uint32_t, hinge_slot, SZ_HINGE16)                                                             \
   X(double, nw.grad, SZ_N3)                                                                       \
   X(double, nw.dir, SZ_N3)                                                                        \
   X(double, nw.trial, SZ_N3)                                                                      \
@@ -182,15 +169,12 @@ typedef struct sim_work {
   double dt;   /* of the current step, s */
   double time; /* at its start, s */
   double h2;   /* s^2 */
-  int aero_on; /* the current step has aerodynamic damping terms */
-  double *aero_P; /* (tri x 81) implicit restoring stiffness of the drag; allocated with air */
   SIM_WORK_ARRAYS(SIM_DECLARE_ARRAY)
 } sim_work;
 
 typedef struct sim_solver {
   bsr H;
   uint32_t *row_ptr, *col; /* the upper-triangle pattern H points at */
-  uint32_t *tri_slot, *hinge_slot;
   amg *amg; /* multigrid preconditioner; NULL: block Jacobi (small meshes) */
   newton_work nw;
   /* the objective the step's solver minimizes: sim_step_eval. A seam for tests only: the step's
@@ -203,8 +187,7 @@ typedef struct sim_solver {
 
 struct tf_sim {
   tf_mem mem;
-  sim_kind kind;
-  sim_flesh flesh; /* kind == SIM_FLESH */
+  sim_kind kind; /* which configuration of sets; names the parameters that apply */
   tf_logger logger;
   char last_error[SIM_ERR_SIZE];
   uint32_t index_base; /* first vertex or pin number in messages: 0 (C) or 1 (Lua, ...) */
@@ -218,6 +201,16 @@ struct tf_sim {
   sim_work work;
   sim_solver solver;
 
+  /* the potential energy: a list of element sets (sim/elements/), and typed views of the ones
+   * other code reads (NULL when the configuration has none) */
+  elem_set sets[SIM_MAX_SETS];
+  uint32_t set_count;
+  elem_membrane *membrane;
+  elem_hinge *hinge;
+  sim_flesh *flesh;
+  elem_drag *drag;
+  int owns_mesh; /* cloth owns its trimesh; flesh's is a view of its tets' boundary */
+
   uint64_t frames; /* advances completed since create: named in failure messages */
   tf_stats stats;
 };
@@ -227,28 +220,39 @@ TF_LOCAL tf_status sim_arrays_alloc(tf_sim *s, char *err, size_t n);
 TF_LOCAL void sim_arrays_free(tf_sim *s);
 TF_LOCAL void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *src);
 
-/* sim.c: creation steps shared by every kind */
+/* sim.c: the lifecycle every configuration shares. sim_cloth.c and sim_flesh.c call it; it calls
+ * neither (the sets' ops stand in for every kind-specific step) */
 TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err, size_t n);
 /* every array, and the Hessian pattern from mesh.adj; s->model.n and s->model.mesh set.
  * TF_E_NOMEM with a message */
 TF_LOCAL tf_status sim_alloc(tf_sim *s, char *err, size_t n);
-/* element slots of the mesh's triangles and hinges, and the multigrid hierarchy */
+/* append a set with ops->data_size zeroed bytes of data; NULL when out of memory or full */
+TF_LOCAL void *sim_add_set(tf_sim *s, const elem_ops *ops);
+/* the multigrid hierarchy, the initial positions (NULL: rest) and the pieces */
 TF_LOCAL tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t n);
 TF_LOCAL void sim_default_params(sim_params *p);
-TF_LOCAL tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t n);
 TF_LOCAL void sim_destroy(tf_sim *s);
 TF_LOCAL tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 TF_LOCAL void sim_params_derive(tf_sim *s);
 TF_LOCAL void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* sim_flesh.c */
+/* sim_cloth.c, sim_flesh.c: the two configurations */
+TF_LOCAL tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t n);
 TF_LOCAL tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t n);
-TF_LOCAL void sim_flesh_free(tf_sim *s);
-/* material 0 from the parameters (youngs, poisson) */
-TF_LOCAL void sim_flesh_derive(tf_sim *s);
-/* sum of the tets' current volumes, m^3 */
-TF_LOCAL double sim_flesh_volume(const tf_sim *s, const double *x);
+/* elements/tet.c: sum of the tets' current volumes, m^3 */
+TF_LOCAL double sim_flesh_volume(const sim_flesh *F, const double *x);
+
+/* sim_set.c: the host's changes between frames, after api/ has checked them (these only fail
+ * when out of memory, and then change nothing) */
+/* a parameter's new values into its field of s->par (count of them), with what follows from it:
+ * storage for the air model, a uniform bending stiffness over any map, derived constants */
+TF_LOCAL tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *values,
+                                 uint32_t count);
+/* per-vertex bending stiffness (n): each hinge takes its edge's mean; par.bend the map's mean */
+TF_LOCAL void sim_set_bend_map(tf_sim *s, const double *values);
+/* positions and velocities (NULL: zero), and the pins restarted from them */
+TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 
 /* objective.c: objective of the tau step and plain potential energy */
 TF_LOCAL double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H);
@@ -269,13 +273,14 @@ TF_LOCAL void pins_refresh_components(tf_sim *s);
 /* after the state or the pin set changed: targets at the pinned vertices (soft pins keep the host's
  * targets when keep_soft_targets), carrier from the hard pins' velocities */
 TF_LOCAL void pins_restart(tf_sim *s, int keep_soft_targets);
+/* a checked pin set (distinct vertices, weights in (0, 1], NULL: all 1): targets at the vertices */
+TF_LOCAL void pins_set(tf_sim *s, const uint32_t *indices, const double *weights, uint32_t count);
+/* the end-of-frame targets of the next advance (pins.count x 3, finite) */
+TF_LOCAL void pins_set_targets(tf_sim *s, const double *targets);
 
 /* wind.c */
 TF_LOCAL int wind_active(const sim_params *p);
 TF_LOCAL void wind_at(const sim_params *p, const double x[3], double t, double out[3]);
-/* aero.c: drag and lift on every triangle at (x, v) and time t: per-vertex forces added to f;
- * per-triangle drag damping (c, n) stored for the step's implicit term */
-TF_LOCAL void aero_forces(tf_sim *s, const double *x, const double *v, double t, double *f);
 
 /* settle.c: tau making the slowest mode decay 100x in settle_time at step dt */
 TF_LOCAL tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda);

@@ -45,7 +45,6 @@ void sim_arrays_free(tf_sim *s) {
   pins_free(m, &s->pins, z);
   work_free(m, &s->work, z);
   solver_free(m, &s->solver, z);
-  mem_free(m, s->work.aero_P, 81 * (size_t)z->tri * sizeof *s->work.aero_P);
 }
 
 void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *src) {

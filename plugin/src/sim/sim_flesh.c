@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
- * Creating a flesh simulation: tets from the host (or from the lattice tetrahedralizer), their
- * rest data, materials, lumped masses, Hessian slots and the embedded render surface. Everything
- * after that (the tau step, pins, rigid motion, settle time, wind on the boundary faces) is the
- * cloth engine's own code: the tets' boundary faces, components and adjacency stand in for the
- * cloth mesh (sim.h). */
+ * Flesh: tets from the host (or from the lattice tetrahedralizer), their rest data, materials,
+ * lumped masses and the embedded render surface, as the tet, soft-pin and drag sets on the shared
+ * lifecycle of sim.c. Everything after that (the tau step, pins, rigid motion, settle time, wind
+ * on the boundary faces) is common code: the tets' boundary faces, components and adjacency stand
+ * in for a cloth's mesh (sim.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,51 +20,10 @@ static const double FILL_MIN = 0.1;
 
 #define FARR(field, count) ((F->field) = mem_array(&s->mem, (count), sizeof *(F->field)))
 
-void sim_flesh_free(tf_sim *s) {
-  sim_flesh *F = &s->flesh;
-  uint32_t nt = F->tet.tet_count;
-  tf_mem *m = &s->mem;
-  MEM_FREE_ARRAY(m, F->rest, nt);
-  MEM_FREE_ARRAY(m, F->mat, nt);
-  MEM_FREE_ARRAY(m, F->fill, nt);
-  MEM_FREE_ARRAY(m, F->lambda, nt);
-  MEM_FREE_ARRAY(m, F->mu, nt);
-  MEM_FREE_ARRAY(m, F->mat_lambda, F->mat_count);
-  MEM_FREE_ARRAY(m, F->mat_mu, F->mat_count);
-  MEM_FREE_ARRAY(m, F->slot, 16 * (size_t)nt);
-  MEM_FREE_ARRAY(m, F->surf_tet, F->surf_n);
-  MEM_FREE_ARRAY(m, F->surf_w, 4 * (size_t)F->surf_n);
-  MEM_FREE_ARRAY(m, F->surf_tris, 3 * (size_t)F->surf_tri_count);
-  tetmesh_free(m, &F->tet);
-}
-
-void sim_flesh_derive(tf_sim *s) {
-  sim_flesh *F = &s->flesh;
-  if (!F->mat_lambda) return;
-  tet_lame(s->par.youngs, s->par.poisson, &F->mat_lambda[0], &F->mat_mu[0]);
-  s->par.lambda = F->mat_lambda[0];
-  s->par.mu = F->mat_mu[0];
-  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
-    F->lambda[t] = F->fill[t] * F->mat_lambda[F->mat[t]];
-    F->mu[t] = F->fill[t] * F->mat_mu[F->mat[t]];
-  }
-}
-
-double sim_flesh_volume(const tf_sim *s, const double *x) {
-  const sim_flesh *F = &s->flesh;
-  double vol = 0.0;
-  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
-    double lx[12];
-    for (int k = 0; k < 4; ++k) v3_copy(lx + 3 * k, x + 3 * (size_t)F->tet.tets[4 * (size_t)t + tet_local_vertex(&F->rest[t], k)]);
-    vol += F->rest[t].volume * tet_volume_ratio(&F->rest[t], lx);
-  }
-  return vol;
-}
-
 /* lattice tets straddle the surface: weight each one's mass and stiffness by the fraction of it
  * inside, so the body weighs and resists like the surface's volume, not the lattice's */
 static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
-  sim_flesh *F = &s->flesh;
+  sim_flesh *F = s->flesh;
   for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
     const uint32_t *v = F->tet.tets + 4 * (size_t)t;
     double c[3] = {0, 0, 0}, p[3];
@@ -81,7 +40,7 @@ static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
 
 static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos, const uint32_t *tets,
                              uint32_t nv, uint32_t nt, char *err, size_t errn) {
-  sim_flesh *F = &s->flesh;
+  sim_flesh *F = s->flesh;
   tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
   if (st != TF_OK) return st;
   s->model.n = nv;
@@ -89,6 +48,9 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
                       .tris = F->tet.faces, .comp = F->tet.comp, .adj_ptr = F->tet.adj_ptr, .adj = F->tet.adj,
                       .adj_count = F->tet.adj_count};
   if ((st = sim_alloc(s, err, errn)) != TF_OK) return st;
+  if (!sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG)) ||
+      elem_drag_init(s, s->drag, 1) != TF_OK)
+    return snprintf(err, errn, "out of memory creating the flesh's elements (%u tets)", nt), TF_E_NOMEM;
   memcpy(s->model.rest, pos, sizeof(double) * 3 * (size_t)nv);
 
   F->mat_count = 1 + (def->tets ? def->material_count : 0);
@@ -136,7 +98,7 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
 }
 
 static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, size_t errn) {
-  sim_flesh *F = &s->flesh;
+  sim_flesh *F = s->flesh;
   if (!def->surface_positions || def->surface_vert_count == 0) return TF_OK;
   F->surf_n = def->surface_vert_count;
   F->surf_tri_count = def->surface_triangles ? def->surface_tri_count : 0;
@@ -159,6 +121,8 @@ tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, siz
   tf_sim *s = sim_new(&def->allocator, def->logger, SIM_FLESH, err, errn);
   if (!s) return TF_E_NOMEM;
   s->index_base = def->index_base;
+  if (!(s->flesh = sim_add_set(s, &ELEM_TET)))
+    return snprintf(err, errn, "out of memory creating the flesh's tets"), sim_destroy(s), TF_E_NOMEM;
   tetmesh_data gen;
   memset(&gen, 0, sizeof gen);
   const double *pos = def->rest_positions;
@@ -168,7 +132,7 @@ tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, siz
   if (!tets) {
     st = tetrahedralize_surface(&s->mem, def->surface_positions, def->surface_vert_count, def->surface_triangles,
                                 def->surface_tri_count, (int)def->lattice_cells, &gen, err, errn);
-    s->flesh.from_surface = 1;
+    s->flesh->from_surface = 1;
     pos = gen.pos, tets = gen.tets, nv = gen.vert_count, nt = gen.tet_count;
   }
   if (st == TF_OK) st = build_model(s, def, pos, tets, nv, nt, err, errn);

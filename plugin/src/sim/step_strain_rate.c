@@ -24,7 +24,7 @@ void step_strain_rate(tf_sim *s, double dt) {
   for (size_t k = 0; k < 3 * (size_t)n; ++k) xt[k] = x[k] + dt * vt[k];
   /* damping force from the strain rate at the intermediate state (eqs. 4.5-4.7) */
   memset(fd, 0, sizeof(double) * 3 * n);
-  if (s->par.phi != 0.0 || s->par.psi != 0.0) {
+  if (s->membrane && (s->par.phi != 0.0 || s->par.psi != 0.0)) {
     double lx[9], lv[9], lf[9];
     for (uint32_t t = 0; t < s->model.mesh.tri_count; ++t) {
       const uint32_t *tv = s->model.mesh.tris + 3 * t;
@@ -33,12 +33,12 @@ void step_strain_rate(tf_sim *s, double dt) {
         v3_copy(lv + 3 * k, vt + 3 * (size_t)tv[k]);
       }
       memset(lf, 0, sizeof lf);
-      membrane_damping_force(&s->model.tri[t], lx, lv, s->par.phi, s->par.psi, lf);
+      membrane_damping_force(&s->membrane->rest[t], lx, lv, s->par.phi, s->par.psi, lf);
       for (int k = 0; k < 3; ++k) v3_add(fd + 3 * (size_t)tv[k], fd + 3 * (size_t)tv[k], lf + 3 * k);
     }
   }
   /* aerodynamics, explicit like the rest of this integrator */
-  if (wind_active(&s->par)) aero_forces(s, x, v, s->work.time, fd);
+  if (wind_active(&s->par)) elem_drag_forces(s, s->drag, x, v, s->work.time, fd);
   /* eqs. 4.8-4.9; hard pins follow their targets */
   for (uint32_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) {

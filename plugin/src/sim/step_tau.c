@@ -61,12 +61,12 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
     }
   }
 
-  /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective (aero.c) */
-  s->work.aero_on = wind_active(&s->par);
+  /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective (elements/drag.c) */
+  s->drag->on = wind_active(&s->par);
   s->work.dt = dt;
-  if (s->work.aero_on) {
-    aero_forces(s, x, v, s->work.time, s->work.f);
-    for (size_t k = 0; k < 3 * (size_t)n; ++k) s->work.ydrag[k] = x[k] + dt * v[k];
+  if (s->drag->on) {
+    elem_drag_forces(s, s->drag, x, v, s->work.time, s->work.f);
+    for (size_t k = 0; k < 3 * (size_t)n; ++k) s->drag->ydrag[k] = x[k] + dt * v[k];
   }
 
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT
+ * Element sets: the potential energy of a simulation is a sum over sets, each a group of elements
+ * of one kind with its own data and one kernel giving energy, gradient and projected Hessian
+ * (the way ipc-toolkit's potentials and MuJoCo's passive forces are assembled by one generic
+ * loop). Cloth is {membrane, hinge, soft pins, drag}, flesh {tet, soft pins, drag}; a new energy
+ * (a barrier, friction, another bending or tet element) is a new set, not a new branch in the
+ * objective. Every kernel adds into the caller's E, grad and H; none allocates. */
+#ifndef TF_SIM_ELEMENTS_H
+#define TF_SIM_ELEMENTS_H
+
+#include "energy/membrane_tri.h"
+#include "core/mem.h"
+#include "solve/bsr.h"
+
+typedef struct tf_sim tf_sim;
+
+/* what a kernel needs besides the positions */
+typedef struct elem_args {
+  const double *pins; /* (pins.count x 3) soft-pin targets; NULL: no soft-pin springs */
+} elem_args;
+
+typedef struct elem_ops {
+  const char *name;
+  /* 1: part of the step's objective only, not of the potential energy (the linearized drag) */
+  int step_only;
+  /* the set's energy at y added into *E (each element's term in turn, so the sum's rounding is
+   * that of one running total), its gradient into grad (3n) and its projected Hessian into H
+   * (the fixed pattern); grad and H Nullable */
+  void (*eval)(const tf_sim *s, const void *data, const elem_args *a, const double *y, double *E,
+               double *grad, bsr *H);
+  /* Nullable: the parameters changed (Lame constants from the moduli, ...) */
+  void (*derive)(tf_sim *s, void *data);
+  /* Nullable: release data's arrays (not data itself) through m */
+  void (*destroy)(tf_mem *m, void *data);
+  size_t data_size; /* bytes of data, allocated zeroed by sim_add_set */
+} elem_ops;
+
+typedef struct elem_set {
+  const elem_ops *ops;
+  void *data;
+} elem_set;
+
+#define SIM_MAX_SETS 8
+
+/* scatter an element's Hessian (k x k blocks of 3x3, row-major 3k x 3k) through its slots
+ * (UINT32_MAX: a lower block, whose transpose is stored) */
+static inline void elem_scatter(bsr *H, const uint32_t *slot, const double *h, int k) {
+  for (int a = 0; a < k; ++a)
+    for (int b = 0; b < k; ++b) {
+      if (slot[k * a + b] == UINT32_MAX) continue;
+      double blk[9];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) blk[3 * i + j] = h[(3 * a + i) * 3 * k + 3 * b + j];
+      bsr_add_block(H, slot[k * a + b], blk);
+    }
+}
+
+/* slots[k*k per element] of each element's vertex pairs (elems: k vertices each) */
+TF_LOCAL void elem_slots(const bsr *H, const uint32_t *elems, uint32_t count, int k, uint32_t *slot);
+
+/* membrane.c: StVK membrane on each cloth triangle (energy/membrane_tri.c) */
+typedef struct elem_membrane {
+  uint32_t count;
+  const uint32_t *tris;  /* the mesh's (count x 3) */
+  membrane_rest *rest;   /* (count) */
+  uint32_t *slot;        /* (count x 9) */
+  double lambda, mu;     /* Pa m: plane-stress Lame constants from stretch and poisson */
+  double area;           /* m^2, total rest area */
+} elem_membrane;
+extern const elem_ops ELEM_MEMBRANE;
+TF_LOCAL tf_status elem_membrane_init(tf_sim *s, elem_membrane *e);
+
+/* hinge.c: discrete-shell bending on each interior edge (energy/bend_hinge.c) */
+typedef struct elem_hinge {
+  uint32_t count;
+  const uint32_t *hinges; /* the mesh's (count x 4) */
+  double *theta0;         /* (count) rest dihedral angle */
+  double *geom;           /* (count) k = B x geom */
+  double *bend;           /* (count) flexural rigidity per hinge, N m */
+  uint32_t *slot;         /* (count x 16) */
+} elem_hinge;
+extern const elem_ops ELEM_HINGE;
+TF_LOCAL tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend);
+/* every hinge's rigidity: a uniform value, or the mean of its edge's two vertices' map values */
+TF_LOCAL void elem_hinge_set_bend(elem_hinge *e, double bend);
+TF_LOCAL void elem_hinge_set_bend_map(elem_hinge *e, const double *per_vertex);
+
+/* tet.c: stable Neo-Hookean on each tet (energy/neohookean_tet.c); data is sim_flesh (sim.h) */
+extern const elem_ops ELEM_TET;
+
+/* pin.c: soft pins as goal springs 1/2 k |y - p|^2; no data (reads s->pins) */
+extern const elem_ops ELEM_PIN;
+
+/* drag.c: aerodynamics on the mesh's triangles (cloth or flesh skin) */
+typedef struct elem_drag {
+  uint32_t count;
+  const uint32_t *tris;  /* the mesh's (count x 3) */
+  int closed;            /* a closed body's outward faces: only the windward ones push */
+  int on;                /* the current step has drag terms (set by the step) */
+  double *c;             /* (count) drag damping coefficient, N s/m (0: none) */
+  double *nrm;           /* (count x 3) unit normal */
+  double *P;             /* (count x 81) implicit restoring stiffness; NULL until there is air */
+  double *ydrag;         /* (n x 3) x_n + dt v_n: where the linearized drag is zero */
+  uint32_t *slot;        /* (count x 9) */
+  uint32_t n;            /* vertices (ydrag's size) */
+} elem_drag;
+extern const elem_ops ELEM_DRAG;
+TF_LOCAL tf_status elem_drag_init(tf_sim *s, elem_drag *e, int closed);
+/* the restoring stiffness storage, allocated when air is first set (not per step) */
+TF_LOCAL tf_status elem_drag_enable_air(tf_sim *s, elem_drag *e);
+/* drag and lift on every triangle at (x, v) and time t: per-vertex forces added to f; the drag
+ * damping (c, nrm) and restoring stiffness (P) of each triangle stored for the step */
+TF_LOCAL void elem_drag_forces(tf_sim *s, elem_drag *e, const double *x, const double *v, double t,
+                               double *f);
+
+#endif

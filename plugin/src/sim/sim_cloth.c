@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT
+ * Cloth: a triangle mesh with the membrane, hinge, soft-pin and drag sets, lumped masses from the
+ * rest areas (or the host's), on the shared lifecycle of sim.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/vec3.h"
+#include "sim/sim.h"
+
+static void cloth_params(tf_sim *s, const tf_cloth_def *def) {
+  sim_params *p = &s->par;
+  sim_default_params(p);
+  p->integrator = def->integrator;
+  p->tau = def->tau;
+  p->kappa = def->kappa;
+  p->stretch = def->stretch_stiffness;
+  p->poisson = def->poisson;
+  p->bend = def->bend_stiffness;
+  v3_copy(p->gravity, def->gravity);
+  p->pin_stiffness = def->pin_stiffness;
+  p->phi = def->phi;
+  p->psi = def->psi;
+  p->solver = def->solver;
+}
+
+/* lumped masses: a third of each triangle's mass to each corner; a vertex in no triangle gets the
+ * mean vertex mass, so it stays a valid particle; with total_mass everything is then rescaled so
+ * the total is what the host asked for */
+static void cloth_masses(tf_sim *s, const tf_cloth_def *def, const elem_membrane *e) {
+  uint32_t n = s->model.n;
+  double *mass = s->model.mass;
+  if (def->vertex_masses) {
+    memcpy(mass, def->vertex_masses, sizeof(double) * n);
+    return;
+  }
+  double rho = def->total_mass > 0.0 ? def->total_mass / e->area : def->density;
+  for (uint32_t t = 0; t < e->count; ++t)
+    for (int k = 0; k < 3; ++k) mass[e->tris[3 * (size_t)t + k]] += rho * e->rest[t].area / 3.0;
+  double mean = rho * e->area / n, sum = 0.0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!(mass[i] > 0.0)) mass[i] = mean;
+    sum += mass[i];
+  }
+  if (def->total_mass > 0.0)
+    for (uint32_t i = 0; i < n; ++i) mass[i] *= def->total_mass / sum;
+}
+
+static tf_status cloth_sets(tf_sim *s, const tf_cloth_def *def, char *err, size_t errn) {
+  tf_status st = TF_E_NOMEM;
+  if (!(s->membrane = sim_add_set(s, &ELEM_MEMBRANE)) || (st = elem_membrane_init(s, s->membrane)) != TF_OK ||
+      !(s->hinge = sim_add_set(s, &ELEM_HINGE)) || (st = elem_hinge_init(s, s->hinge, def->bend_stiffness)) != TF_OK ||
+      !sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG)) ||
+      (st = elem_drag_init(s, s->drag, 0)) != TF_OK) {
+    snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)", s->model.mesh.tri_count);
+    return st == TF_OK ? TF_E_NOMEM : st;
+  }
+  return TF_OK;
+}
+
+tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
+  tf_sim *s = sim_new(&def->allocator, def->logger, SIM_CLOTH, err, errn);
+  if (!s) return TF_E_NOMEM;
+  s->index_base = def->index_base;
+  uint32_t n = def->vert_count;
+  s->model.n = n;
+  tf_status st = trimesh_build(&s->mem, &s->model.mesh, n, def->triangles, def->tri_count, def->index_base, err, errn);
+  if (st != TF_OK) return sim_destroy(s), st;
+  s->owns_mesh = 1;
+  if ((st = sim_alloc(s, err, errn)) != TF_OK) return sim_destroy(s), st;
+  cloth_params(s, def);
+  memcpy(s->model.rest, def->rest_positions, sizeof(double) * 3 * (size_t)n);
+  if ((st = cloth_sets(s, def, err, errn)) != TF_OK) return sim_destroy(s), st;
+  sim_params_derive(s);
+  cloth_masses(s, def, s->membrane);
+  if ((st = sim_finish(s, def->initial_positions, err, errn)) != TF_OK) return sim_destroy(s), st;
+  *out = s;
+  return TF_OK;
+}

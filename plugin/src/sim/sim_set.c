@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT
+ * The host's changes between frames, applied after api/ has checked them: a parameter and what
+ * follows from it, the per-vertex bending map, and a new state. */
+#include <string.h>
+
+#include "sim/sim.h"
+
+tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *values, uint32_t count) {
+  /* air: the drag's restoring stiffness gets its storage now, not per step; first, so running
+   * out of memory changes nothing */
+  if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && elem_drag_enable_air(s, s->drag) != TF_OK)
+    return TF_E_NOMEM;
+  for (uint32_t k = 0; k < count; ++k) field[k] = values[k];
+  /* a uniform bending stiffness replaces any per-vertex map */
+  if (param == TF_PARAM_BEND_STIFFNESS && s->hinge) elem_hinge_set_bend(s->hinge, values[0]);
+  sim_params_derive(s);
+  return TF_OK;
+}
+
+void sim_set_bend_map(tf_sim *s, const double *values) {
+  /* the uniform value reported by get_param becomes the map's mean over vertices */
+  double mean = 0.0;
+  for (uint32_t i = 0; i < s->model.n; ++i) mean += values[i] / s->model.n;
+  s->par.bend = mean;
+  elem_hinge_set_bend_map(s->hinge, values);
+}
+
+void sim_set_state(tf_sim *s, const double *x, const double *v) {
+  size_t bytes = sizeof(double) * 3 * s->model.n;
+  memcpy(s->state.x, x, bytes);
+  if (v) memcpy(s->state.v, v, bytes);
+  else memset(s->state.v, 0, bytes);
+  /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
+   * the state); otherwise (a teleport) they restart at their vertices like hard pins */
+  pins_restart(s, s->pins.targets_fresh);
+}
