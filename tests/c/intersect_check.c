@@ -24,7 +24,8 @@ static int orient2(const double *a, const double *b, const double *c, int u, int
 }
 
 /* closed 2D segments ab and cd meet */
-static int seg_seg2(const double *a, const double *b, const double *c, const double *d, int u, int v) {
+static int seg_seg2(const double *a, const double *b, const double *c, const double *d, int u,
+                    int v) {
   int o1 = orient2(a, b, c, u, v), o2 = orient2(a, b, d, u, v);
   int o3 = orient2(c, d, a, u, v), o4 = orient2(c, d, b, u, v);
   if (o1 * o2 < 0 && o3 * o4 < 0) return 1;
@@ -46,7 +47,8 @@ static int seg_seg2(const double *a, const double *b, const double *c, const dou
   return 0;
 }
 
-static int point_in_tri2(const double *p, const double *a, const double *b, const double *c, int u, int v) {
+static int point_in_tri2(const double *p, const double *a, const double *b, const double *c, int u,
+                         int v) {
   int o1 = orient2(a, b, p, u, v), o2 = orient2(b, c, p, u, v), o3 = orient2(c, a, p, u, v);
   return (o1 >= 0 && o2 >= 0 && o3 >= 0) || (o1 <= 0 && o2 <= 0 && o3 <= 0);
 }
@@ -118,9 +120,9 @@ static long edges_vs_tris(const double *xe, const int *edges, int ne, const doub
     const double *p = xe + 3 * edges[2 * i], *q = xe + 3 * edges[2 * i + 1];
     for (int t = 0; t < nt; ++t) {
       const int *tv = tris + 3 * t;
-      if (self && (tv[0] == edges[2 * i] || tv[1] == edges[2 * i] || tv[2] == edges[2 * i]
-                   || tv[0] == edges[2 * i + 1] || tv[1] == edges[2 * i + 1]
-                   || tv[2] == edges[2 * i + 1]))
+      if (self &&
+          (tv[0] == edges[2 * i] || tv[1] == edges[2 * i] || tv[2] == edges[2 * i] ||
+           tv[0] == edges[2 * i + 1] || tv[1] == edges[2 * i + 1] || tv[2] == edges[2 * i + 1]))
         continue;
       const double *a = xt + 3 * tv[0], *b = xt + 3 * tv[1], *c = xt + 3 * tv[2];
       int apart = 0;
@@ -155,8 +157,8 @@ long ic_count_crossings(const double *xa, int na_verts, const int *tris_a, int n
       free(ea);
       return -1;
     }
-    count = edges_vs_tris(xa, ea, nea, xb, tris_b, nb_tris, 0)
-            + edges_vs_tris(xb, eb, neb, xa, tris_a, na_tris, 0);
+    count = edges_vs_tris(xa, ea, nea, xb, tris_b, nb_tris, 0) +
+            edges_vs_tris(xb, eb, neb, xa, tris_a, na_tris, 0);
     free(eb);
   }
   free(ea);

@@ -71,26 +71,27 @@ static double brute_min(const double x[12], int is_pt) {
 static void random_config(unsigned *seed, double x[12], int kind) {
   for (int k = 0; k < 12; ++k) x[k] = frand(seed);
   switch (kind % 8) {
-  case 1: /* collinear triangle / parallel edges */
-    for (int k = 0; k < 3; ++k) x[9 + k] = x[6 + k] + 0.7 * (x[6 + k] - x[3 + k]);
-    if (kind % 16 == 9)
-      for (int k = 0; k < 3; ++k) x[9 + k] = x[6 + k] + 0.7 * (x[3 + k] - x[k]);
-    break;
-  case 2: /* zero-length edge */
-    for (int k = 0; k < 3; ++k) x[9 + k] = x[6 + k];
-    break;
-  case 3: /* point in the triangle's plane / coplanar edges */
-    for (int k = 0; k < 3; ++k)
-      x[k] = x[3 + k] + 0.4 * (x[6 + k] - x[3 + k]) + 0.9 * (x[9 + k] - x[3 + k]);
-    break;
-  case 4: /* nearly parallel edges, offset */
-    for (int k = 0; k < 3; ++k) x[9 + k] = x[6 + k] + 1.3 * (x[3 + k] - x[k]) + 1e-9 * frand(seed);
-    break;
-  case 5: /* tiny scale */
-    for (int k = 0; k < 12; ++k) x[k] *= 1e-4;
-    break;
-  default:
-    break;
+    case 1: /* collinear triangle / parallel edges */
+      for (int k = 0; k < 3; ++k) x[9 + k] = x[6 + k] + 0.7 * (x[6 + k] - x[3 + k]);
+      if (kind % 16 == 9)
+        for (int k = 0; k < 3; ++k) x[9 + k] = x[6 + k] + 0.7 * (x[3 + k] - x[k]);
+      break;
+    case 2: /* zero-length edge */
+      for (int k = 0; k < 3; ++k) x[9 + k] = x[6 + k];
+      break;
+    case 3: /* point in the triangle's plane / coplanar edges */
+      for (int k = 0; k < 3; ++k)
+        x[k] = x[3 + k] + 0.4 * (x[6 + k] - x[3 + k]) + 0.9 * (x[9 + k] - x[3 + k]);
+      break;
+    case 4: /* nearly parallel edges, offset */
+      for (int k = 0; k < 3; ++k)
+        x[9 + k] = x[6 + k] + 1.3 * (x[3 + k] - x[k]) + 1e-9 * frand(seed);
+      break;
+    case 5: /* tiny scale */
+      for (int k = 0; k < 12; ++k) x[k] *= 1e-4;
+      break;
+    default:
+      break;
   }
 }
 
@@ -117,13 +118,15 @@ TF_TEST(geom_distance_vs_brute_force) {
     worst_pt = fmax(worst_pt, ept);
     worst_ee = fmax(worst_ee, eee);
   }
-  TF_NOTE("1500 configs (1/8 each collinear, zero-length, coplanar, near-parallel, tiny): max "
-          "|d2 - brute| / L^2 pt %.1e ee %.1e", worst_pt, worst_ee);
+  TF_NOTE(
+      "1500 configs (1/8 each collinear, zero-length, coplanar, near-parallel, tiny): max "
+      "|d2 - brute| / L^2 pt %.1e ee %.1e",
+      worst_pt, worst_ee);
   TF_NOTE("pt types T0 T1 T2 E01 E12 E20 F: %d %d %d %d %d %d %d", types_pt[0], types_pt[1],
           types_pt[2], types_pt[3], types_pt[4], types_pt[5], types_pt[6]);
   TF_NOTE("ee types A0B0 A0B1 A1B0 A1B1 EAB0 EAB1 A0EB A1EB EAEB: %d %d %d %d %d %d %d %d %d",
-          types_ee[0], types_ee[1], types_ee[2], types_ee[3], types_ee[4], types_ee[5],
-          types_ee[6], types_ee[7], types_ee[8]);
+          types_ee[0], types_ee[1], types_ee[2], types_ee[3], types_ee[4], types_ee[5], types_ee[6],
+          types_ee[7], types_ee[8]);
   for (int k = 0; k < 7; ++k) ENSURE(types_pt[k] > 0);
   for (int k = 0; k < 9; ++k) ENSURE(types_ee[k] > 0);
 }
@@ -131,24 +134,29 @@ TF_TEST(geom_distance_vs_brute_force) {
 TF_TEST(geom_distance_classification_cases) {
   /* triangle (0,0,0) (1,0,0) (0,1,0); the point in each Voronoi region */
   static const double pts[7][3] = {{-1, -1, 0.3}, {2, -0.5, 0.2}, {-0.5, 2, -0.1}, {0.5, -1, 1},
-                                   {1, 1, 0.5}, {-1, 0.5, -2}, {0.2, 0.2, 0.7}};
+                                   {1, 1, 0.5},   {-1, 0.5, -2},  {0.2, 0.2, 0.7}};
   for (int k = 0; k < 7; ++k) {
     double x[12] = {pts[k][0], pts[k][1], pts[k][2], 0, 0, 0, 1, 0, 0, 0, 1, 0};
-    ENSURE_MSG(geom_pt_classify(x) == (geom_pt_type)k, "region %d gave %d", k, (int)geom_pt_classify(x));
+    ENSURE_MSG(geom_pt_classify(x) == (geom_pt_type)k, "region %d gave %d", k,
+               (int)geom_pt_classify(x));
   }
   double xf[12] = {0.2, 0.2, 0.7, 0, 0, 0, 1, 0, 0, 0, 1, 0};
   ENSURE_NEAR(geom_pt_distance2(xf, NULL, NULL, NULL), 0.49, 1e-15);
   /* A along x at z = 1 from x = a0..a1, B along y at z = 0, x = bx, y from 0 to 1 */
-  struct { double a0, a1, bx, by0, by1; geom_ee_type want; } ee[] = {
-      {1, 2, 0, 1, 2, GEOM_EE_A0_B0}, {1, 2, 0, -2, -1, GEOM_EE_A0_B1},
+  struct {
+    double a0, a1, bx, by0, by1;
+    geom_ee_type want;
+  } ee[] = {
+      {1, 2, 0, 1, 2, GEOM_EE_A0_B0},   {1, 2, 0, -2, -1, GEOM_EE_A0_B1},
       {-2, -1, 0, 1, 2, GEOM_EE_A1_B0}, {-2, -1, 0, -2, -1, GEOM_EE_A1_B1},
-      {-1, 1, 0, 1, 2, GEOM_EE_EA_B0}, {-1, 1, 0, -2, -1, GEOM_EE_EA_B1},
-      {1, 2, 0, -1, 1, GEOM_EE_A0_EB}, {-2, -1, 0, -1, 1, GEOM_EE_A1_EB},
+      {-1, 1, 0, 1, 2, GEOM_EE_EA_B0},  {-1, 1, 0, -2, -1, GEOM_EE_EA_B1},
+      {1, 2, 0, -1, 1, GEOM_EE_A0_EB},  {-2, -1, 0, -1, 1, GEOM_EE_A1_EB},
       {-1, 1, 0, -1, 1, GEOM_EE_EA_EB},
   };
   for (int k = 0; k < 9; ++k) {
     double x[12] = {ee[k].a0, 0, 1, ee[k].a1, 0, 1, ee[k].bx, ee[k].by0, 0, ee[k].bx, ee[k].by1, 0};
-    ENSURE_MSG(geom_ee_classify(x) == ee[k].want, "ee case %d gave %d", k, (int)geom_ee_classify(x));
+    ENSURE_MSG(geom_ee_classify(x) == ee[k].want, "ee case %d gave %d", k,
+               (int)geom_ee_classify(x));
   }
   /* exactly parallel edges overlapping: distance from the endpoints, never the line formula */
   double xp[12] = {0, 0, 0, 2, 0, 0, 1, 0.5, 0, 3, 0.5, 0};
@@ -204,7 +212,8 @@ static void fd_check(dist_fn f, int type, const double *x, int n, double *eg, do
     *eg = fmax(*eg, fabs(fd - g[k]) / gmax);
     f(xp, type, gp, NULL);
     f(xm, type, gm, NULL);
-    for (int i = 0; i < n; ++i) *eh = fmax(*eh, fabs((gp[i] - gm[i]) / (2 * h) - H[n * i + k]) / hmax);
+    for (int i = 0; i < n; ++i)
+      *eh = fmax(*eh, fabs((gp[i] - gm[i]) / (2 * h) - H[n * i + k]) / hmax);
   }
   /* the Hessian is symmetric */
   for (int i = 0; i < n; ++i)
@@ -214,8 +223,11 @@ static void fd_check(dist_fn f, int type, const double *x, int n, double *eg, do
 TF_TEST(geom_distance_derivatives_fd) {
   unsigned seed = 23;
   double worst_g = 0.0, worst_h = 0.0;
-  struct { dist_fn f; int types, n; const char *name; } fam[] = {
-      {f_pt, 7, 12, "pt"}, {f_ee, 9, 12, "ee"}, {f_pe, 3, 9, "pe"}, {f_pp, 1, 6, "pp"}};
+  struct {
+    dist_fn f;
+    int types, n;
+    const char *name;
+  } fam[] = {{f_pt, 7, 12, "pt"}, {f_ee, 9, 12, "ee"}, {f_pe, 3, 9, "pe"}, {f_pp, 1, 6, "pp"}};
   for (int fi = 0; fi < 4; ++fi)
     for (int type = 0; type < fam[fi].types; ++type) {
       double wg = 0.0, wh = 0.0;
@@ -226,12 +238,13 @@ TF_TEST(geom_distance_derivatives_fd) {
         wg = fmax(wg, eg);
         wh = fmax(wh, eh);
       }
-      ENSURE_MSG(wg < 1e-6 && wh < 1e-6, "%s type %d: grad %.2e hess %.2e", fam[fi].name, type, wg, wh);
+      ENSURE_MSG(wg < 1e-6 && wh < 1e-6, "%s type %d: grad %.2e hess %.2e", fam[fi].name, type, wg,
+                 wh);
       worst_g = fmax(worst_g, wg);
       worst_h = fmax(worst_h, wh);
     }
-  TF_NOTE("all 20 distance formulas, 40 configs each: max rel err grad %.1e, Hessian %.1e",
-          worst_g, worst_h);
+  TF_NOTE("all 20 distance formulas, 40 configs each: max rel err grad %.1e, Hessian %.1e", worst_g,
+          worst_h);
   ENSURE(worst_h > 0.0); /* the check compared something */
 }
 
@@ -253,7 +266,8 @@ TF_TEST(geom_mollifier) {
     wg = fmax(wg, eg);
     wh = fmax(wh, eh);
   }
-  TF_NOTE("mollifier, near-parallel edges: max rel err grad %.1e Hessian %.1e (min m %.3f)", wg, wh, mmin);
+  TF_NOTE("mollifier, near-parallel edges: max rel err grad %.1e Hessian %.1e (min m %.3f)", wg, wh,
+          mmin);
   ENSURE(wg < 1e-6 && wh < 1e-6);
   ENSURE(mmin < 0.5);
   /* eps_x from rest lengths 2 and 3: 1e-3 * 4 * 9 */
@@ -284,8 +298,8 @@ static ld det4(const double *a, const double *b, const double *c, const double *
     v[k] = (ld)c[k] - a[k];
     w[k] = (ld)d[k] - a[k];
   }
-  return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0])
-         + u[2] * (v[0] * w[1] - v[1] * w[0]);
+  return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+         u[2] * (v[0] * w[1] - v[1] * w[0]);
 }
 
 static void at_time(const double *x0, const double *dx, double t, double *x) {
@@ -435,10 +449,11 @@ TF_TEST(geom_ccd_random_trajectories) {
         }
       }
     }
-    TF_NOTE("%s: %d random trajectories, %d reach contact (%d exact swept checks): mean "
-            "t_ccd / t_contact %.3f; contact-free mean t %.3f; %d report no hit",
-            is_ee ? "edge-edge" : "point-triangle", TRIALS, contacts, exact_checked,
-            ratio_sum / (contacts ? contacts : 1), free_sum / (n_free ? n_free : 1), (int)iters_ok);
+    TF_NOTE(
+        "%s: %d random trajectories, %d reach contact (%d exact swept checks): mean "
+        "t_ccd / t_contact %.3f; contact-free mean t %.3f; %d report no hit",
+        is_ee ? "edge-edge" : "point-triangle", TRIALS, contacts, exact_checked,
+        ratio_sum / (contacts ? contacts : 1), free_sum / (n_free ? n_free : 1), (int)iters_ok);
     ENSURE(contacts > TRIALS / 10);
     ENSURE(ratio_sum / contacts > 0.7); /* not absurdly conservative */
   }
@@ -547,7 +562,8 @@ static void mesh_edges(test_mesh *m) {
     for (int k = 0; k < 3; ++k) {
       int a = m->tris[3 * t + k], b = m->tris[3 * t + (k + 1) % 3];
       int lo = a < b ? a : b, hi = a < b ? b : a, dup = 0;
-      for (int e = 0; e < m->ne && !dup; ++e) dup = m->edges[2 * e] == lo && m->edges[2 * e + 1] == hi;
+      for (int e = 0; e < m->ne && !dup; ++e)
+        dup = m->edges[2 * e] == lo && m->edges[2 * e + 1] == hi;
       if (!dup) {
         m->edges[2 * m->ne] = lo;
         m->edges[2 * m->ne + 1] = hi;
@@ -557,7 +573,8 @@ static void mesh_edges(test_mesh *m) {
 }
 
 /* n x n vertex grid in [-1,1]^2 at height z, jittered, moving by up to `motion` */
-static void make_cloth(test_mesh *m, int n, double z, double jitter, double motion, unsigned *seed) {
+static void make_cloth(test_mesh *m, int n, double z, double jitter, double motion,
+                       unsigned *seed) {
   m->nv = n * n;
   m->nt = 2 * (n - 1) * (n - 1);
   m->x0 = malloc(sizeof(double) * 3 * (size_t)m->nv);
@@ -566,8 +583,8 @@ static void make_cloth(test_mesh *m, int n, double z, double jitter, double moti
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       double *p = m->x0 + 3 * (i * n + j);
-      v3_set(p, -1 + 2.0 * i / (n - 1) + jitter * frand(seed), -1 + 2.0 * j / (n - 1) + jitter * frand(seed),
-             z + jitter * frand(seed));
+      v3_set(p, -1 + 2.0 * i / (n - 1) + jitter * frand(seed),
+             -1 + 2.0 * j / (n - 1) + jitter * frand(seed), z + jitter * frand(seed));
       for (int k = 0; k < 3; ++k) m->x1[3 * (i * n + j) + k] = p[k] + motion * frand(seed);
     }
   int t = 0;
@@ -593,12 +610,14 @@ static void make_sphere(test_mesh *m, int rings, int segs, double r) {
   for (int i = 1; i < rings; ++i)
     for (int j = 0; j < segs; ++j) {
       double th = TF_PI * i / rings, ph = 2 * TF_PI * j / segs;
-      v3_set(m->x0 + 3 * (2 + (i - 1) * segs + j), r * sin(th) * cos(ph), r * sin(th) * sin(ph), r * cos(th));
+      v3_set(m->x0 + 3 * (2 + (i - 1) * segs + j), r * sin(th) * cos(ph), r * sin(th) * sin(ph),
+             r * cos(th));
     }
   int t = 0;
   for (int j = 0; j < segs; ++j) {
     int j1 = (j + 1) % segs;
-    int top[3] = {0, 2 + j, 2 + j1}, bot[3] = {1, 2 + (rings - 2) * segs + j1, 2 + (rings - 2) * segs + j};
+    int top[3] = {0, 2 + j, 2 + j1},
+        bot[3] = {1, 2 + (rings - 2) * segs + j1, 2 + (rings - 2) * segs + j};
     memcpy(m->tris + 3 * t++, top, sizeof top);
     memcpy(m->tris + 3 * t++, bot, sizeof bot);
     for (int i = 1; i + 1 < rings; ++i) {
@@ -689,13 +708,15 @@ static int check_broad(broad *b, const test_mesh *qa, const test_mesh *gb, int e
         memcpy(x, qa->x0 + 3 * k, 3 * sizeof *x);
         for (int v = 0; v < 3; ++v) memcpy(x + 3 + 3 * v, gb->x0 + 3 * gv[v], 3 * sizeof *x);
       }
-      double d2 = ee ? geom_ee_distance2(x, NULL, NULL, NULL) : geom_pt_distance2(x, NULL, NULL, NULL);
+      double d2 =
+          ee ? geom_ee_distance2(x, NULL, NULL, NULL) : geom_pt_distance2(x, NULL, NULL, NULL);
       if (d2 > 0.99 * infl * infl) continue;
       int excluded = 0;
       if (self) {
         if (ee && j <= (int)k) continue;
         for (int v = 0; v < (ee ? 2 : 3); ++v)
-          excluded |= ee ? (gv[v] == qa->edges[2 * k] || gv[v] == qa->edges[2 * k + 1]) : gv[v] == (int)k;
+          excluded |=
+              ee ? (gv[v] == qa->edges[2 * k] || gv[v] == qa->edges[2 * k + 1]) : gv[v] == (int)k;
       }
       if (excluded) continue;
       while (c < n && (got[c].a < (int)k || (got[c].a == (int)k && got[c].b < j))) c++;
@@ -708,7 +729,8 @@ static int check_broad(broad *b, const test_mesh *qa, const test_mesh *gb, int e
     s = ee ? broad_edge_edge(b, &va, pb, infl, got, nref - 1, &n2)
            : broad_vertex_tri(b, &va, pb, infl, got, nref - 1, &n2);
     ok = s == TF_OK && n2 == nref;
-    s = ee ? broad_edge_edge(b, &va, pb, infl, NULL, 0, &n2) : broad_vertex_tri(b, &va, pb, infl, NULL, 0, &n2);
+    s = ee ? broad_edge_edge(b, &va, pb, infl, NULL, 0, &n2)
+           : broad_vertex_tri(b, &va, pb, infl, NULL, 0, &n2);
     ok = ok && s == TF_OK && n2 == nref && b->mem->alloc_count == allocs;
   }
   free(ref);
@@ -752,10 +774,12 @@ TF_TEST(geom_broad_vs_brute_force) {
   ENSURE(check_broad(&b, &sph, &cloth, 0, 0.01, &ntv));
   ENSURE(check_broad(&b, &cloth, &sph, 1, 0.01, &nee));
   ENSURE(check_broad(&b, &cloth, &cloth, 1, 0.01, &nself));
-  TF_NOTE("cloth 24x24 (%d tris) falling 0.1 onto sphere (%d tris), inflation 0.01: %zu vt, %zu tv, "
-          "%zu ee, %zu self-ee candidates; scratch grown by queries %llu times (%llu allocs since reserve)",
-          cloth.nt, sph.nt, nvt, ntv, nee, nself, (unsigned long long)b.grow_count,
-          (unsigned long long)(mem.alloc_count - allocs0));
+  TF_NOTE(
+      "cloth 24x24 (%d tris) falling 0.1 onto sphere (%d tris), inflation 0.01: %zu vt, %zu tv, "
+      "%zu ee, %zu self-ee candidates; scratch grown by queries %llu times (%llu allocs since "
+      "reserve)",
+      cloth.nt, sph.nt, nvt, ntv, nee, nself, (unsigned long long)b.grow_count,
+      (unsigned long long)(mem.alloc_count - allocs0));
   ENSURE(nvt > 0 && nee > 0);
   mesh_free(&cloth);
   mesh_free(&sph);
@@ -767,19 +791,22 @@ TF_TEST(geom_broad_vs_brute_force) {
 
 TF_TEST(geom_intersect_check_cases) {
   double a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, c[3] = {0, 1, 0};
-  struct { double p[3], q[3]; int want; } cs[] = {
-      {{0.2, 0.2, 1}, {0.2, 0.2, -1}, 1},    /* through the face */
-      {{0.8, 0.8, 1}, {0.8, 0.8, -1}, 0},    /* beside the hypotenuse */
-      {{0, 0, 1}, {0, 0, -1}, 1},            /* through a vertex */
-      {{0.5, 0, 1}, {0.5, 0, -1}, 1},        /* through an edge */
-      {{0.2, 0.2, 1}, {0.2, 0.2, 0.1}, 0},   /* stops short */
-      {{0.2, 0.2, 0.5}, {0.2, 0.2, 0}, 1},   /* ends on the face */
-      {{-1, 0.2, 0.1}, {2, 0.2, 0.1}, 0},    /* parallel above */
-      {{-1, 0.2, 0}, {2, 0.2, 0}, 1},        /* coplanar crossing */
-      {{-1, 2, 0}, {2, 2, 0}, 0},            /* coplanar disjoint */
-      {{0.1, 0.1, 0}, {0.2, 0.1, 0}, 1},     /* coplanar inside */
-      {{-1, 0, 0}, {-0.5, 0, 0}, 0},         /* collinear with an edge, short of it */
-      {{-1, 0, 0}, {0, 0, 0}, 1},            /* collinear, touching the vertex */
+  struct {
+    double p[3], q[3];
+    int want;
+  } cs[] = {
+      {{0.2, 0.2, 1}, {0.2, 0.2, -1}, 1},  /* through the face */
+      {{0.8, 0.8, 1}, {0.8, 0.8, -1}, 0},  /* beside the hypotenuse */
+      {{0, 0, 1}, {0, 0, -1}, 1},          /* through a vertex */
+      {{0.5, 0, 1}, {0.5, 0, -1}, 1},      /* through an edge */
+      {{0.2, 0.2, 1}, {0.2, 0.2, 0.1}, 0}, /* stops short */
+      {{0.2, 0.2, 0.5}, {0.2, 0.2, 0}, 1}, /* ends on the face */
+      {{-1, 0.2, 0.1}, {2, 0.2, 0.1}, 0},  /* parallel above */
+      {{-1, 0.2, 0}, {2, 0.2, 0}, 1},      /* coplanar crossing */
+      {{-1, 2, 0}, {2, 2, 0}, 0},          /* coplanar disjoint */
+      {{0.1, 0.1, 0}, {0.2, 0.1, 0}, 1},   /* coplanar inside */
+      {{-1, 0, 0}, {-0.5, 0, 0}, 0},       /* collinear with an edge, short of it */
+      {{-1, 0, 0}, {0, 0, 0}, 1},          /* collinear, touching the vertex */
   };
   for (int k = 0; k < (int)(sizeof cs / sizeof cs[0]); ++k) {
     ENSURE_MSG(ic_segment_triangle(cs[k].p, cs[k].q, a, b, c) == cs[k].want, "case %d", k);

@@ -46,9 +46,9 @@ static int grow(tf_mem *m, void **p, size_t *cap, size_t need, size_t elem) {
 
 static int grow_boxes(broad *b, int items) {
   size_t need = (size_t)items;
-  return grow(b->mem, (void **)&b->gbox, &b->gbox_cap, 6 * need, sizeof(double))
-         && grow(b->mem, (void **)&b->qbox, &b->qbox_cap, 6 * need, sizeof(double))
-         && grow(b->mem, (void **)&b->big, &b->big_cap, need, sizeof(int));
+  return grow(b->mem, (void **)&b->gbox, &b->gbox_cap, 6 * need, sizeof(double)) &&
+         grow(b->mem, (void **)&b->qbox, &b->qbox_cap, 6 * need, sizeof(double)) &&
+         grow(b->mem, (void **)&b->big, &b->big_cap, need, sizeof(int));
 }
 
 /* the table holds at least two buckets per entry, a power of two, plus one end marker */
@@ -137,8 +137,8 @@ typedef struct query {
   const broad_mesh *qm, *gm;
   const int *qidx, *gidx; /* q_k / g_k vertices per item; qidx NULL: the item is a vertex */
   int qk, gk, q_count, g_count;
-  int self;               /* skip pairs sharing a vertex */
-  int ordered;            /* self edge-edge: keep a < b only */
+  int self;    /* skip pairs sharing a vertex */
+  int ordered; /* self edge-edge: keep a < b only */
 } query;
 
 static int shares_vertex(const query *q, int i, int j) {
@@ -204,8 +204,10 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
   for (int j = 0; j < q->g_count; ++j) {
     cell_range(b->gbox + 6 * (size_t)j, inv, lo, hi);
     size_t nc = range_cells(lo, hi);
-    if (nc > BROAD_MAX_CELLS) b->big[n_big++] = j;
-    else n_entries += nc;
+    if (nc > BROAD_MAX_CELLS)
+      b->big[n_big++] = j;
+    else
+      n_entries += nc;
   }
   if (!grow_grid(b, n_entries)) return TF_E_NOMEM;
   b->grow_count += b->mem->alloc_count - allocs;
@@ -249,7 +251,8 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
     for (int k = 0; k < (brute ? q->g_count : n_big); ++k) {
       /* an oversized query box meets every grid item here; others only the oversized ones */
       int j = brute ? k : b->big[k];
-      if (boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j)) emit(out, cap, &n, i, j);
+      if (boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
+        emit(out, cap, &n, i, j);
     }
     if (brute) continue;
     for (int x = qlo[0]; x <= qhi[0]; ++x)
@@ -265,8 +268,9 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
             /* emit only in the lowest shared cell: the corner max(qlo, glo) */
             int glo[3], ghi[3];
             cell_range(gb, inv, glo, ghi);
-            if (x != (qlo[0] > glo[0] ? qlo[0] : glo[0]) || y != (qlo[1] > glo[1] ? qlo[1] : glo[1])
-                || z != (qlo[2] > glo[2] ? qlo[2] : glo[2]))
+            if (x != (qlo[0] > glo[0] ? qlo[0] : glo[0]) ||
+                y != (qlo[1] > glo[1] ? qlo[1] : glo[1]) ||
+                z != (qlo[2] > glo[2] ? qlo[2] : glo[2]))
               continue;
             emit(out, cap, &n, i, j);
           }
@@ -279,13 +283,14 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
 
 tf_status broad_vertex_tri(broad *b, const broad_mesh *verts, const broad_mesh *tris,
                            double inflation, broad_pair *out, size_t cap, size_t *out_count) {
-  query q = {verts, tris, NULL, tris->tris, 1, 3, verts->vert_count, tris->tri_count,
-             verts == tris, 0};
+  query q = {verts,           tris,          NULL, tris->tris, 1, 3, verts->vert_count,
+             tris->tri_count, verts == tris, 0};
   return run_query(b, &q, inflation, out, cap, out_count);
 }
 
 tf_status broad_edge_edge(broad *b, const broad_mesh *ea, const broad_mesh *eb, double inflation,
                           broad_pair *out, size_t cap, size_t *out_count) {
-  query q = {ea, eb, ea->edges, eb->edges, 2, 2, ea->edge_count, eb->edge_count, ea == eb, ea == eb};
+  query q = {ea,       eb,      ea->edges, eb->edges, 2, 2, ea->edge_count, eb->edge_count,
+             ea == eb, ea == eb};
   return run_query(b, &q, inflation, out, cap, out_count);
 }

@@ -15,12 +15,12 @@
 
 /* A mesh as the broad phase sees it; a view, nothing is copied or owned. */
 typedef struct broad_mesh {
-  const double *x0;  /* vert_count x 3, m: positions at the step's start */
-  const double *x1;  /* vert_count x 3, m: at its end; Nullable: the mesh does not move */
+  const double *x0; /* vert_count x 3, m: positions at the step's start */
+  const double *x1; /* vert_count x 3, m: at its end; Nullable: the mesh does not move */
   int vert_count;
-  const int *tris;   /* tri_count x 3 vertex indices; Nullable when tri_count is 0 */
+  const int *tris; /* tri_count x 3 vertex indices; Nullable when tri_count is 0 */
   int tri_count;
-  const int *edges;  /* edge_count x 2 vertex indices; Nullable when edge_count is 0 */
+  const int *edges; /* edge_count x 2 vertex indices; Nullable when edge_count is 0 */
   int edge_count;
 } broad_mesh;
 
@@ -36,16 +36,16 @@ typedef struct broad_entry {
 
 typedef struct broad {
   tf_mem *mem;
-  double cell_size;      /* m; <= 0 (the default): the mean largest extent of the grid's boxes */
-  double *gbox;          /* gbox_cap / 6 boxes put in the grid (min xyz, max xyz), m */
-  double *qbox;          /* qbox_cap / 6 boxes queried against it */
-  int *big;              /* big_cap: grid items spanning too many cells, tested against all */
+  double cell_size; /* m; <= 0 (the default): the mean largest extent of the grid's boxes */
+  double *gbox;     /* gbox_cap / 6 boxes put in the grid (min xyz, max xyz), m */
+  double *qbox;     /* qbox_cap / 6 boxes queried against it */
+  int *big;         /* big_cap: grid items spanning too many cells, tested against all */
   size_t gbox_cap, qbox_cap, big_cap; /* in elements */
-  broad_entry *entries;  /* entry_cap: (item, cell) sorted by hash bucket */
+  broad_entry *entries;               /* entry_cap: (item, cell) sorted by hash bucket */
   size_t entry_cap;
-  uint32_t *bucket;      /* bucket_cap: start of each bucket in entries, plus one end */
+  uint32_t *bucket; /* bucket_cap: start of each bucket in entries, plus one end */
   size_t bucket_cap;
-  uint64_t grow_count;   /* allocations made by queries (not by broad_reserve), for tests */
+  uint64_t grow_count; /* allocations made by queries (not by broad_reserve), for tests */
 } broad;
 
 /* Empty broad phase drawing memory from mem (kept, not owned). */

@@ -41,7 +41,8 @@ static int swept_apart(const double x0[12], const double dx[12], int split, doub
 }
 
 static double dist(const double x[12], int is_ee) {
-  return sqrt(is_ee ? geom_ee_distance2(x, NULL, NULL, NULL) : geom_pt_distance2(x, NULL, NULL, NULL));
+  return sqrt(is_ee ? geom_ee_distance2(x, NULL, NULL, NULL)
+                    : geom_pt_distance2(x, NULL, NULL, NULL));
 }
 
 /* Alg. 1; split = 1 for point-triangle (point | triangle), 2 for edge-edge */
@@ -63,8 +64,10 @@ static double accd(const double x0[12], const double dx[12], const geom_ccd_para
   double la = 0.0, lb = 0.0;
   for (int v = 0; v < 4; ++v) {
     double m = v3_norm(p + 3 * v);
-    if (v < split) la = fmax(la, m);
-    else lb = fmax(lb, m);
+    if (v < split)
+      la = fmax(la, m);
+    else
+      lb = fmax(lb, m);
   }
   double lp = la + lb;
   if (!(lp > 0.0)) return tmax; /* a common translation: the distance never changes */
@@ -87,10 +90,12 @@ static double accd(const double x0[12], const double dx[12], const geom_ccd_para
   return t;
 }
 
-double geom_ccd_pt(const double x0[12], const double dx[12], const geom_ccd_params *p, int *out_hit) {
+double geom_ccd_pt(const double x0[12], const double dx[12], const geom_ccd_params *p,
+                   int *out_hit) {
   return accd(x0, dx, p, 1, out_hit);
 }
 
-double geom_ccd_ee(const double x0[12], const double dx[12], const geom_ccd_params *p, int *out_hit) {
+double geom_ccd_ee(const double x0[12], const double dx[12], const geom_ccd_params *p,
+                   int *out_hit) {
   return accd(x0, dx, p, 2, out_hit);
 }

@@ -74,8 +74,9 @@ static double quotient(int dim, double N, const double *gN, const double *HN, do
   if (H)
     for (int i = 0; i < dim; ++i)
       for (int j = 0; j < dim; ++j)
-        H[i * dim + j] = (HN[i * dim + j] - (gN[i] * gD[j] + gD[i] * gN[j]) * iD
-                          + 2.0 * f * gD[i] * gD[j] * iD - f * HD[i * dim + j]) * iD;
+        H[i * dim + j] = (HN[i * dim + j] - (gN[i] * gD[j] + gD[i] * gN[j]) * iD +
+                          2.0 * f * gD[i] * gD[j] * iD - f * HD[i * dim + j]) *
+                         iD;
   return f;
 }
 
@@ -166,7 +167,8 @@ static double eval_form(const double *x, int npts, int form, const int *plus, co
             double sg = (r == q) ? 1.0 : -1.0;
             for (int i = 0; i < 3; ++i)
               for (int j = 0; j < 3; ++j)
-                hess[(3 * rows[r] + i) * dim + 3 * cols[q] + j] += sg * Hu[(3 * b + i) * ud + 3 * c + j];
+                hess[(3 * rows[r] + i) * dim + 3 * cols[q] + j] +=
+                    sg * Hu[(3 * b + i) * ud + 3 * c + j];
           }
       }
   }
@@ -317,7 +319,7 @@ geom_ee_type geom_ee_classify(const double x[12]) {
 
 double geom_ee_distance2_typed(const double x[12], geom_ee_type type, double *grad, double *hess) {
   /* stencil (ea0, ea1, eb0, eb1) = points 0..3 */
-  static const int forms[9] = {FORM_PP, FORM_PP, FORM_PP, FORM_PP, FORM_PE,
+  static const int forms[9] = {FORM_PP, FORM_PP, FORM_PP, FORM_PP,   FORM_PE,
                                FORM_PE, FORM_PE, FORM_PE, FORM_PLANE};
   static const int plus[9][3] = {{0}, {0}, {1}, {1}, {2, 1}, {3, 1}, {0, 3}, {1, 3}, {2, 1, 3}};
   static const int minus[9][3] = {{2}, {3}, {2}, {3}, {0, 0}, {0, 0}, {2, 2}, {2, 2}, {0, 0, 2}};
