@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT
+ * Spatial-hash broad phase (Teschner et al. 2003, "Optimized Spatial Hashing for Collision
+ * Detection of Deformable Objects"): the grid side's boxes are binned into every cell they
+ * cover, cells hashed into a power-of-two table and the entries counting-sorted by bucket, in
+ * item order, so the layout is deterministic. A query box visits its cells; an entry counts
+ * only if its cell is the visited one (hash collisions are skipped) and a pair is emitted only
+ * in the lowest cell the two boxes share, so no pair comes out twice and nothing needs a set.
+ * Boxes spanning more than BROAD_MAX_CELLS cells are tested against everything instead. */
+#include "geom/broad.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cells one box may span before it is handled by brute force (keeps the grid O(n)) */
+#define BROAD_MAX_CELLS 512
+/* cell coordinates are clamped here so floor() of huge or NaN input stays a valid int */
+static const double BROAD_CELL_LIMIT = 1e9;
+
+void broad_init(broad *b, tf_mem *mem) {
+  memset(b, 0, sizeof *b);
+  b->mem = mem;
+}
+
+void broad_free(broad *b) {
+  MEM_FREE_ARRAY(b->mem, b->gbox, b->gbox_cap);
+  MEM_FREE_ARRAY(b->mem, b->qbox, b->qbox_cap);
+  MEM_FREE_ARRAY(b->mem, b->big, b->big_cap);
+  MEM_FREE_ARRAY(b->mem, b->entries, b->entry_cap);
+  MEM_FREE_ARRAY(b->mem, b->bucket, b->bucket_cap);
+  tf_mem *mem = b->mem;
+  broad_init(b, mem);
+}
+
+/* grow *p (elem bytes each) from *cap to at least need, doubling; 0 on failure (p kept) */
+static int grow(tf_mem *m, void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 1;
+  size_t n = *cap * 2 > need ? *cap * 2 : need;
+  void *q = mem_array(m, n, elem);
+  if (!q) return 0;
+  mem_free(m, *p, *cap * elem);
+  *p = q;
+  *cap = n;
+  return 1;
+}
+
+static int grow_boxes(broad *b, int items) {
+  size_t need = (size_t)items;
+  return grow(b->mem, (void **)&b->gbox, &b->gbox_cap, 6 * need, sizeof(double)) &&
+         grow(b->mem, (void **)&b->qbox, &b->qbox_cap, 6 * need, sizeof(double)) &&
+         grow(b->mem, (void **)&b->big, &b->big_cap, need, sizeof(int));
+}
+
+/* the table holds at least two buckets per entry, a power of two, plus one end marker */
+static size_t table_size(size_t entries) {
+  size_t t = 64;
+  while (t < 2 * entries) t *= 2;
+  return t;
+}
+
+static int grow_grid(broad *b, size_t entries) {
+  size_t nb = table_size(entries) + 1;
+  if (!grow(b->mem, (void **)&b->entries, &b->entry_cap, entries, sizeof(broad_entry))) return 0;
+  return grow(b->mem, (void **)&b->bucket, &b->bucket_cap, nb, sizeof(uint32_t));
+}
+
+tf_status broad_reserve(broad *b, int max_items, size_t max_entries) {
+  if (max_items < 0) max_items = 0;
+  if (!grow_boxes(b, max_items) || !grow_grid(b, max_entries)) return TF_E_NOMEM;
+  return TF_OK;
+}
+
+/* box of k vertices idx (or the single vertex v when idx is NULL), over both ends, grown by h */
+static void item_box(const broad_mesh *m, const int *idx, int k, int v, double h, double box[6]) {
+  for (int c = 0; c < 3; ++c) {
+    box[c] = INFINITY;
+    box[3 + c] = -INFINITY;
+  }
+  for (int i = 0; i < k; ++i) {
+    int vi = idx ? idx[i] : v;
+    for (int end = 0; end < 2; ++end) {
+      const double *x = (end == 0 || !m->x1) ? m->x0 : m->x1;
+      for (int c = 0; c < 3; ++c) {
+        double q = x[3 * vi + c];
+        box[c] = fmin(box[c], q);
+        box[3 + c] = fmax(box[3 + c], q);
+      }
+    }
+  }
+  for (int c = 0; c < 3; ++c) {
+    box[c] -= h;
+    box[3 + c] += h;
+  }
+}
+
+static int cell_of(double q, double inv_cell) {
+  double f = floor(q * inv_cell);
+  if (!(f >= -BROAD_CELL_LIMIT)) f = -BROAD_CELL_LIMIT; /* also NaN */
+  if (!(f <= BROAD_CELL_LIMIT)) f = BROAD_CELL_LIMIT;
+  return (int)f;
+}
+
+static void cell_range(const double box[6], double inv_cell, int lo[3], int hi[3]) {
+  for (int c = 0; c < 3; ++c) {
+    lo[c] = cell_of(box[c], inv_cell);
+    hi[c] = cell_of(box[3 + c], inv_cell);
+    if (hi[c] < lo[c]) hi[c] = lo[c];
+  }
+}
+
+/* cells in the range, saturating at BROAD_MAX_CELLS + 1 */
+static size_t range_cells(const int lo[3], const int hi[3]) {
+  size_t n = 1;
+  for (int c = 0; c < 3; ++c) {
+    size_t w = (size_t)((int64_t)hi[c] - lo[c] + 1);
+    if (w > BROAD_MAX_CELLS) return BROAD_MAX_CELLS + 1;
+    n *= w;
+    if (n > BROAD_MAX_CELLS) return BROAD_MAX_CELLS + 1;
+  }
+  return n;
+}
+
+static uint32_t cell_hash(int x, int y, int z, size_t mask) {
+  /* Teschner et al. 2003's three large primes */
+  uint32_t h = ((uint32_t)x * 73856093u) ^ ((uint32_t)y * 19349663u) ^ ((uint32_t)z * 83492791u);
+  return (uint32_t)(h & mask);
+}
+
+static int boxes_overlap(const double *a, const double *g) {
+  for (int c = 0; c < 3; ++c)
+    if (a[c] > g[3 + c] || g[c] > a[3 + c]) return 0;
+  return 1;
+}
+
+/* what one query describes: items of each side as vertex lists, and the self rules */
+typedef struct query {
+  const broad_mesh *qm, *gm;
+  const int *qidx, *gidx; /* q_k / g_k vertices per item; qidx NULL: the item is a vertex */
+  int qk, gk, q_count, g_count;
+  int self;    /* skip pairs sharing a vertex */
+  int ordered; /* self edge-edge: keep a < b only */
+} query;
+
+static int shares_vertex(const query *q, int i, int j) {
+  const int *gv = q->gidx + (size_t)q->gk * (size_t)j;
+  for (int a = 0; a < q->qk; ++a) {
+    int va = q->qidx ? q->qidx[(size_t)q->qk * (size_t)i + (size_t)a] : i;
+    for (int c = 0; c < q->gk; ++c)
+      if (va == gv[c]) return 1;
+  }
+  return 0;
+}
+
+static void emit(broad_pair *out, size_t cap, size_t *n, int a, int b) {
+  if (*n < cap) {
+    out[*n].a = a;
+    out[*n].b = b;
+  }
+  (*n)++;
+}
+
+static int pair_cmp(const void *pa, const void *pb) {
+  const broad_pair *x = pa, *y = pb;
+  if (x->a != y->a) return x->a < y->a ? -1 : 1;
+  if (x->b != y->b) return x->b < y->b ? -1 : 1;
+  return 0;
+}
+
+/* the pair (query i, grid j) survives the self rules */
+static int admissible(const query *q, int i, int j) {
+  if (q->ordered && !(i < j)) return 0;
+  return !(q->self && shares_vertex(q, i, j));
+}
+
+static tf_status run_query(broad *b, const query *q, double inflation, broad_pair *out, size_t cap,
+                           size_t *out_count) {
+  *out_count = 0;
+  int items = q->q_count > q->g_count ? q->q_count : q->g_count;
+  uint64_t allocs = b->mem->alloc_count;
+  if (!grow_boxes(b, items)) return TF_E_NOMEM;
+  double h = 0.5 * (inflation > 0.0 ? inflation : 0.0);
+  for (int j = 0; j < q->g_count; ++j)
+    item_box(q->gm, q->gidx + (size_t)q->gk * (size_t)j, q->gk, j, h, b->gbox + 6 * (size_t)j);
+  for (int i = 0; i < q->q_count; ++i)
+    item_box(q->qm, q->qidx ? q->qidx + (size_t)q->qk * (size_t)i : NULL, q->qk, i, h,
+             b->qbox + 6 * (size_t)i);
+
+  /* cell size: the caller's, or the grid boxes' mean largest extent */
+  double cell = b->cell_size;
+  if (!(cell > 0.0)) {
+    double sum = 0.0;
+    for (int j = 0; j < q->g_count; ++j) {
+      const double *g = b->gbox + 6 * (size_t)j;
+      sum += fmax(g[3] - g[0], fmax(g[4] - g[1], g[5] - g[2]));
+    }
+    cell = q->g_count > 0 ? sum / q->g_count : 1.0;
+  }
+  if (!(cell > 0.0) || !isfinite(cell)) cell = 1.0;
+  double inv = 1.0 / cell;
+
+  /* count entries; too-large boxes go to the brute-force list */
+  size_t n_entries = 0;
+  int n_big = 0, lo[3], hi[3];
+  for (int j = 0; j < q->g_count; ++j) {
+    cell_range(b->gbox + 6 * (size_t)j, inv, lo, hi);
+    size_t nc = range_cells(lo, hi);
+    if (nc > BROAD_MAX_CELLS)
+      b->big[n_big++] = j;
+    else
+      n_entries += nc;
+  }
+  if (!grow_grid(b, n_entries)) return TF_E_NOMEM;
+  b->grow_count += b->mem->alloc_count - allocs;
+  size_t nbuckets = table_size(n_entries), mask = nbuckets - 1;
+
+  /* counting sort of (item, cell) by bucket, items in order within a bucket */
+  uint32_t *start = b->bucket;
+  memset(start, 0, (nbuckets + 1) * sizeof *start);
+  for (int j = 0; j < q->g_count; ++j) {
+    cell_range(b->gbox + 6 * (size_t)j, inv, lo, hi);
+    if (range_cells(lo, hi) > BROAD_MAX_CELLS) continue;
+    for (int x = lo[0]; x <= hi[0]; ++x)
+      for (int y = lo[1]; y <= hi[1]; ++y)
+        for (int z = lo[2]; z <= hi[2]; ++z) start[cell_hash(x, y, z, mask) + 1]++;
+  }
+  for (size_t k = 0; k < nbuckets; ++k) start[k + 1] += start[k];
+  for (int j = 0; j < q->g_count; ++j) {
+    cell_range(b->gbox + 6 * (size_t)j, inv, lo, hi);
+    if (range_cells(lo, hi) > BROAD_MAX_CELLS) continue;
+    for (int x = lo[0]; x <= hi[0]; ++x)
+      for (int y = lo[1]; y <= hi[1]; ++y)
+        for (int z = lo[2]; z <= hi[2]; ++z) {
+          /* start[k] runs ahead while filling; it ends as the start of bucket k + 1 */
+          broad_entry *e = &b->entries[start[cell_hash(x, y, z, mask)]++];
+          e->item = j;
+          e->cx = x;
+          e->cy = y;
+          e->cz = z;
+        }
+  }
+  /* shift back so start[k] is bucket k's first entry again */
+  for (size_t k = nbuckets; k > 0; --k) start[k] = start[k - 1];
+  start[0] = 0;
+
+  size_t n = 0;
+  for (int i = 0; i < q->q_count; ++i) {
+    const double *qb = b->qbox + 6 * (size_t)i;
+    int qlo[3], qhi[3];
+    cell_range(qb, inv, qlo, qhi);
+    int brute = range_cells(qlo, qhi) > BROAD_MAX_CELLS;
+    for (int k = 0; k < (brute ? q->g_count : n_big); ++k) {
+      /* an oversized query box meets every grid item here; others only the oversized ones */
+      int j = brute ? k : b->big[k];
+      if (boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
+        emit(out, cap, &n, i, j);
+    }
+    if (brute) continue;
+    for (int x = qlo[0]; x <= qhi[0]; ++x)
+      for (int y = qlo[1]; y <= qhi[1]; ++y)
+        for (int z = qlo[2]; z <= qhi[2]; ++z) {
+          uint32_t hb = cell_hash(x, y, z, mask);
+          for (uint32_t e = start[hb]; e < start[hb + 1]; ++e) {
+            const broad_entry *en = &b->entries[e];
+            if (en->cx != x || en->cy != y || en->cz != z) continue; /* a hash collision */
+            int j = en->item;
+            const double *gb = b->gbox + 6 * (size_t)j;
+            if (!boxes_overlap(qb, gb) || !admissible(q, i, j)) continue;
+            /* emit only in the lowest shared cell: the corner max(qlo, glo) */
+            int glo[3], ghi[3];
+            cell_range(gb, inv, glo, ghi);
+            if (x != (qlo[0] > glo[0] ? qlo[0] : glo[0]) ||
+                y != (qlo[1] > glo[1] ? qlo[1] : glo[1]) ||
+                z != (qlo[2] > glo[2] ? qlo[2] : glo[2]))
+              continue;
+            emit(out, cap, &n, i, j);
+          }
+        }
+  }
+  if (n <= cap && n > 1) qsort(out, n, sizeof *out, pair_cmp);
+  *out_count = n;
+  return TF_OK;
+}
+
+tf_status broad_vertex_tri(broad *b, const broad_mesh *verts, const broad_mesh *tris,
+                           double inflation, broad_pair *out, size_t cap, size_t *out_count) {
+  query q = {verts,           tris,          NULL, tris->tris, 1, 3, verts->vert_count,
+             tris->tri_count, verts == tris, 0};
+  return run_query(b, &q, inflation, out, cap, out_count);
+}
+
+tf_status broad_edge_edge(broad *b, const broad_mesh *ea, const broad_mesh *eb, double inflation,
+                          broad_pair *out, size_t cap, size_t *out_count) {
+  query q = {ea,       eb,      ea->edges, eb->edges, 2, 2, ea->edge_count, eb->edge_count,
+             ea == eb, ea == eb};
+  return run_query(b, &q, inflation, out, cap, out_count);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT
+ * Broad phase for contact: candidate vertex-triangle and edge-edge pairs whose swept, inflated
+ * axis-aligned boxes overlap, found through a spatial hash (a uniform grid hashed into a table).
+ * A box spans an item's vertices at the step's start and end, grown by half the inflation on
+ * every side, so every pair that comes within the inflation distance at either end of the step
+ * (or anywhere along linear trajectories) is a candidate. Pairs go to a caller buffer, sorted
+ * and without duplicates; when it is too small the needed count comes back and the caller grows
+ * it and asks again. Memory is the broad's scratch, sized by broad_reserve and grown
+ * geometrically (rarely) when a query needs more; queries do not allocate otherwise. One broad
+ * is not thread-safe; use one per thread. */
+#ifndef TF_GEOM_BROAD_H
+#define TF_GEOM_BROAD_H
+
+#include "core/mem.h"
+
+/* A mesh as the broad phase sees it; a view, nothing is copied or owned. */
+typedef struct broad_mesh {
+  const double *x0; /* vert_count x 3, m: positions at the step's start */
+  const double *x1; /* vert_count x 3, m: at its end; Nullable: the mesh does not move */
+  int vert_count;
+  const int *tris; /* tri_count x 3 vertex indices; Nullable when tri_count is 0 */
+  int tri_count;
+  const int *edges; /* edge_count x 2 vertex indices; Nullable when edge_count is 0 */
+  int edge_count;
+} broad_mesh;
+
+/* One candidate: (vertex, triangle) or (edge of the first mesh, edge of the second). */
+typedef struct broad_pair {
+  int a, b;
+} broad_pair;
+
+/* A grid entry: item index and the integer coordinates of one cell it covers. */
+typedef struct broad_entry {
+  int item, cx, cy, cz;
+} broad_entry;
+
+typedef struct broad {
+  tf_mem *mem;
+  double cell_size; /* m; <= 0 (the default): the mean largest extent of the grid's boxes */
+  double *gbox;     /* gbox_cap / 6 boxes put in the grid (min xyz, max xyz), m */
+  double *qbox;     /* qbox_cap / 6 boxes queried against it */
+  int *big;         /* big_cap: grid items spanning too many cells, tested against all */
+  size_t gbox_cap, qbox_cap, big_cap; /* in elements */
+  broad_entry *entries;               /* entry_cap: (item, cell) sorted by hash bucket */
+  size_t entry_cap;
+  uint32_t *bucket; /* bucket_cap: start of each bucket in entries, plus one end */
+  size_t bucket_cap;
+  uint64_t grow_count; /* allocations made by queries (not by broad_reserve), for tests */
+} broad;
+
+/* Empty broad phase drawing memory from mem (kept, not owned). */
+TF_LOCAL void broad_init(broad *b, tf_mem *mem);
+/* Release every block; b can be initialized again. */
+TF_LOCAL void broad_free(broad *b);
+/* Make room for max_items boxes per side and max_entries grid entries (item-cell pairs; about
+ * 8 per item is typical with the default cell size). TF_OK or TF_E_NOMEM (b stays usable). */
+TF_LOCAL tf_status broad_reserve(broad *b, int max_items, size_t max_entries);
+
+/* Vertex-triangle candidates: (vertex of verts, triangle of tris). Passing the same pointer for
+ * both is the self query, which skips a triangle's own vertices. inflation (m, >= 0) is the
+ * distance within which pairs must be found. Writes min(count, cap) pairs to out (Nullable when
+ * cap is 0) and the full count to *out_count; out is sorted by (a, b) when count <= cap and
+ * unspecified otherwise. TF_E_NOMEM if growing the scratch failed (*out_count is then 0). */
+TF_LOCAL tf_status broad_vertex_tri(broad *b, const broad_mesh *verts, const broad_mesh *tris,
+                                    double inflation, broad_pair *out, size_t cap,
+                                    size_t *out_count);
+
+/* Edge-edge candidates: (edge of ea, edge of eb). The same pointer for both is the self query:
+ * each unordered pair once with a < b, pairs sharing a vertex skipped. As broad_vertex_tri. */
+TF_LOCAL tf_status broad_edge_edge(broad *b, const broad_mesh *ea, const broad_mesh *eb,
+                                   double inflation, broad_pair *out, size_t cap,
+                                   size_t *out_count);
+
+#endif
