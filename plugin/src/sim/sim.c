@@ -84,6 +84,7 @@ static void sim_free_arrays(tf_sim *s) {
   MEM_FREE_ARRAY(m, s->nw.grad, n3);
   MEM_FREE_ARRAY(m, s->nw.dir, n3);
   MEM_FREE_ARRAY(m, s->nw.trial, n3);
+  MEM_FREE_ARRAY(m, s->nw.gtrial, n3);
   MEM_FREE_ARRAY(m, s->nw.pcg.r, n3);
   MEM_FREE_ARRAY(m, s->nw.pcg.z, n3);
   MEM_FREE_ARRAY(m, s->nw.pcg.p, n3);
@@ -145,6 +146,7 @@ tf_status sim_alloc(tf_sim *s, char *err, size_t errn) {
   ARR(H.diag, n); ARR(hess_row_ptr, (size_t)n + 1); ARR(hess_col, s->hess_count);
   ARR(H.val, 9 * (size_t)s->hess_count);
   ARR(nw.grad, n3); ARR(nw.dir, n3); ARR(nw.trial, n3);
+  ARR(nw.gtrial, n3);
   ARR(nw.pcg.r, n3); ARR(nw.pcg.z, n3); ARR(nw.pcg.p, n3); ARR(nw.pcg.q, n3); ARR(nw.pcg.pinv, 9 * (size_t)n);
   ARR(tri_slot, 9 * (size_t)nt); ARR(hinge_slot, 16 * (size_t)nh);
   ARR(x_save, n3); ARR(v_save, n3); ARR(vref_save, n3);

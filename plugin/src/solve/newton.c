@@ -110,10 +110,10 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
       }
       if (-alpha * gd <= resolvable) {
         /* the energy cannot tell: accept the step if it lowers the gradient norm instead (the
-         * quadratic regime near a minimum), using the PCG residual array as scratch */
-        p->eval(p->ctx, w->trial, w->pcg.r, NULL);
+         * quadratic regime near a minimum) */
+        p->eval(p->ctx, w->trial, w->gtrial, NULL);
         double t2 = 0.0;
-        for (size_t k = 0; k < m; ++k) t2 += w->pcg.r[k] * w->pcg.r[k];
+        for (size_t k = 0; k < m; ++k) t2 += w->gtrial[k] * w->gtrial[k];
         if (t2 < g2) {
           accepted = 1;
           out->energy = E;

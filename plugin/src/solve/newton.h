@@ -33,8 +33,10 @@ typedef struct newton_settings {
   double atol_pos; /* m */
 } newton_settings;
 
+/* Scratch owned by the caller, allocated once; newton_solve uses every array and lends none. */
 typedef struct newton_work {
   double *grad, *dir, *trial; /* (3n) each */
+  double *gtrial;             /* (3n) gradient at a line-search trial point */
   pcg_work pcg;
 } newton_work;
 
