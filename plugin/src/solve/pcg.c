@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * PCG (Saad, Iterative Methods for Sparse Linear Systems, alg. 9.1) on H + pair blocks with
- * inverted 3x3 diagonal blocks of H as preconditioner. A non-positive curvature p^T A p ends the solve with the current
- * iterate, which is still a descent direction for the Newton step. */
+ * inverted 3x3 diagonal blocks of H as preconditioner. A non-positive curvature p^T A p ends the
+ * solve with the current iterate, which is still a descent direction for the Newton step. */
 #include "solve/pcg.h"
 
 #include <math.h>
@@ -44,8 +44,9 @@ void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, d
   pcg_solve_op(&op, b, x, fixed, rtol, max_iter, pre, w, out);
 }
 
-void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint8_t *fixed, double rtol,
-                  uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out) {
+void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint8_t *fixed,
+                  double rtol, uint32_t max_iter, const pcg_precond *pre, pcg_work *w,
+                  pcg_result *out) {
   const bsr *A = op->H;
   const pairmat *pairs = op->pairs && op->pairs->count ? op->pairs : NULL;
   uint32_t n = A->n;
