@@ -93,7 +93,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     out->residual = dmax / tol;
     /* a broken solve (NaN in H or the preconditioner): keep the last iterate, not converged */
     if (isnan(pr.rel_residual) || !isfinite(dmax) || !isfinite(gd)) return;
-    /* the step bound (CCD filter, IPC alg. 1 line 9): no point of y + [0, amax] dir crosses a
+    /* the step bound (the CCD filter of IPC alg. 1): no point of y + [0, amax] dir crosses a
      * contact; no safe step at all (0, negative, NaN) leaves the last iterate, not converged */
     double amax = 1.0;
     if (p->max_step) {
@@ -111,10 +111,11 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     }
     /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross a
      * contact, so the quadratic model behind the shortcut (and the tolerance, which measures the
-     * distance to that model's minimum) does not hold there: the barrier it linearizes grows
-     * without bound before the wall. The step amax dir goes through the Armijo test below (its
-     * first trial), and convergence is left to the next iteration's own tests at the new iterate:
-     * a net force below rtol, or a sub-tolerance step the bound does not cut */
+     * distance to that model's minimum) does not hold there: the barrier it expands grows without
+     * bound before the wall, far from its second-order model. The step amax dir goes through the
+     * Armijo test below (its first trial), and convergence is left to the next iteration's own
+     * tests at the new iterate: a net force below rtol, or a sub-tolerance step the bound does
+     * not cut */
     if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
     double alpha = amax;
     int accepted = 0;

@@ -6,7 +6,7 @@
  *
  * Room for Incremental Potential Contact (Li et al. 2020, "Incremental Potential Contact",
  * SIGGRAPH; alg. 1): the Hessian may carry pair blocks outside the mesh pattern (pairs), and a
- * step bound (max_step, the continuous-collision-detection filter of alg. 1 line 9) caps the line
+ * step bound (max_step, the continuous-collision-detection filter of alg. 1) caps the line
  * search so that no iterate, trial point included, crosses a contact. Both are Nullable; without
  * them the solve is the one above, bit for bit. */
 #ifndef TF_SOLVE_NEWTON_H
