@@ -76,3 +76,21 @@ double sim_potential(const tf_sim *s, const double *x, const double *pin_targets
   }
   return E;
 }
+
+static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
+
+newton_problem sim_problem(tf_sim *s, newton_eval_fn eval) {
+  sim_solver *sv = &s->solver;
+  return (newton_problem){.eval = eval,
+                          .ctx = s,
+                          .H = &sv->H,
+                          .fixed = s->pins.fixed,
+                          .mass = s->model.mass,
+                          .h2 = s->work.h2,
+                          .y_ref = s->work.xhat,
+                          .force_ref = s->work.force_ref,
+                          .prec_setup = sv->amg ? amg_setup_cb : NULL,
+                          .prec = {sv->amg ? amg_apply : NULL, sv->amg},
+                          .max_step = NULL,
+                          .pairs = NULL};
+}

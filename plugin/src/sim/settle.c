@@ -25,8 +25,6 @@ static const uint32_t STATIC_NEWTON = 60;
 /* s^2: proximal steps of growing length, the last one static */
 static const double CONTINUATION_H2[] = {1e-3, 1e-2, 1e-1, 1.0, 1e1, 1e3, 1e5, 1e8};
 
-static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
-
 tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda) {
   uint32_t n = s->model.n;
   size_t n3 = 3 * (size_t)n;
@@ -57,8 +55,7 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
     memcpy(s->work.xhat, y, n3 * sizeof *y);
     s->work.h2 = CONTINUATION_H2[k];
     s->drag->on = 0;
-    newton_problem p = {sim_step_eval, s, &s->solver.H, s->pins.fixed, s->model.mass, s->work.h2, s->work.xhat, s->work.force_ref,
-                        s->solver.amg ? amg_setup_cb : NULL, {s->solver.amg ? amg_apply : NULL, s->solver.amg}};
+    newton_problem p = sim_problem(s, sim_step_eval);
     newton_settings ns = {STATIC_NEWTON, s->par.solver.max_cg, 1e-8, 0.0};
     newton_solve(&p, &ns, y, &s->solver.nw, &res);
   }

@@ -140,6 +140,7 @@ typedef struct sim_sizes {
   X(double, nw.grad, SZ_N3)                                                                       \
   X(double, nw.dir, SZ_N3)                                                                        \
   X(double, nw.trial, SZ_N3)                                                                      \
+  X(double, nw.gtrial, SZ_N3)                                                                     \
   X(double, nw.pcg.r, SZ_N3)                                                                      \
   X(double, nw.pcg.z, SZ_N3)                                                                      \
   X(double, nw.pcg.p, SZ_N3)                                                                      \
@@ -257,6 +258,9 @@ TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 /* objective.c: objective of the tau step and plain potential energy */
 TF_LOCAL double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H);
 TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad);
+/* the step's minimization for the solver: eval over y from xhat, its Hessian, preconditioner, and
+ * (with contact) the CCD step bound */
+TF_LOCAL newton_problem sim_problem(tf_sim *s, newton_eval_fn eval);
 
 /* rigid.c */
 TF_LOCAL void rigid_update_frames(tf_sim *s, const double *x);

@@ -18,8 +18,6 @@
 
 static const double STANDARD_GRAVITY = 9.80665; /* m/s^2 */
 
-static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
-
 /* round-off allowance of the objective comparison, relative to |E_start| + |E_end|: the line search
  * accepts steps the energy cannot resolve (newton.c, 1e-13 of |E| each) and a final
  * sub-tolerance Newton step is taken without a line search */
@@ -128,8 +126,7 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   memcpy(s->work.y, s->work.xhat, sizeof(double) * 3 * n);
   if (s->solver.amg) amg_forget(s->solver.amg); /* warm starts within this step only: no history across steps */
   if (!s->solver.eval) s->solver.eval = sim_step_eval;
-  newton_problem p = {s->solver.eval, s, &s->solver.H, s->pins.fixed, s->model.mass, s->work.h2, s->work.xhat, s->work.force_ref,
-                      s->solver.amg ? amg_setup_cb : NULL, {s->solver.amg ? amg_apply : NULL, s->solver.amg}};
+  newton_problem p = sim_problem(s, s->solver.eval);
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,
                         s->par.solver.abs_tolerance * dt};
   newton_solve(&p, &ns, s->work.y, &s->solver.nw, res);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * Newton-PCG with inexact forcing eta = min(0.1, sqrt(|g|/|g0|)) (Eisenstat & Walker 1996) and
  * Armijo backtracking (Nocedal & Wright alg. 3.1). Convergence is measured on the Newton step as
- * a displacement, relative to how far this step moves the vertices, plus an absolute floor. */
+ * a displacement, relative to how far this step moves the vertices, plus an absolute floor.
+ * An optional step bound starts the backtracking at alpha_max <= 1 instead of 1, the filtered line
+ * search of Incremental Potential Contact (Li et al. 2020 alg. 1). */
 #include "solve/newton.h"
 
 #include <math.h>
@@ -42,6 +44,8 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     if ((!p->fixed || !p->fixed[i]) && p->mass[i] < mmin) mmin = p->mass[i];
   memset(out, 0, sizeof *out);
   out->energy_start = NAN;
+  out->min_step_bound = 1.0;
+  pcg_operator op = {p->H, p->pairs};
   double gnorm0 = -1.0;
   for (uint32_t it = 0; it < s->max_newton; ++it) {
     /* gradient first: a balanced state exits without assembling the Hessian */
@@ -81,7 +85,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     /* H d = -g */
     for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
     pcg_result pr;
-    pcg_solve(p->H, w->trial, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
+    pcg_solve_op(&op, w->trial, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
     out->cg_iterations += pr.iterations;
     double dmax = max_abs(w->dir, m);
     double gd = 0.0;
@@ -89,14 +93,31 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     out->residual = dmax / tol;
     /* a broken solve (NaN in H or the preconditioner): keep the last iterate, not converged */
     if (isnan(pr.rel_residual) || !isfinite(dmax) || !isfinite(gd)) return;
-    if (dmax <= tol) {
+    /* the step bound (the CCD filter of IPC alg. 1): no point of y + [0, amax] dir crosses a
+     * contact; no safe step at all (0, negative, NaN) leaves the last iterate, not converged */
+    double amax = 1.0;
+    if (p->max_step) {
+      double b = p->max_step(p->ctx, y, w->dir);
+      if (!(b >= out->min_step_bound)) out->min_step_bound = b; /* NaN sticks */
+      if (!(b >= 1.0)) out->step_cuts++;
+      if (!(b > 0.0)) return;
+      if (b < 1.0) amax = b;
+    }
+    if (dmax <= tol && amax == 1.0) {
       /* the remaining correction is below tolerance: take it and stop */
       for (size_t k = 0; k < m; ++k) y[k] += w->dir[k];
       out->converged = 1;
       return;
     }
+    /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross a
+     * contact, so the quadratic model behind the shortcut (and the tolerance, which measures the
+     * distance to that model's minimum) does not hold there: the barrier it expands grows without
+     * bound before the wall, far from its second-order model. The step amax dir goes through the
+     * Armijo test below (its first trial), and convergence is left to the next iteration's own
+     * tests at the new iterate: a net force below rtol, or a sub-tolerance step the bound does
+     * not cut */
     if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
-    double alpha = 1.0;
+    double alpha = amax;
     int accepted = 0;
     /* below this the energy cannot resolve a decrease (round-off of a sum of O(|E|) terms) */
     double resolvable = ENERGY_ROUNDOFF * (fabs(E0) + fabs(gd));
@@ -110,10 +131,10 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
       }
       if (-alpha * gd <= resolvable) {
         /* the energy cannot tell: accept the step if it lowers the gradient norm instead (the
-         * quadratic regime near a minimum), using the PCG residual array as scratch */
-        p->eval(p->ctx, w->trial, w->pcg.r, NULL);
+         * quadratic regime near a minimum) */
+        p->eval(p->ctx, w->trial, w->gtrial, NULL);
         double t2 = 0.0;
-        for (size_t k = 0; k < m; ++k) t2 += w->pcg.r[k] * w->pcg.r[k];
+        for (size_t k = 0; k < m; ++k) t2 += w->gtrial[k] * w->gtrial[k];
         if (t2 < g2) {
           accepted = 1;
           out->energy = E;

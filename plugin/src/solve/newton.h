@@ -2,15 +2,30 @@
  * Projected Newton minimization of a smooth energy over vertex positions: PSD-projected Hessian
  * assembled by the caller, inexact PCG solve, backtracking Armijo line search. Every accepted
  * iterate lowers the energy, so stopping early never breaks the minimizing-movement guarantee
- * (design note tau-method.md sec. 3.3). */
+ * (design note tau-method.md sec. 3.3).
+ *
+ * Room for Incremental Potential Contact (Li et al. 2020, "Incremental Potential Contact",
+ * SIGGRAPH; alg. 1): the Hessian may carry pair blocks outside the mesh pattern (pairs), and a
+ * step bound (max_step, the continuous-collision-detection filter of alg. 1) caps the line
+ * search so that no iterate, trial point included, crosses a contact. Both are Nullable; without
+ * them the solve is the one above, bit for bit. */
 #ifndef TF_SOLVE_NEWTON_H
 #define TF_SOLVE_NEWTON_H
 
 #include "solve/pcg.h"
 
-/* Energy at y; when grad != NULL also the gradient (3n, zero on fixed vertices); when H != NULL
- * the projected Hessian values (pattern fixed). Called with grad or H or neither. */
+/* Energy (J) at y (m, 3n); when grad != NULL also the gradient (N, 3n, zero on fixed vertices);
+ * when H != NULL the projected Hessian values (N/m, pattern fixed) and, if the problem has pairs,
+ * the pair blocks (pairmat_clear, then pairmat_add; their diagonal blocks into H). Called with
+ * grad or H or neither. */
 typedef double (*newton_eval_fn)(void *ctx, const double *y, double *grad, bsr *H);
+
+/* The largest fraction alpha in (0, 1] of the Newton direction dir (m, 3n) such that every point
+ * of y + [0, alpha] dir is safe (no contact crossed): IPC's collision-free step size (Li et al.
+ * 2020 alg. 1; ipc-toolkit's compute_collision_free_stepsize). Called once per Newton iteration
+ * that steps, before the line search, with the eval's ctx. A value >= 1 (or +inf) does not cut;
+ * 0, a negative value or NaN means no safe step: the solve stops there, not converged. */
+typedef double (*newton_max_step_fn)(void *ctx, const double *y, const double *dir);
 
 typedef struct newton_problem {
   newton_eval_fn eval;
@@ -24,6 +39,10 @@ typedef struct newton_problem {
   /* Nullable: rebuild the preconditioner from a newly assembled H, then PCG uses prec */
   void (*prec_setup)(void *prec_ctx, const bsr *H, const uint8_t *fixed);
   pcg_precond prec;
+  newton_max_step_fn max_step; /* Nullable: no bound, every line search starts at alpha = 1 */
+  /* Nullable: off-diagonal pair blocks, filled by eval with H; the linear solve uses H + pairs
+   * (the preconditioner H alone, see pcg.h). The caller reserves their capacity beforehand. */
+  const pairmat *pairs;
 } newton_problem;
 
 typedef struct newton_settings {
@@ -33,8 +52,11 @@ typedef struct newton_settings {
   double atol_pos; /* m */
 } newton_settings;
 
+/* Scratch owned by the caller, allocated once (3n doubles each, pinv 9n); newton_solve borrows no
+ * other array, and the contents are free for the caller's use after it returns. */
 typedef struct newton_work {
   double *grad, *dir, *trial; /* (3n) each */
+  double *gtrial;             /* (3n) gradient at a line-search trial point */
   pcg_work pcg;
 } newton_work;
 
@@ -44,9 +66,11 @@ typedef struct newton_result {
   int converged;
   double energy;       /* at the last accepted iterate (not re-evaluated after a final sub-tolerance step) */
   double energy_start; /* at the start iterate; NaN if max_newton was 0 */
+  uint32_t step_cuts;    /* iterations whose step bound was < 1 (0 without max_step) */
+  double min_step_bound; /* smallest max_step value seen, 1 if none was below 1 (NaN if one was) */
 } newton_result;
 
-/* Minimize from y (updated in place). */
+/* Minimize from y (m, 3n, updated in place). Allocates nothing; not thread-safe on one w. */
 TF_LOCAL void newton_solve(const newton_problem *p, const newton_settings *s, double *y, newton_work *w,
                            newton_result *out);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * PCG (Saad, Iterative Methods for Sparse Linear Systems, alg. 9.1) with inverted 3x3 diagonal
- * blocks as preconditioner. A non-positive curvature p^T A p ends the solve with the current
- * iterate, which is still a descent direction for the Newton step. */
+ * PCG (Saad, Iterative Methods for Sparse Linear Systems, alg. 9.1) on H + pair blocks with
+ * inverted 3x3 diagonal blocks of H as preconditioner. A non-positive curvature p^T A p ends the
+ * solve with the current iterate, which is still a descent direction for the Newton step. */
 #include "solve/pcg.h"
 
 #include <math.h>
@@ -40,6 +40,15 @@ static void precondition(const pcg_precond *pre, const pcg_work *w, const double
 
 void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
                uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out) {
+  pcg_operator op = {A, NULL};
+  pcg_solve_op(&op, b, x, fixed, rtol, max_iter, pre, w, out);
+}
+
+void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint8_t *fixed,
+                  double rtol, uint32_t max_iter, const pcg_precond *pre, pcg_work *w,
+                  pcg_result *out) {
+  const bsr *A = op->H;
+  const pairmat *pairs = op->pairs && op->pairs->count ? op->pairs : NULL;
   uint32_t n = A->n;
   size_t m = 3 * (size_t)n;
   /* block-Jacobi: invert each diagonal block (fall back to its diagonal if singular) */
@@ -70,7 +79,9 @@ void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, d
   double tol2 = rtol * rtol * rz0;
   uint32_t it = 0;
   while (it < max_iter) {
+    /* q = (H + P) p; P's blocks with a fixed end add nothing, so fixed rows stay zero */
     bsr_mul(A, w->p, w->q, fixed);
+    if (pairs) pairmat_mul_add(pairs, w->p, w->q, fixed);
     double pq = dot(w->p, w->q, m);
     if (!(pq > 0.0)) {
       /* not positive definite along p: keep x; a NaN in A is a breakdown, not a solution */

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: MIT
  * Preconditioned conjugate gradients on a 3x3-block SPD matrix with a block-Jacobi
  * preconditioner; fixed (Dirichlet) vertices are held at zero. Work arrays come from the caller
- * so a solve allocates nothing. */
+ * so a solve allocates nothing.
+ *
+ * The matrix is an operator A = H + P: H the elastic Hessian in bsr (fixed pattern), P the
+ * off-diagonal blocks of contact pairs (pairmat, Nullable), whose diagonal blocks the caller has
+ * already added to H's diagonal. The preconditioners see H only, and stay SPD: with K = H_el + C
+ * (C the PSD-projected pair Hessian, Li et al. 2020 sec. 4.3), H = H_el + blockdiag(C) is SPD plus
+ * PSD (a diagonal block of a PSD matrix is a principal submatrix, so PSD); block Jacobi uses the
+ * diagonal blocks of H, which are exactly those of K (positive definite as principal submatrices
+ * of the SPD K); the AMG (amg.h) is built on H's pattern and ignores P. Leaving P out of the
+ * preconditioner weakens it for stiff contact, never the validity of PCG. */
 #ifndef TF_SOLVE_PCG_H
 #define TF_SOLVE_PCG_H
 
 #include "solve/bsr.h"
+#include "solve/pairmat.h"
 
 typedef struct pcg_work {
   double *r, *z, *p, *q; /* (3n) each */
@@ -25,8 +35,20 @@ typedef struct pcg_result {
   int converged;
 } pcg_result;
 
-/* Solve A x = b from x = 0 until sqrt(r^T M^-1 r) <= rtol sqrt(b^T M^-1 b). fixed and pre
- * Nullable (pre NULL or pre->apply NULL: block Jacobi). */
+/* A = H + pairs, SPD on the free vertices. pairs Nullable: NULL or empty is H alone, computed
+ * exactly as before pairs existed (bit for bit). */
+typedef struct pcg_operator {
+  const bsr *H;
+  const pairmat *pairs;
+} pcg_operator;
+
+/* Solve A x = b (A = op->H + op->pairs) from x = 0 until sqrt(r^T M^-1 r) <= rtol
+ * sqrt(b^T M^-1 b), M built from op->H alone. fixed and pre Nullable (pre NULL or pre->apply
+ * NULL: block Jacobi on op->H's diagonal blocks). Units: b and x as the caller's system. */
+TF_LOCAL void pcg_solve_op(const pcg_operator *op, const double *b, double *x,
+                           const uint8_t *fixed, double rtol, uint32_t max_iter,
+                           const pcg_precond *pre, pcg_work *w, pcg_result *out);
+/* pcg_solve_op with no pair blocks: A = H. */
 TF_LOCAL void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
                         uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out);
 
