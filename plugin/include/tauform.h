@@ -33,7 +33,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 4
+#define TF_VERSION_MINOR 5
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -42,7 +42,7 @@ extern "C" {
 TF_API uint32_t tf_version(void);
 /* ABI major version of the library (== TF_VERSION_MAJOR of the header it was built with). */
 TF_API uint32_t tf_abi_version(void);
-/* "MAJOR.MINOR.PATCH" of the library, e.g. "1.4.0" */
+/* "MAJOR.MINOR.PATCH" of the library, e.g. "1.5.0" */
 TF_API const char *tf_version_string(void);
 
 /* ---------------------------------------------------------------------------------------------
@@ -57,7 +57,8 @@ TF_API const char *tf_version_string(void);
   XX(E_VERSION, 6, "ABI version mismatch")                     \
   XX(E_UNSUPPORTED, 7, "not supported by this simulation")     \
   XX(E_IO, 8, "input/output error")                            \
-  XX(E_SCRIPT, 9, "rig script error")
+  XX(E_SCRIPT, 9, "rig script error")                          \
+  XX(E_CONTACT, 10, "contact could not be resolved")
 #define TF_XX_ENUM(name, code, msg) TF_##name = code,
 typedef enum tf_status { TF_STATUS_MAP(TF_XX_ENUM) TF_STATUS_COUNT_ } tf_status;
 #undef TF_XX_ENUM
@@ -284,6 +285,17 @@ typedef enum tf_param {
    * wind's turbulence and gusts follow it. Restoring a cached frame with tf_sim_set_state, set it
    * too (read it with tf_sim_get_param when caching), and the wind continues as in the first run */
   TF_PARAM_TIME = 20,
+  /* 1.5: contact (colliders: tf_sim_add_collider). The contact gap between the simulation and a
+   * collider is the sum of their thicknesses; the barrier acts below it and the distance never
+   * reaches 0 */
+  TF_PARAM_THICKNESS = 21,        /* 1 value, m, [1e-5, 0.1]: contact thickness of the cloth or skin,
+                                     default 0.002 */
+  TF_PARAM_FRICTION = 22,         /* 1 value, [0, 10]: friction coefficient of the simulation, default
+                                     0.3; a pair's is sqrt(mu_sim mu_other) (Box2D's mixing rule) */
+  TF_PARAM_GROUND_NORMAL = 23,    /* 3 values, each in [-1, 1]: the ground plane's upward normal
+                                     (normalized by the library); 0 0 0 = no ground (default) */
+  TF_PARAM_GROUND_HEIGHT = 24,    /* 1 value, m, |h| <= 1e4: the plane is n . x = h, default 0 */
+  TF_PARAM_GROUND_FRICTION = 25,  /* 1 value, [0, 10]: friction coefficient of the ground, default 0.5 */
   TF_PARAM_COUNT_
 } tf_param;
 
@@ -371,6 +383,38 @@ TF_API tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out_positi
 TF_API uint32_t tf_sim_tri_count(const tf_sim *sim);
 TF_API tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out_triangles, uint32_t tri_count);
 
+/* ---------------------------------------------------------------------------------------------
+ * 1.5: colliders. A collider is a triangle mesh the host moves every frame (a skinned body is a
+ * deforming mesh: give all its positions; a rigid one can be given a matrix). Within an advance it
+ * moves linearly from its last pose to the new one. The simulation's cloth or skin never crosses
+ * it: a barrier keeps them apart (Incremental Potential Contact, Li et al. 2020) and continuous
+ * collision detection filters every step. Colliders belong to the simulation (freed with it). */
+typedef struct tf_collider_def {
+  uint32_t struct_size; /* first field, always; set by tf_collider_def_init */
+  uint32_t vert_count;
+  const double *positions;   /* (vert_count x 3), m: the first pose, and the pose
+                                tf_sim_transform_collider transforms */
+  uint32_t tri_count;
+  const uint32_t *triangles; /* (tri_count x 3), numbered from the simulation's index_base */
+  double thickness;          /* m, [0, 0.1], default 0.001: added to the simulation's thickness */
+  double friction;           /* [0, 10], default 0.5 */
+  uint32_t one_sided;        /* 1: a closed surface with outward normals: vertices found inside
+                                it are pushed out (see tf_stats.intersecting); default 0 */
+} tf_collider_def;
+TF_API void tf_collider_def_init_(tf_collider_def *def, uint32_t struct_size);
+#define tf_collider_def_init(def) tf_collider_def_init_((def), (uint32_t)sizeof *(def))
+/* Add a collider at its def's pose; *out_id numbers it from 0. The def's arrays are copied. */
+TF_API tf_status tf_sim_add_collider(tf_sim *sim, const tf_collider_def *def, uint32_t *out_id);
+/* The collider's pose at the end of the next advance: positions (vert_count x 3), m. */
+TF_API tf_status tf_sim_move_collider(tf_sim *sim, uint32_t id, const double *positions, uint32_t vert_count);
+/* The same from a rigid (or any affine) transform of the def's positions: matrix (16) row-major,
+ * p' = M p with the translation in matrix[3], matrix[7], matrix[11]; the last row 0 0 0 1. */
+TF_API tf_status tf_sim_transform_collider(tf_sim *sim, uint32_t id, const double matrix[16]);
+/* Change a collider's thickness (m) and friction, as in its def (keyable). */
+TF_API tf_status tf_sim_set_collider(tf_sim *sim, uint32_t id, double thickness, double friction);
+/* Colliders added so far. */
+TF_API uint32_t tf_sim_collider_count(const tf_sim *sim);
+
 /* Flesh: the embedded render surface (0 vertices if none) and its deformed positions. */
 TF_API uint32_t tf_sim_surface_vert_count(const tf_sim *sim);
 TF_API tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out_positions, uint32_t surface_vert_count);
@@ -402,6 +446,16 @@ typedef struct tf_stats {
                                   inf when the advance failed and was rolled back */
   double seconds;              /* wall time of the advance */
   uint64_t total_steps;        /* since create */
+  /* 1.5: contact, over the last advance */
+  uint32_t contacts;           /* contact pairs below the gap at the end of the advance */
+  uint32_t broad_pairs;        /* candidate pairs of the broad phase, largest over the substeps */
+  uint32_t ccd_cuts;           /* Newton steps shortened by the CCD filter */
+  uint32_t intersecting;       /* vertices inside a one-sided collider or below the ground at the
+                                  start of the advance (pushed out over the next frames) */
+  uint32_t contact_growths;    /* times the contact storage grew (allocations) since create */
+  uint32_t collider_substeps;  /* extra substeps taken because a collider moved too fast to follow */
+  double min_distance;         /* m, smallest contact distance at the end of a substep; inf: none */
+  double contact_seconds;      /* wall time in broad phase, distances and CCD */
 } tf_stats;
 TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
 
@@ -562,6 +616,13 @@ typedef struct tf_api {
   tf_status (*sim_get_triangles)(const tf_sim *sim, uint32_t *out_triangles, uint32_t tri_count);
   /* 1.4 */
   tf_status (*param_get_info)(tf_param param, tf_param_info *out);
+  /* 1.5 */
+  void (*collider_def_init_)(tf_collider_def *def, uint32_t struct_size);
+  tf_status (*sim_add_collider)(tf_sim *sim, const tf_collider_def *def, uint32_t *out_id);
+  tf_status (*sim_move_collider)(tf_sim *sim, uint32_t id, const double *positions, uint32_t vert_count);
+  tf_status (*sim_transform_collider)(tf_sim *sim, uint32_t id, const double matrix[16]);
+  tf_status (*sim_set_collider)(tf_sim *sim, uint32_t id, double thickness, double friction);
+  uint32_t (*sim_collider_count)(const tf_sim *sim);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -436,7 +436,7 @@ TF_TEST(solve_pairs_pcg_matches_dense_solve) {
   ENSURE(dense_solve(Kc, bd, xd, N));
   work_arrays wa;
   work_init(&wa);
-  pcg_operator op = {&ch.H, &pm};
+  pcg_operator op = {.H = &ch.H, .pairs = &pm};
   pcg_result pr, pn;
   pcg_solve_op(&op, b, x, ch.fixed, 1e-13, 1000, NULL, &wa.w.pcg, &pr);
   pcg_solve(&ch.H, b, xn, ch.fixed, 1e-13, 1000, NULL, &wa.w.pcg, &pn);

@@ -81,6 +81,18 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
     /* the noise needs |t| in range */
     [TF_PARAM_TIME] = {"time", OFF(time), 1, -1e9, 1e9, 0, 0, 0, "s", "time", C | F, 0, D1(0),
                        "the simulation's clock, which turbulence and gusts follow"},
+    /* contact: 0.1 m is a mattress, not a garment; below 1e-5 m the barrier's gap is below what
+     * the CCD's floating point resolves on a metre-sized scene */
+    [TF_PARAM_THICKNESS] = {"thickness", OFF(thickness), 1, 1e-5, 0.1, 0, 0, 0, "m", "thickness", C | F, 1,
+                            D1(0.002), "contact thickness of the cloth or skin (the gap to a collider adds the collider's)"},
+    [TF_PARAM_FRICTION] = {"friction", OFF(friction), 1, 0, 10, 0, 0, 0, "", "friction", C | F, 1, D1(0.3),
+                           "friction coefficient; a contact's is sqrt(mine x the other's)"},
+    [TF_PARAM_GROUND_NORMAL] = {"ground_normal", OFF(ground_normal), 3, -1, 1, 0, 0, 0, "", "ground_normal", C | F, 1,
+                                {0, 0, 0}, "upward normal of the ground plane (normalized); 0 0 0: no ground"},
+    [TF_PARAM_GROUND_HEIGHT] = {"ground_height", OFF(ground_height), 1, -1e4, 1e4, 0, 0, 0, "m", "ground_height",
+                                C | F, 1, D1(0), "the ground is the plane normal . x = height"},
+    [TF_PARAM_GROUND_FRICTION] = {"ground_friction", OFF(ground_friction), 1, 0, 10, 0, 0, 0, "", "ground_friction",
+                                  C | F, 1, D1(0.5), "friction coefficient of the ground"},
 };
 
 #undef C

@@ -58,6 +58,12 @@
   X(sim_check_param, tf_sim_check_param) \
   X(sim_tri_count, tf_sim_tri_count) \
   X(sim_get_triangles, tf_sim_get_triangles) \
-  X(param_get_info, tf_param_get_info)
+  X(param_get_info, tf_param_get_info) \
+  X(collider_def_init_, tf_collider_def_init_) \
+  X(sim_add_collider, tf_sim_add_collider) \
+  X(sim_move_collider, tf_sim_move_collider) \
+  X(sim_transform_collider, tf_sim_transform_collider) \
+  X(sim_set_collider, tf_sim_set_collider) \
+  X(sim_collider_count, tf_sim_collider_count)
 
 #endif

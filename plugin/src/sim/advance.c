@@ -6,7 +6,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "contact/contact.h"
 #include "sim/sim.h"
+
+/* halvings of one substep's collider motion before giving up: 2^-12 of a substep */
+static const uint32_t MAX_SPLITS = 12;
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -32,16 +36,29 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   st.steps = st.newton_iterations = st.cg_iterations = st.max_newton_per_step = st.unconverged_steps = 0;
   st.residual = 0.0;
   double dt = frame_dt / substeps;
-  for (uint32_t k = 0; k < substeps; ++k) {
-    pins_substep_targets(s, (double)k / substeps, (double)(k + 1) / substeps);
-    s->work.time = s->par.time + k * dt;
+  if (s->contact) contact_begin_advance(s);
+  uint32_t splits = 0;
+  /* each substep in pieces [lo, hi] of it: one piece, unless a collider moves into cloth that
+   * cannot follow it within the step (STEP_SPLIT): then its motion is halved until it can */
+  double lo = 0.0, hi = 1.0;
+  for (uint32_t k = 0; k < substeps;) {
+    pins_substep_targets(s, (k + lo) / substeps, (k + hi) / substeps);
+    contact_collider_poses(s, (k + lo) / substeps, (k + hi) / substeps);
+    s->work.time = s->par.time + k * dt + lo * dt;
     const char *bad = NULL;
     int unconverged = 0;
     if (s->par.integrator == TF_INTEGRATOR_STRAIN_RATE) {
       step_strain_rate(s, dt);
     } else {
       newton_result r;
-      bad = step_tau(s, dt, &r);
+      memset(&r, 0, sizeof r);
+      bad = step_tau(s, dt * (hi - lo), &r);
+      if (bad == STEP_SPLIT && splits < MAX_SPLITS) {
+        splits++;
+        s->contact->substeps_extra++;
+        hi = lo + 0.5 * (hi - lo);
+        continue;
+      }
       st.newton_iterations += r.iterations;
       st.cg_iterations += r.cg_iterations;
       if (r.iterations > st.max_newton_per_step) st.max_newton_per_step = r.iterations;
@@ -51,13 +68,25 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
     }
     st.steps++;
     uint32_t vbad = bad ? s->solver.check_vertex : first_nonfinite(s);
-    if (!bad && vbad == UINT32_MAX) continue;
+    if (!bad && vbad == UINT32_MAX) {
+      if (hi < 1.0) {
+        lo = hi, hi = 1.0; /* the rest of a split substep */
+      } else {
+        lo = 0.0, hi = 1.0, splits = 0, ++k;
+      }
+      continue;
+    }
     sim_state_copy(s, &s->state, &s->saved);
     st.residual = INFINITY;
     st.unconverged_steps += (uint32_t)!unconverged; /* the failed step counts as unconverged */
     st.seconds = now_seconds() - t0;
     s->stats = st;
     unsigned long long frame = (unsigned long long)s->frames + s->index_base;
+    if (bad == STEP_SPLIT || bad == STEP_NOMEM)
+      return sim_fail(s, bad == STEP_SPLIT ? TF_E_CONTACT : TF_E_NOMEM,
+                      "advance: frame %llu, substep %u of %u (t = %.6g s): %s (a hard pin holds it in the "
+                      "collider's path; its motion was split %u times); the frame was rolled back",
+                      frame, k + s->index_base, substeps, s->work.time, bad, splits);
     if (!bad)
       return sim_fail(s, TF_E_NOT_CONVERGED,
                       "advance: frame %llu, substep %u of %u (t = %.6g s): the state became non-finite at "
@@ -79,6 +108,20 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   s->par.time += frame_dt;
   s->frames++;
   st.total_steps += substeps;
+  if (s->contact) {
+    sim_contact *c = s->contact;
+    contact_end_advance(s);
+    st.contacts = c->contacts;
+    st.broad_pairs = c->broad_pairs;
+    st.ccd_cuts = c->ccd_cuts;
+    st.intersecting = c->intersecting;
+    st.contact_growths = c->growths;
+    st.collider_substeps = c->substeps_extra;
+    st.min_distance = c->min_distance;
+    st.contact_seconds = c->seconds;
+  } else {
+    st.min_distance = INFINITY;
+  }
   st.seconds = now_seconds() - t0;
   s->stats = st;
   if (st.unconverged_steps)

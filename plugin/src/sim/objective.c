@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "contact/contact.h"
 #include "sim/sim.h"
 
 /* every set's terms (step_only ones too when step is set) into E, grad, H */
@@ -20,6 +21,44 @@ static double set_terms(const tf_sim *s, int step, const elem_args *a, const dou
     set->ops->eval(s, set->data, a, y, &E, grad, H);
   }
   return E;
+}
+
+/* Pieces in contact keep the physical inertia of their rigid modes: the step's kinetic term
+ * |d|^2_M / (2 h^2), d = y - yhat, weighs every mode by 1/h^2 = a/(tau dt), which is right for
+ * deformation (tau damps it) but would turn contact's push on the rigid modes into a flow at
+ * tau's rate. With P_R the M-orthogonal projection onto the piece's rigid fields (rigid.c), the
+ * term c |P_R d|^2_M, c = (1/dt^2 - 1/h^2)/2, makes the rigid modes' weight 1/dt^2: backward
+ * Euler of m x'' = F on them, so a sheet slides down a slope with g (sin - mu cos) and lands
+ * with its momentum, while its deformation still settles on tau. Its Hessian 2c M P_R is dense
+ * over a piece but of rank 6: the solver applies it as an operator (rigid_inertia_mul) */
+static void anchored_projection(const tf_sim *s, const double *u, double *out) {
+  tf_sim *w = (tf_sim *)s; /* rigid_project uses the pieces' accumulators as scratch */
+  rigid_project(w, s->state.x, u, out);
+  for (uint32_t i = 0; i < s->model.n; ++i)
+    if (!s->work.comp[s->model.mesh.comp[i]].anchored) v3_set(out + 3 * (size_t)i, 0, 0, 0);
+}
+
+static double rigid_inertia_c2(const tf_sim *s) { return 1.0 / (s->work.dt * s->work.dt) - 1.0 / s->work.h2; }
+
+static double rigid_inertia(const tf_sim *s, const double *y, double *grad) {
+  size_t m = 3 * (size_t)s->model.n;
+  double *d = s->work.rig_d, *pd = s->work.rig_p, c2 = rigid_inertia_c2(s), E = 0.0;
+  for (size_t k = 0; k < m; ++k) d[k] = y[k] - s->work.yhat[k];
+  anchored_projection(s, d, pd);
+  for (size_t k = 0; k < m; ++k) {
+    double mk = s->model.mass[k / 3];
+    E += 0.5 * c2 * mk * d[k] * pd[k];
+    if (grad) grad[k] += c2 * mk * pd[k];
+  }
+  return E;
+}
+
+void sim_rigid_inertia_mul(void *ctx, const double *x, double *y) {
+  const tf_sim *s = ctx;
+  if (!s->work.anchored) return;
+  double *pd = s->work.rig_p, c2 = rigid_inertia_c2(s);
+  anchored_projection(s, x, pd);
+  for (size_t k = 0; k < 3 * (size_t)s->model.n; ++k) y[k] += c2 * s->model.mass[k / 3] * pd[k];
 }
 
 double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
@@ -40,6 +79,7 @@ double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
     }
     return E;
   }
+  if (s->work.anchored) E += rigid_inertia(s, y, grad);
   double inv_h2 = 1.0 / s->work.h2;
   for (uint32_t i = 0; i < n; ++i) {
     if (s->pins.fixed[i]) continue;
@@ -91,6 +131,7 @@ newton_problem sim_problem(tf_sim *s, newton_eval_fn eval) {
                           .force_ref = s->work.force_ref,
                           .prec_setup = sv->amg ? amg_setup_cb : NULL,
                           .prec = {sv->amg ? amg_apply : NULL, sv->amg},
-                          .max_step = NULL,
-                          .pairs = NULL};
+                          .max_step = contact_active(s) ? contact_max_step : NULL,
+                          .pairs = NULL,
+                          .extra = sim_rigid_inertia_mul};
 }

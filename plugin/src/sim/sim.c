@@ -69,6 +69,9 @@ void sim_default_params(sim_params *p) {
   p->turbulence_scale = 1.0;
   p->turbulence_time = 0.5;
   p->gust_period = 3.0;
+  p->thickness = 0.002;
+  p->friction = 0.3;
+  p->ground_friction = 0.5;
 }
 
 tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err, size_t errn) {

@@ -29,6 +29,8 @@ typedef struct sim_params {
   /* aerodynamics: on while air_density > 0 */
   double wind[3], air_density, drag, lift;
   double turbulence, turbulence_scale, turbulence_time, turbulence_seed, gust, gust_period;
+  /* contact: thickness m, friction coefficients, ground plane n . x = h (n = 0: no ground) */
+  double thickness, friction, ground_normal[3], ground_height, ground_friction;
   double time; /* s: the clock (0 at create, advanced per frame), settable so a restored state
                 * restores it: time-dependent wind reads it */
   tf_solver_settings solver;
@@ -45,6 +47,9 @@ typedef struct sim_comp {
   double pin_w, pin_c[3], pin_J[9];
   double acc[6]; /* accumulators */
   double K[36];  /* dt^2 x the soft pins' stiffness seen by the rigid modes (rigid_project_sprung) */
+  double toi;    /* contact/start.c: the share of its predicted motion the piece may take */
+  int anchored;  /* near a collider or the ground this step: contact acts on its rigid modes too
+                  * (their physical inertia joins the minimization, contact/start.c) */
 } sim_comp;
 
 typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;
@@ -129,7 +134,9 @@ typedef struct sim_sizes {
   X(double, grad, SZ_N3)     /* explicit integrator: gradient of PE at x_n */                     \
   X(double, eig_v, SZ_N3)    /* settle: inverse iteration vector */                               \
   X(double, eig_z, SZ_N3)    /* settle: its solve */                                              \
-  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */
+  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */                                            \
+  X(double, rig_d, SZ_N3)    /* objective: y - yhat, for the rigid inertia of anchored pieces */  \
+  X(double, rig_p, SZ_N3)    /* objective: its rigid projection */
 
 /* solver: the Hessian (pattern fixed at create), element slots into it, Newton-PCG work */
 #define SIM_SOLVER_ARRAYS(X)                                                                      \
@@ -170,6 +177,7 @@ typedef struct sim_work {
   double dt;   /* of the current step, s */
   double time; /* at its start, s */
   double h2;   /* s^2 */
+  int anchored; /* some piece is anchored (sim_comp.anchored) this step */
   SIM_WORK_ARRAYS(SIM_DECLARE_ARRAY)
 } sim_work;
 
@@ -210,6 +218,7 @@ struct tf_sim {
   elem_hinge *hinge;
   sim_flesh *flesh;
   elem_drag *drag;
+  struct sim_contact *contact; /* NULL until a collider or the ground exists (contact/) */
   int owns_mesh; /* cloth owns its trimesh; flesh's is a view of its tets' boundary */
 
   uint64_t frames; /* advances completed since create: named in failure messages */
@@ -261,6 +270,8 @@ TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pi
 /* the step's minimization for the solver: eval over y from xhat, its Hessian, preconditioner, and
  * (with contact) the CCD step bound */
 TF_LOCAL newton_problem sim_problem(tf_sim *s, newton_eval_fn eval);
+/* y += the rigid-inertia Hessian of anchored pieces times x (newton_problem.extra) */
+TF_LOCAL void sim_rigid_inertia_mul(void *ctx, const double *x, double *y);
 
 /* rigid.c */
 TF_LOCAL void rigid_update_frames(tf_sim *s, const double *x);
@@ -294,6 +305,11 @@ TF_LOCAL tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, doub
  * be finite and must not raise its objective above the start iterate's (a minimization's only
  * guarantee, newton.h). On failure the state may be garbage: the caller rolls back */
 TF_LOCAL const char *step_tau(tf_sim *s, double dt, newton_result *res);
+/* what step_tau returns when a collider moves into cloth that cannot follow within the step (a
+ * hard pin in its way): the caller splits the step's collider motion and tries again; or when
+ * contact storage could not grow. Compared by address */
+extern TF_LOCAL const char STEP_SPLIT[];
+extern TF_LOCAL const char STEP_NOMEM[];
 TF_LOCAL void step_strain_rate(tf_sim *s, double dt);
 
 /* advance.c */

@@ -3,12 +3,17 @@
  * follows from it, the per-vertex bending map, and a new state. */
 #include <string.h>
 
+#include "contact/contact.h"
 #include "sim/sim.h"
 
 tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *values, uint32_t count) {
   /* air: the drag's restoring stiffness gets its storage now, not per step; first, so running
    * out of memory changes nothing */
   if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && elem_drag_enable_air(s, s->drag) != TF_OK)
+    return TF_E_NOMEM;
+  /* a ground: contact's storage now */
+  if (param == TF_PARAM_GROUND_NORMAL && (values[0] != 0.0 || values[1] != 0.0 || values[2] != 0.0) &&
+      contact_enable(s) != TF_OK)
     return TF_E_NOMEM;
   for (uint32_t k = 0; k < count; ++k) field[k] = values[k];
   /* a uniform bending stiffness replaces any per-vertex map */

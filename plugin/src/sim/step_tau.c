@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "contact/contact.h"
 #include "sim/sim.h"
 
 static const double STANDARD_GRAVITY = 9.80665; /* m/s^2 */
@@ -38,6 +39,32 @@ static const char *check_step(tf_sim *s, const newton_result *res) {
   s->solver.check_e1 = e1;
   if (!isfinite(e1) || !isfinite(e0)) return "the step's objective is not finite";
   if (e1 > e0 + CHECK_ROUNDOFF * (fabs(e0) + fabs(e1))) return "the step's objective rose over the solve";
+  return NULL;
+}
+
+const char STEP_SPLIT[] = "a collider moves into cloth that cannot get out of its way within the step";
+const char STEP_NOMEM[] = "out of memory growing the contact candidates";
+
+/* contact before the minimization (contact/start.c): anchor the pieces that may touch, make
+ * the first iterate intersection-free against the colliders' motion, freeze friction, and the
+ * candidates at y0 for the first evaluation. NULL, or STEP_SPLIT / a failure */
+static const char *contact_prepare(tf_sim *s, double dt) {
+  uint32_t nc = s->model.mesh.comp_count;
+  s->work.anchored = 0;
+  for (uint32_t c = 0; c < nc; ++c) s->work.comp[c].anchored = 0;
+  if (!contact_active(s)) return NULL;
+  double t0 = contact_now();
+  const double *x = s->state.x;
+  contact_anchor(s, x, s->work.xhat);
+  for (uint32_t c = 0; c < nc; ++c) s->work.anchored |= s->work.comp[c].anchored;
+  tf_status st = contact_start(s, x, s->work.y);
+  if (st == TF_OK) {
+    contact_lag_friction(s, x, dt);
+    st = contact_candidates(s, s->work.y, NULL, 0);
+  }
+  s->contact->seconds += contact_now() - t0;
+  if (st == TF_E_CONTACT) return STEP_SPLIT;
+  if (st != TF_OK) return STEP_NOMEM;
   return NULL;
 }
 
@@ -124,6 +151,8 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   for (uint32_t i = 0; i < n; ++i)
     s->work.force_ref[i] = s->model.mass[i] * STANDARD_GRAVITY + v3_norm(s->work.f + 3 * (size_t)i);
   memcpy(s->work.y, s->work.xhat, sizeof(double) * 3 * n);
+  const char *why = contact_prepare(s, dt);
+  if (why) return why;
   if (s->solver.amg) amg_forget(s->solver.amg); /* warm starts within this step only: no history across steps */
   if (!s->solver.eval) s->solver.eval = sim_step_eval;
   newton_problem p = sim_problem(s, s->solver.eval);
@@ -145,11 +174,15 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
         v[j] = (p_new - x[j]) / dt;
         x[j] = p_new;
       } else {
-        v[j] = s->work.vref_new[j] + vR[j] + (w[j] - wr[j]);
+        /* a piece in contact keeps the rigid part of its correction: contact's push on its
+         * rigid modes (objective.c, rigid inertia) */
+        int keep = s->work.comp[s->model.mesh.comp[i]].anchored;
+        v[j] = s->work.vref_new[j] + vR[j] + (w[j] - (keep ? 0.0 : wr[j]));
         x[j] += dt * v[j];
       }
     }
   }
   memcpy(s->state.vref, s->work.vref_new, sizeof(double) * 3 * n);
+  if (contact_active(s)) contact_after_step(s, x);
   return NULL;
 }

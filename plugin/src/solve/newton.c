@@ -45,7 +45,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
   memset(out, 0, sizeof *out);
   out->energy_start = NAN;
   out->min_step_bound = 1.0;
-  pcg_operator op = {p->H, p->pairs};
+  pcg_operator op = {p->H, p->pairs, p->extra, p->ctx};
   double gnorm0 = -1.0;
   for (uint32_t it = 0; it < s->max_newton; ++it) {
     /* gradient first: a balanced state exits without assembling the Hessian */

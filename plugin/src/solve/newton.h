@@ -43,6 +43,8 @@ typedef struct newton_problem {
   /* Nullable: off-diagonal pair blocks, filled by eval with H; the linear solve uses H + pairs
    * (the preconditioner H alone, see pcg.h). The caller reserves their capacity beforehand. */
   const pairmat *pairs;
+  /* Nullable: a low-rank part of the Hessian applied as y += E x (pcg_operator.extra), ctx */
+  void (*extra)(void *ctx, const double *x, double *y);
 } newton_problem;
 
 typedef struct newton_settings {

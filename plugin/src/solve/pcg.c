@@ -40,7 +40,7 @@ static void precondition(const pcg_precond *pre, const pcg_work *w, const double
 
 void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
                uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out) {
-  pcg_operator op = {A, NULL};
+  pcg_operator op = {A, NULL, NULL, NULL};
   pcg_solve_op(&op, b, x, fixed, rtol, max_iter, pre, w, out);
 }
 
@@ -82,6 +82,12 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
     /* q = (H + P) p; P's blocks with a fixed end add nothing, so fixed rows stay zero */
     bsr_mul(A, w->p, w->q, fixed);
     if (pairs) pairmat_mul_add(pairs, w->p, w->q, fixed);
+    if (op->extra) {
+      op->extra(op->extra_ctx, w->p, w->q);
+      if (fixed)
+        for (size_t k = 0; k < m; ++k)
+          if (fixed[k / 3]) w->q[k] = 0.0;
+    }
     double pq = dot(w->p, w->q, m);
     if (!(pq > 0.0)) {
       /* not positive definite along p: keep x; a NaN in A is a breakdown, not a solution */

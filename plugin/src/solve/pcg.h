@@ -40,6 +40,10 @@ typedef struct pcg_result {
 typedef struct pcg_operator {
   const bsr *H;
   const pairmat *pairs;
+  /* Nullable: y += E x for a low-rank SPD part E outside any block pattern (the rigid modes'
+   * inertia of pieces in contact, sim/objective.c); rows of fixed vertices are ignored */
+  void (*extra)(void *ctx, const double *x, double *y);
+  void *extra_ctx;
 } pcg_operator;
 
 /* Solve A x = b (A = op->H + op->pairs) from x = 0 until sqrt(r^T M^-1 r) <= rtol

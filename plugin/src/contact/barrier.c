@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT
+ * The barrier set: IPC's log barrier (Li et al. 2020, eq. 6) on the squared distance s = d^2 of
+ * every candidate pair closer than its gap dhat (shat = dhat^2),
+ *     b(s) = -(s - shat)^2 ln(s / shat)   for 0 < s < shat,   0 beyond,
+ * C2 at s = shat and unbounded as s -> 0, so a minimizer never reaches contact and a step filtered
+ * by CCD never crosses. Edge-edge pairs are multiplied by the mollifier (eq. 22) so the energy
+ * stays smooth as two edges turn parallel. The pair's Hessian is kappa (b'' gs gs^T + b' Hs) over
+ * the simulated coordinates of its stencil (a collider's points are not unknowns), projected to
+ * PSD by its eigen-decomposition (core/eigen_sym.c), then scattered into the elastic pattern:
+ * against a collider the simulated points of a stencil are one vertex, one triangle or one edge,
+ * whose blocks the mesh already has. Ground pairs use the signed height d over the plane;
+ * a vertex that started below it gets a penalty 1/2 k (dhat - d)^2 instead until it is out. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "core/eigen_sym.h"
+#include "core/vec3.h"
+#include "geom/distance.h"
+#include "sim/sim.h"
+
+double barrier_b(double s, double shat, double *db, double *d2b) {
+  if (!(s < shat)) {
+    if (db) *db = 0.0;
+    if (d2b) *d2b = 0.0;
+    return 0.0;
+  }
+  double r = s - shat, l = log(s / shat);
+  if (db) *db = -2.0 * r * l - r * r / s;
+  if (d2b) *d2b = -2.0 * l - 4.0 * r / s + r * r / (s * s);
+  return -r * r * l;
+}
+
+static void gather(double *dst, const double *src, int i) { v3_copy(dst, src + 3 * (size_t)i); }
+
+double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y, double *grad, double *hess,
+                              int v[4], double xs[12]) {
+  const contact_collider *col = p->kind == CONTACT_G ? NULL : s->contact->col[p->collider];
+  return contact_pair_distance2_at(s, p, y, col ? col->x1 : NULL, grad, hess, v, xs);
+}
+
+double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y, const double *cx,
+                                 double *grad, double *hess, int v[4], double xs[12]) {
+  const sim_contact *c = s->contact;
+  const contact_collider *col = p->kind == CONTACT_G ? NULL : c->col[p->collider];
+  v[0] = v[1] = v[2] = v[3] = -1;
+  switch (p->kind) {
+    case CONTACT_PT: {
+      const int *t = col->tris + 3 * (size_t)p->b;
+      v[0] = (int)p->a;
+      gather(xs, y, (int)p->a);
+      for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, cx, t[k]);
+      return geom_pt_distance2(xs, NULL, grad, hess);
+    }
+    case CONTACT_TP: {
+      const int *t = c->tris + 3 * (size_t)p->b;
+      gather(xs, cx, (int)p->a);
+      for (int k = 0; k < 3; ++k) {
+        v[1 + k] = t[k];
+        gather(xs + 3 + 3 * k, y, t[k]);
+      }
+      return geom_pt_distance2(xs, NULL, grad, hess);
+    }
+    case CONTACT_EE: {
+      const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
+      v[0] = ea[0], v[1] = ea[1];
+      gather(xs, y, ea[0]);
+      gather(xs + 3, y, ea[1]);
+      gather(xs + 6, cx, eb[0]);
+      gather(xs + 9, cx, eb[1]);
+      return geom_ee_distance2(xs, NULL, grad, hess);
+    }
+    default: { /* the ground: the height over the plane, squared */
+      double n[3], h;
+      contact_ground(s, n, &h);
+      v[0] = (int)p->a;
+      double dd = v3_dot(n, y + 3 * (size_t)p->a) - h;
+      return dd > 0.0 ? dd * dd : 0.0;
+    }
+  }
+}
+
+/* rest stencil of an edge-edge pair, for the mollifier's threshold */
+static double ee_eps(const tf_sim *s, const contact_pair *p) {
+  const sim_contact *c = s->contact;
+  const contact_collider *col = c->col[p->collider];
+  const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
+  double xr[12];
+  gather(xr, s->model.rest, ea[0]);
+  gather(xr + 3, s->model.rest, ea[1]);
+  gather(xr + 6, col->rest, eb[0]);
+  gather(xr + 9, col->rest, eb[1]);
+  return geom_ee_mollifier_eps(xr);
+}
+
+/* add a stencil's local gradient and PSD-projected Hessian over its simulated points */
+static void scatter(bsr *H, double *grad, const int v[4], const double *g, const double *h) {
+  int idx[4], np = 0;
+  for (int k = 0; k < 4; ++k)
+    if (v[k] >= 0) idx[np++] = k;
+  if (grad)
+    for (int a = 0; a < np; ++a) v3_add(grad + 3 * (size_t)v[idx[a]], grad + 3 * (size_t)v[idx[a]], g + 3 * idx[a]);
+  if (!H) return;
+  double A[144];
+  int m = 3 * np;
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b) A[m * a + b] = h[12 * (3 * idx[a / 3] + a % 3) + 3 * idx[b / 3] + b % 3];
+  eigen_sym_project_psd(A, m);
+  for (int a = 0; a < np; ++a)
+    for (int b = 0; b < np; ++b) {
+      uint32_t i = (uint32_t)v[idx[a]], j = (uint32_t)v[idx[b]];
+      double blk[9];
+      for (int r = 0; r < 3; ++r)
+        for (int q = 0; q < 3; ++q) blk[3 * r + q] = A[m * (3 * a + r) + 3 * b + q];
+      if (i == j) bsr_add_block(H, H->diag[i], blk);
+      else if (i < j) bsr_add_block(H, bsr_slot(H, i, j), blk); /* (j, i) is its transpose */
+    }
+}
+
+static void ground_term(const tf_sim *s, const contact_pair *p, const double *y, double *E, double *grad, bsr *H) {
+  double n[3], h;
+  contact_ground(s, n, &h);
+  uint32_t i = p->a;
+  double d = v3_dot(n, y + 3 * (size_t)i) - h, dhat = p->dhat;
+  double g1, k2; /* dE/dd, d2E/dd2 */
+  if (p->inside) {
+    if (d >= dhat) return;
+    double k = p->kappa * CONTACT_F_HALF * dhat * dhat; /* N/m: the barrier's load at dhat depth */
+    *E += 0.5 * k * (dhat - d) * (dhat - d);
+    g1 = -k * (dhat - d);
+    k2 = k;
+  } else {
+    double sq = d * d, shat = dhat * dhat, db, d2b;
+    if (!(d > 0.0) || sq >= shat) return;
+    *E += p->kappa * barrier_b(sq, shat, &db, &d2b);
+    g1 = p->kappa * db * 2.0 * d;
+    k2 = p->kappa * (d2b * 4.0 * sq + 2.0 * db);
+    if (k2 < 0.0) k2 = 0.0; /* PSD projection of a rank-one term */
+  }
+  if (grad) v3_axpy(grad + 3 * (size_t)i, g1, n);
+  if (H) {
+    double *blk = H->val + 9 * (size_t)H->diag[i];
+    for (int r = 0; r < 3; ++r)
+      for (int q = 0; q < 3; ++q) blk[3 * r + q] += k2 * n[r] * n[q];
+  }
+}
+
+static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y, double *E,
+                         double *grad, bsr *H) {
+  (void)data, (void)a;
+  const sim_contact *c = s->contact;
+  double g[12], h[144], xs[12];
+  int v[4];
+  for (size_t k = 0; k < c->pair_count; ++k) {
+    const contact_pair *p = &c->pairs[k];
+    if (p->kind == CONTACT_G) {
+      ground_term(s, p, y, E, grad, H);
+      continue;
+    }
+    double shat = p->dhat * p->dhat;
+    double sq = contact_pair_distance2(s, p, y, NULL, NULL, v, xs);
+    if (!(sq < shat)) continue;
+    contact_pair_distance2(s, p, y, g, h, v, xs);
+    double db, d2b, b = barrier_b(sq, shat, &db, &d2b);
+    double lg[12], lh[144];
+    if (p->kind == CONTACT_EE) {
+      /* E = kappa m(x) b(s(x)): product rule (Li et al. 2020 supplemental) */
+      double mg[12], mh[144], eps = ee_eps(s, p);
+      double mo = geom_ee_mollifier(xs, eps, mg, mh);
+      *E += p->kappa * mo * b;
+      for (int r = 0; r < 12; ++r) lg[r] = p->kappa * (mo * db * g[r] + b * mg[r]);
+      for (int r = 0; r < 12; ++r)
+        for (int q = 0; q < 12; ++q)
+          lh[12 * r + q] = p->kappa * (mo * (d2b * g[r] * g[q] + db * h[12 * r + q]) + b * mh[12 * r + q] +
+                                        db * (mg[r] * g[q] + g[r] * mg[q]));
+    } else {
+      *E += p->kappa * b;
+      for (int r = 0; r < 12; ++r) lg[r] = p->kappa * db * g[r];
+      for (int r = 0; r < 12; ++r)
+        for (int q = 0; q < 12; ++q) lh[12 * r + q] = p->kappa * (d2b * g[r] * g[q] + db * h[12 * r + q]);
+    }
+    scatter(H, grad, v, lg, H ? lh : NULL);
+  }
+}
+
+static void barrier_destroy(tf_mem *m, void *data) { contact_free(m, data); }
+
+/* its data is the simulation's sim_contact */
+const elem_ops ELEM_BARRIER = {"barrier", 0, barrier_eval, NULL, barrier_destroy, sizeof(sim_contact)};

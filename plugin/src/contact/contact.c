@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT
+ * Contact's storage and candidates: the simulated surface (triangles and their edges), the
+ * colliders' poses, and the candidate pairs of a motion from the broad phase (geom/broad.c),
+ * each with its gap, stiffness and friction. Storage grows rarely (doubling, counted in stats)
+ * and is otherwise reused step after step. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "core/vec3.h"
+#include "sim/sim.h"
+
+/* the barrier's force at half the gap balances this many times the vertex's weight, before
+ * IPC's adaptive doubling (barrier.c: F(dhat/2) = 4.33 kappa dhat^3) */
+static const double KAPPA_LOAD = 4.0;
+
+static int grow(tf_mem *m, void **p, size_t *cap, size_t need, size_t elem, uint32_t *growths) {
+  if (need <= *cap) return 1;
+  size_t nc = *cap ? *cap : 64;
+  while (nc < need) nc *= 2;
+  void *q = mem_array(m, nc, elem);
+  if (!q) return 0;
+  if (*p) {
+    memcpy(q, *p, *cap * elem);
+    mem_free(m, *p, *cap * elem);
+  }
+  *p = q;
+  *cap = nc;
+  ++*growths;
+  return 1;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* unique edges of the simulated surface (a cloth's triangles or a flesh's skin faces), sorted */
+static tf_status build_surface(tf_sim *s, sim_contact *c) {
+  const trimesh *m = &s->model.mesh;
+  size_t cap = 3 * (size_t)m->tri_count;
+  c->tri_count = m->tri_count;
+  c->n = s->model.n;
+  c->tris = mem_array(&s->mem, cap, sizeof *c->tris);
+  uint64_t *key = mem_array(&s->mem, cap, sizeof *key);
+  if (!c->tris || !key) return MEM_FREE_ARRAY(&s->mem, key, cap), TF_E_NOMEM;
+  for (size_t k = 0; k < cap; ++k) {
+    uint32_t a = m->tris[k], b = m->tris[k - k % 3 + (k % 3 + 1) % 3];
+    c->tris[k] = (int)a;
+    key[k] = a < b ? ((uint64_t)a << 32 | b) : ((uint64_t)b << 32 | a);
+  }
+  qsort(key, cap, sizeof *key, cmp_u64);
+  size_t ne = 0;
+  for (size_t k = 0; k < cap; ++k)
+    if (k == 0 || key[k] != key[k - 1]) key[ne++] = key[k];
+  c->edges = mem_array(&s->mem, 2 * ne, sizeof *c->edges);
+  if (c->edges)
+    for (size_t e = 0; e < ne; ++e) {
+      c->edges[2 * e] = (int)(key[e] >> 32);
+      c->edges[2 * e + 1] = (int)(key[e] & 0xffffffffu);
+    }
+  c->edge_count = (uint32_t)ne;
+  MEM_FREE_ARRAY(&s->mem, key, cap);
+  return c->edges ? TF_OK : TF_E_NOMEM;
+}
+
+tf_status contact_init(tf_sim *s, sim_contact *c) {
+  memset(c, 0, sizeof *c);
+  broad_init(&c->bp, &s->mem);
+  c->kappa_scale = 1.0;
+  c->min_distance = INFINITY;
+  tf_status st = build_surface(s, c);
+  if (st != TF_OK) return st;
+  c->yseg = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->yseg);
+  c->anchor = mem_array(&s->mem, c->n, sizeof *c->anchor);
+  c->below = mem_array(&s->mem, c->n, sizeof *c->below);
+  if (!c->yseg || !c->anchor || !c->below) return TF_E_NOMEM;
+  /* room for a few candidates per vertex up front, so a typical drape never grows */
+  size_t cap = 8 * (size_t)c->n + 64;
+  if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, cap, sizeof *c->buf, &c->growths) ||
+      !grow(&s->mem, (void **)&c->pairs, &c->pair_cap, cap, sizeof *c->pairs, &c->growths) ||
+      !grow(&s->mem, (void **)&c->fric, &c->fric_cap, cap, sizeof *c->fric, &c->growths))
+    return TF_E_NOMEM;
+  c->growths = 0;
+  return broad_reserve(&c->bp, (int)(c->n + 3 * (size_t)c->tri_count), 8 * (c->n + 3 * (size_t)c->tri_count));
+}
+
+static void collider_free(tf_mem *m, contact_collider *k) {
+  size_t n3 = 3 * (size_t)k->nv;
+  MEM_FREE_ARRAY(m, k->rest, n3);
+  MEM_FREE_ARRAY(m, k->prev, n3);
+  MEM_FREE_ARRAY(m, k->next, n3);
+  MEM_FREE_ARRAY(m, k->x0, n3);
+  MEM_FREE_ARRAY(m, k->x1, n3);
+  MEM_FREE_ARRAY(m, k->tris, 3 * (size_t)k->nt);
+  MEM_FREE_ARRAY(m, k->edges, 2 * (size_t)k->ne);
+  mem_free(m, k, sizeof *k);
+}
+
+void contact_free(tf_mem *m, sim_contact *c) {
+  for (uint32_t k = 0; k < c->col_count; ++k) collider_free(m, c->col[k]);
+  MEM_FREE_ARRAY(m, c->col, c->col_cap);
+  MEM_FREE_ARRAY(m, c->tris, 3 * (size_t)c->tri_count);
+  MEM_FREE_ARRAY(m, c->edges, 2 * (size_t)c->edge_count);
+  MEM_FREE_ARRAY(m, c->yseg, 3 * (size_t)c->n);
+  MEM_FREE_ARRAY(m, c->anchor, c->n);
+  MEM_FREE_ARRAY(m, c->below, c->n);
+  MEM_FREE_ARRAY(m, c->buf, c->buf_cap);
+  MEM_FREE_ARRAY(m, c->pairs, c->pair_cap);
+  MEM_FREE_ARRAY(m, c->fric, c->fric_cap);
+  broad_free(&c->bp);
+}
+
+int contact_ground_on(const tf_sim *s) {
+  const double *n = s->par.ground_normal;
+  return n[0] != 0.0 || n[1] != 0.0 || n[2] != 0.0;
+}
+
+int contact_active(const tf_sim *s) { return s->contact && (s->contact->col_count || contact_ground_on(s)); }
+
+void contact_ground(const tf_sim *s, double n[3], double *h) {
+  double l = v3_norm(s->par.ground_normal);
+  v3_scale(n, s->par.ground_normal, 1.0 / l);
+  *h = s->par.ground_height;
+}
+
+tf_status contact_add_collider(tf_sim *s, const tf_collider_def *d, uint32_t *out_id) {
+  sim_contact *c = s->contact;
+  tf_mem *m = &s->mem;
+  if (c->col_count == c->col_cap) {
+    uint32_t nc = c->col_cap ? 2 * c->col_cap : 4;
+    contact_collider **q = mem_array(m, nc, sizeof *q);
+    if (!q) return TF_E_NOMEM;
+    if (c->col) memcpy(q, c->col, c->col_count * sizeof *q), MEM_FREE_ARRAY(m, c->col, c->col_cap);
+    c->col = q;
+    c->col_cap = nc;
+  }
+  contact_collider *k = mem_alloc(m, sizeof *k);
+  if (!k) return TF_E_NOMEM;
+  size_t n3 = 3 * (size_t)d->vert_count;
+  k->nv = d->vert_count;
+  k->nt = d->tri_count;
+  k->rest = mem_array(m, n3, sizeof *k->rest);
+  k->prev = mem_array(m, n3, sizeof *k->prev);
+  k->next = mem_array(m, n3, sizeof *k->next);
+  k->x0 = mem_array(m, n3, sizeof *k->x0);
+  k->x1 = mem_array(m, n3, sizeof *k->x1);
+  k->tris = mem_array(m, 3 * (size_t)k->nt, sizeof *k->tris);
+  uint64_t *key = mem_array(m, 3 * (size_t)k->nt, sizeof *key);
+  if (!k->rest || !k->prev || !k->next || !k->x0 || !k->x1 || !k->tris || !key) {
+    MEM_FREE_ARRAY(m, key, 3 * (size_t)k->nt);
+    collider_free(m, k);
+    return TF_E_NOMEM;
+  }
+  memcpy(k->rest, d->positions, n3 * sizeof *k->rest);
+  memcpy(k->prev, d->positions, n3 * sizeof *k->prev);
+  memcpy(k->next, d->positions, n3 * sizeof *k->next);
+  memcpy(k->x0, d->positions, n3 * sizeof *k->x0);
+  memcpy(k->x1, d->positions, n3 * sizeof *k->x1);
+  for (size_t q = 0; q < 3 * (size_t)k->nt; ++q) {
+    uint32_t a = d->triangles[q] - s->index_base, b = d->triangles[q - q % 3 + (q % 3 + 1) % 3] - s->index_base;
+    k->tris[q] = (int)a;
+    key[q] = a < b ? ((uint64_t)a << 32 | b) : ((uint64_t)b << 32 | a);
+  }
+  qsort(key, 3 * (size_t)k->nt, sizeof *key, cmp_u64);
+  size_t ne = 0;
+  for (size_t q = 0; q < 3 * (size_t)k->nt; ++q)
+    if (q == 0 || key[q] != key[q - 1]) key[ne++] = key[q];
+  k->ne = (uint32_t)ne;
+  k->edges = mem_array(m, 2 * ne, sizeof *k->edges);
+  if (k->edges)
+    for (size_t e = 0; e < ne; ++e) {
+      k->edges[2 * e] = (int)(key[e] >> 32);
+      k->edges[2 * e + 1] = (int)(key[e] & 0xffffffffu);
+    }
+  MEM_FREE_ARRAY(m, key, 3 * (size_t)k->nt);
+  if (!k->edges) return collider_free(m, k), TF_E_NOMEM;
+  k->thickness = d->thickness;
+  k->friction = d->friction;
+  k->one_sided = d->one_sided != 0;
+  *out_id = c->col_count;
+  c->col[c->col_count++] = k;
+  return TF_OK;
+}
+
+void contact_collider_poses(tf_sim *s, double f0, double f1) {
+  sim_contact *c = s->contact;
+  if (!c) return;
+  for (uint32_t k = 0; k < c->col_count; ++k) {
+    contact_collider *col = c->col[k];
+    for (size_t q = 0; q < 3 * (size_t)col->nv; ++q) {
+      double a = col->prev[q], b = col->next[q];
+      col->x0[q] = a + f0 * (b - a);
+      col->x1[q] = a + f1 * (b - a);
+    }
+  }
+}
+
+void contact_end_advance(tf_sim *s) {
+  sim_contact *c = s->contact;
+  if (!c) return;
+  for (uint32_t k = 0; k < c->col_count; ++k)
+    memcpy(c->col[k]->prev, c->col[k]->next, 3 * (size_t)c->col[k]->nv * sizeof(double));
+}
+
+/* a pair's gap, stiffness and friction from the masses of its simulated vertices */
+static void pair_init(const tf_sim *s, contact_pair *p, double mass, double dhat, double mu) {
+  double g = fmax(v3_norm(s->par.gravity), 1.0);
+  p->dhat = dhat;
+  p->mu = mu;
+  p->kappa = s->contact->kappa_scale * KAPPA_LOAD * mass * g / (CONTACT_F_HALF * dhat * dhat * dhat);
+  p->lambda = 0.0;
+}
+
+static int add_pair(tf_sim *s, contact_pair p) {
+  sim_contact *c = s->contact;
+  if (c->pair_count == c->pair_cap &&
+      !grow(&s->mem, (void **)&c->pairs, &c->pair_cap, c->pair_cap + 1, sizeof *c->pairs, &c->growths))
+    return 0;
+  c->pairs[c->pair_count++] = p;
+  return 1;
+}
+
+/* run a broad query into c->buf, growing it once if the candidates do not fit */
+typedef tf_status (*broad_query)(broad *, const broad_mesh *, const broad_mesh *, double, broad_pair *, size_t,
+                                 size_t *);
+static tf_status query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b, double infl,
+                       size_t *count) {
+  sim_contact *c = s->contact;
+  tf_status st = q(&c->bp, a, b, infl, c->buf, c->buf_cap, count);
+  if (st != TF_OK) return st;
+  if (*count > c->buf_cap) {
+    if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, *count, sizeof *c->buf, &c->growths)) return TF_E_NOMEM;
+    st = q(&c->bp, a, b, infl, c->buf, c->buf_cap, count);
+  }
+  return st;
+}
+
+tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int colliders_move) {
+  sim_contact *c = s->contact;
+  const double *mass = s->model.mass;
+  c->pair_count = 0;
+  broad_mesh me = {x0, x1, (int)c->n, c->tris, (int)c->tri_count, c->edges, (int)c->edge_count};
+  for (uint32_t k = 0; k < c->col_count; ++k) {
+    contact_collider *col = c->col[k];
+    broad_mesh other = {colliders_move ? col->x0 : col->x1, colliders_move ? col->x1 : NULL, (int)col->nv,
+                        col->tris, (int)col->nt, col->edges, (int)col->ne};
+    double dhat = s->par.thickness + col->thickness, mu = sqrt(s->par.friction * col->friction);
+    size_t count = 0;
+    tf_status st;
+    for (int kind = CONTACT_PT; kind <= CONTACT_EE; ++kind) {
+      double infl = dhat + c->margin;
+      if (kind == CONTACT_PT) st = query(s, broad_vertex_tri, &me, &other, infl, &count);
+      else if (kind == CONTACT_TP) st = query(s, broad_vertex_tri, &other, &me, infl, &count);
+      else st = query(s, broad_edge_edge, &me, &other, infl, &count);
+      if (st != TF_OK) return st;
+      for (size_t q = 0; q < count; ++q) {
+        contact_pair p = {.kind = (uint8_t)kind, .collider = (uint16_t)k, .a = (uint32_t)c->buf[q].a,
+                          .b = (uint32_t)c->buf[q].b};
+        double m;
+        if (kind == CONTACT_PT) m = mass[p.a];
+        else if (kind == CONTACT_TP) {
+          const int *t = c->tris + 3 * (size_t)p.b;
+          m = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
+        } else {
+          const int *e = c->edges + 2 * (size_t)p.a;
+          m = 0.5 * (mass[e[0]] + mass[e[1]]);
+        }
+        pair_init(s, &p, m, dhat, mu);
+        if (!add_pair(s, p)) return TF_E_NOMEM;
+      }
+    }
+  }
+  if (contact_ground_on(s)) {
+    double n[3], h, dhat = s->par.thickness, mu = sqrt(s->par.friction * s->par.ground_friction);
+    contact_ground(s, n, &h);
+    for (uint32_t i = 0; i < c->n; ++i) {
+      double d0 = v3_dot(n, x0 + 3 * (size_t)i) - h;
+      double d1 = x1 ? v3_dot(n, x1 + 3 * (size_t)i) - h : d0;
+      if (fmin(d0, d1) >= dhat + c->margin) continue;
+      contact_pair p = {.kind = CONTACT_G, .a = i, .inside = c->below[i]};
+      pair_init(s, &p, mass[i], dhat, mu);
+      if (!add_pair(s, p)) return TF_E_NOMEM;
+    }
+  }
+  if (c->pair_count > c->broad_pairs) c->broad_pairs = (uint32_t)c->pair_count;
+  return TF_OK;
+}
+
+void contact_begin_advance(tf_sim *s) {
+  sim_contact *c = s->contact;
+  c->ccd_cuts = c->broad_pairs = c->intersecting = c->substeps_extra = 0;
+  c->min_distance = INFINITY;
+  c->seconds = 0.0;
+  memset(c->below, 0, c->n);
+  if (!contact_ground_on(s)) return;
+  double n[3], h;
+  contact_ground(s, n, &h);
+  for (uint32_t i = 0; i < c->n; ++i)
+    if (v3_dot(n, s->state.x + 3 * (size_t)i) - h <= 0.0 && !s->pins.fixed[i]) {
+      c->below[i] = 1;
+      c->intersecting++;
+    }
+}
+
+double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active) {
+  const sim_contact *c = s->contact;
+  double dmin = INFINITY;
+  uint32_t active = 0;
+  for (size_t k = 0; k < c->pair_count; ++k) {
+    const contact_pair *p = &c->pairs[k];
+    int v[4];
+    double xs[12];
+    double d = sqrt(contact_pair_distance2(s, p, y, NULL, NULL, v, xs));
+    if (p->kind == CONTACT_G && p->inside) continue;
+    if (d < p->dhat) active++;
+    if (d < dmin) dmin = d;
+  }
+  if (out_active) *out_active = active;
+  return dmin;
+}
+
+/* IPC's stiffness update (Li et al. 2020, supplemental): a pair closer than this share of its gap
+ * means kappa is too soft for the load; doubling it keeps the next steps' gaps open */
+static const double KAPPA_CLOSE = 0.01;
+static const double KAPPA_SCALE_MAX = 1e4;
+
+void contact_after_step(tf_sim *s, const double *x) {
+  sim_contact *c = s->contact;
+  uint32_t active = 0;
+  int close = 0;
+  for (size_t k = 0; k < c->pair_count; ++k) {
+    const contact_pair *p = &c->pairs[k];
+    if (p->kind == CONTACT_G && p->inside) continue;
+    int v[4];
+    double xs[12];
+    double d = sqrt(contact_pair_distance2(s, p, x, NULL, NULL, v, xs));
+    if (d < p->dhat) active++;
+    if (d < KAPPA_CLOSE * p->dhat) close = 1;
+    if (d < c->min_distance) c->min_distance = d;
+  }
+  c->contacts = active;
+  if (close && c->kappa_scale < KAPPA_SCALE_MAX) c->kappa_scale *= 2.0;
+}
+
+tf_status contact_enable(tf_sim *s) {
+  if (s->contact) return TF_OK;
+  uint32_t sets = s->set_count;
+  sim_contact *c = sim_add_set(s, &ELEM_BARRIER);
+  if (!c) return TF_E_NOMEM;
+  s->contact = c;
+  if (contact_init(s, c) == TF_OK && sim_add_set(s, &ELEM_FRICTION)) return TF_OK;
+  /* undo: the sets as they were, nothing half-built left behind */
+  while (s->set_count > sets) {
+    elem_set *set = &s->sets[--s->set_count];
+    if (set->ops->destroy) set->ops->destroy(&s->mem, set->data);
+    if (set->data) mem_free(&s->mem, set->data, set->ops->data_size);
+  }
+  s->contact = NULL;
+  return TF_E_NOMEM;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT
+ * Contact (issue 16): colliders the host moves, an analytic ground, and the simulation's cloth or
+ * skin kept apart from both by Incremental Potential Contact (Li et al. 2020; codimensional cloth:
+ * Li, Kaufman, Jiang 2021). Inside each tau step, contact is part of the one minimization:
+ *   - a barrier set (barrier.c): kappa b(d^2, dhat^2) on every vertex-triangle, triangle-vertex
+ *     and edge-edge pair closer than the gap dhat, b(s) = -(s - shat)^2 ln(s / shat);
+ *   - a friction set (friction.c): IPC's lagged, smoothed dissipative potential;
+ *   - a step bound (ccd.c here, geom/ccd.c below it): the Newton line search never goes past a
+ *     step that would bring any pair closer than a fraction of its gap, so no iterate crosses;
+ *   - a start (start.c): pieces near a collider lose their ballistic subspace for the step (they
+ *     flow like pinned pieces, so contact acts on all their motion), and the first iterate is
+ *     made intersection-free against the collider's motion over the step (carried along by it,
+ *     or the collider's motion split when the cloth cannot follow).
+ * Geometry (distances, CCD, broad phase) is geom/, which never sees a simulation. */
+#ifndef TF_CONTACT_CONTACT_H
+#define TF_CONTACT_CONTACT_H
+
+#include "geom/broad.h"
+#include "sim/elements/elements.h"
+
+typedef struct tf_sim tf_sim;
+
+/* the barrier's force at half the gap is CONTACT_F_HALF kappa dhat^3: |b'(shat/4)| = 4.3294 shat
+ * times |ds/dx| = 2 d = dhat (barrier.c) */
+#define CONTACT_F_HALF 4.329442
+
+typedef struct contact_collider {
+  uint32_t nv, nt, ne;
+  double *rest;        /* (nv x 3) the def's pose, what transforms apply to, m */
+  double *prev, *next; /* (nv x 3) poses at the start and end of the next advance */
+  double *x0, *x1;     /* (nv x 3) at the current step's start and end */
+  int *tris;           /* (nt x 3) 0-based */
+  int *edges;          /* (ne x 2) */
+  double thickness, friction;
+  int one_sided;
+} contact_collider;
+
+typedef enum contact_kind {
+  CONTACT_PT = 0, /* simulated vertex a, collider triangle b */
+  CONTACT_TP = 1, /* collider vertex a, simulated triangle b */
+  CONTACT_EE = 2, /* simulated edge a, collider edge b */
+  CONTACT_G = 3,  /* simulated vertex a, the ground */
+} contact_kind;
+
+typedef struct contact_pair {
+  uint8_t kind;
+  uint8_t inside;    /* ground: started below it: a penalty pushes it out, no barrier */
+  uint16_t collider; /* index (PT, TP, EE) */
+  uint32_t a, b;
+  double dhat;       /* m: the pair's gap */
+  double kappa;      /* barrier stiffness, N/m^3 (energy kappa b, b in m^4) */
+  double mu;         /* friction coefficient of the pair */
+  /* friction, lagged at the step's start (IPC sec. 5): normal force magnitude, N; the two
+   * tangent directions; the cloth-side weights w of the stencil's points and the collider's
+   * displacement over the step at the contact point */
+  double lambda, T[6], w[4], slip0[3];
+} contact_pair;
+
+typedef struct sim_contact {
+  contact_collider **col; /* (col_cap) */
+  uint32_t col_count, col_cap;
+  int *tris;   /* (tri_count x 3) the simulated surface (cloth triangles or skin faces) */
+  int *edges;  /* (edge_count x 2) its edges */
+  uint32_t tri_count, edge_count, n;
+  broad bp;
+  broad_pair *buf; /* broad phase output */
+  size_t buf_cap;
+  contact_pair *pairs; /* candidates of the current segment */
+  size_t pair_count, pair_cap;
+  contact_pair *fric;  /* pairs in contact at the step's start, with their lagged friction */
+  size_t fric_count, fric_cap;
+  uint8_t *below;      /* (n) vertices that started the advance below the ground */
+  double kappa_scale;  /* IPC's adaptive stiffness: doubled when a pair gets too close */
+  double margin;       /* m, added to every pair's gap in a broad query (anchoring only) */
+  double *yseg;        /* (n x 3) scratch: the end of a segment (y + dir) */
+  uint8_t *anchor;     /* (n) vertices near a collider or the ground this step */
+  /* stats of the advance in progress */
+  uint32_t ccd_cuts, broad_pairs, growths, intersecting, substeps_extra, contacts;
+  double min_distance, seconds;
+} sim_contact;
+
+/* the contact sets */
+extern const elem_ops ELEM_BARRIER;
+extern const elem_ops ELEM_FRICTION;
+
+/* contact.c */
+/* contact's sets (barrier, friction) and storage, once, at set-up time: a first collider or the
+ * ground. TF_E_NOMEM (the simulation stays usable without contact) */
+TF_LOCAL tf_status contact_enable(tf_sim *s);
+TF_LOCAL tf_status contact_init(tf_sim *s, sim_contact *c);
+TF_LOCAL void contact_free(tf_mem *m, sim_contact *c);
+/* contact is on: a collider exists or the ground is set */
+TF_LOCAL int contact_active(const tf_sim *s);
+TF_LOCAL int contact_ground_on(const tf_sim *s);
+/* the ground's unit normal and height (contact_ground_on) */
+TF_LOCAL void contact_ground(const tf_sim *s, double n[3], double *h);
+/* a checked def (api_contact.c): copies it; TF_E_NOMEM */
+TF_LOCAL tf_status contact_add_collider(tf_sim *s, const tf_collider_def *d, uint32_t *out_id);
+/* at the start of an advance: vertices below the ground (pushed out, not barred) */
+TF_LOCAL void contact_begin_advance(tf_sim *s);
+/* the colliders' poses at frame fractions f0, f1 of the advance in progress */
+TF_LOCAL void contact_collider_poses(tf_sim *s, double f0, double f1);
+/* after an advance: next becomes prev */
+TF_LOCAL void contact_end_advance(tf_sim *s);
+/* candidates for the motion x0 -> x1 (x1 Nullable: static), colliders at their step end pose
+ * (x0 -> x1 of each collider when moving), everything within the gap along the way */
+TF_LOCAL tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int colliders_move);
+/* the smallest distance of the candidates at y, m (inf when none) and the pairs below the gap */
+TF_LOCAL double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active);
+
+/* barrier.c: IPC's barrier on squared distances s < shat: value, first and second derivative */
+TF_LOCAL double barrier_b(double s, double shat, double *db, double *d2b);
+/* squared distance of a pair at y (colliders at x1) and its gradient / Hessian over the 12 stencil
+ * coordinates; the stencil's simulated vertices (-1: a collider point) into v */
+TF_LOCAL double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y, double *grad,
+                                       double *hess, int v[4], double xs[12]);
+
+/* the same with the colliders at pose cx (NULL for the ground) */
+TF_LOCAL double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y, const double *cx,
+                                          double *grad, double *hess, int v[4], double xs[12]);
+/* start.c: the pair's contact point at xn (colliders at their step-start pose): the simulated
+ * stencil points' weights, the collider's displacement there over the step, the unit normal */
+TF_LOCAL void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
+                                 double disp[3], double nrm[3]);
+
+/* the stencil's simulated vertices (1, 2 or 3) */
+TF_LOCAL int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[3]);
+
+/* ccd.c: CCD of a pair over y0 -> y0 + d (colliders x0 -> x1 when colliders_move, else at x1):
+ * the safe fraction, *hit when it comes within thickness */
+TF_LOCAL double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0, const double *d,
+                                 int colliders_move, double thickness, int *hit);
+/* monotonic wall clock, s (contact's share of the time in stats) */
+TF_LOCAL double contact_now(void);
+/* ccd.c: the largest safe fraction of y -> y + dir (newton_problem.max_step) */
+TF_LOCAL double contact_max_step(void *ctx, const double *y, const double *dir);
+
+/* start.c: before the step's minimization. Sets pieces' anchored flags from the candidates of
+ * x_n -> xhat; returns 1 when a piece became anchored (the prediction must be redone) */
+TF_LOCAL int contact_anchor(tf_sim *s, const double *xn, const double *xhat);
+/* a first iterate y0 (in/out, from xhat) that no collider crosses over the step; TF_OK, or
+ * TF_E_CONTACT when the collider's motion must be split (the cloth cannot follow) */
+TF_LOCAL tf_status contact_start(tf_sim *s, const double *xn, double *y0);
+/* friction's lagged normal forces and tangents at the step's start */
+TF_LOCAL void contact_lag_friction(tf_sim *s, const double *xn, double dt);
+/* after a step: adaptive stiffness and stats */
+TF_LOCAL void contact_after_step(tf_sim *s, const double *x);
+
+#endif

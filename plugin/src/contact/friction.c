@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT
+ * The friction set: IPC's lagged dissipative potential (Li et al. 2020, sec. 5). For each pair in
+ * contact at the step's start, the normal force lambda (the barrier's, N), the contact's tangent
+ * plane T (3 x 2) and where the pair touches are frozen for the step; the potential
+ *     D = mu lambda f0(|u|),   u = T^T (sum_k w_k (y_k - x_k) - slip),
+ * with u the tangential slip over the step relative to the collider's own motion at the contact
+ * point, and f0 the C1 smoothing of |u| below eps_u = EPS_V dt (f0' = f1 rises from 0 to 1), is
+ * minimized with everything else: below eps_u it is a stiff spring that holds (static friction),
+ * beyond it a force mu lambda against the slip (kinetic). Its Hessian is IPC's, its 2 x 2 core
+ * projected to PSD. Dissipative, so part of the step's objective only (step_only), not of PE. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "core/vec3.h"
+#include "sim/sim.h"
+
+/* m/s: slip speeds below this count as sticking; static friction creeps at most about
+ * EPS_V (tan theta / mu) on a slope, 0.1 mm/s */
+static const double EPS_V = 1e-4;
+
+static void tangent_basis(const double n[3], double T[6]) {
+  double a[3] = {1, 0, 0}, t1[3], t2[3];
+  if (fabs(n[0]) > 0.8) v3_set(a, 0, 1, 0);
+  v3_cross(t1, n, a);
+  v3_scale(t1, t1, 1.0 / v3_norm(t1));
+  v3_cross(t2, n, t1);
+  for (int k = 0; k < 3; ++k) T[2 * k] = t1[k], T[2 * k + 1] = t2[k];
+}
+
+void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
+  sim_contact *c = s->contact;
+  c->fric_count = 0;
+  (void)dt;
+  for (size_t k = 0; k < c->pair_count; ++k) {
+    const contact_pair *p = &c->pairs[k];
+    if (!(p->mu > 0.0)) continue;
+    double lambda;
+    int v[4];
+    double xs[12];
+    if (p->kind == CONTACT_G) {
+      double n[3], h;
+      contact_ground(s, n, &h);
+      double d = v3_dot(n, xn + 3 * (size_t)p->a) - h;
+      if (d >= p->dhat) continue;
+      if (p->inside) lambda = p->kappa * CONTACT_F_HALF * p->dhat * p->dhat * (p->dhat - d);
+      else {
+        double db;
+        barrier_b(d * d, p->dhat * p->dhat, &db, NULL);
+        lambda = -p->kappa * db * 2.0 * d;
+      }
+    } else {
+      double sq = contact_pair_distance2_at(s, p, xn, c->col[p->collider]->x0, NULL, NULL, v, xs);
+      if (!(sq < p->dhat * p->dhat)) continue;
+      double db;
+      barrier_b(sq, p->dhat * p->dhat, &db, NULL);
+      lambda = -p->kappa * db * 2.0 * sqrt(sq);
+    }
+    if (!(lambda > 0.0)) continue;
+    if (c->fric_count == c->fric_cap) break; /* sized like the candidates: cannot happen */
+    contact_pair *f = &c->fric[c->fric_count++];
+    *f = *p;
+    f->lambda = lambda;
+    double nrm[3];
+    contact_pair_frame(s, p, xn, f->w, f->slip0, nrm);
+    tangent_basis(nrm, f->T);
+  }
+}
+
+/* f1(x)/x and its derivative's part: D's gradient is mu lambda (f1/x) u, its Hessian
+ * mu lambda T [ (f1'(x) x - f1) / x^3 u u^T + f1 / x I ] T^T (IPC supplemental) */
+static void smooth(double x, double eps, double *f0, double *f1_over_x, double *f2) {
+  if (x >= eps) {
+    *f0 = x;
+    *f1_over_x = 1.0 / x;
+    *f2 = -1.0 / (x * x * x); /* (0 x - 1) / x^3 */
+    return;
+  }
+  *f0 = -x * x * x / (3.0 * eps * eps) + x * x / eps + eps / 3.0;
+  *f1_over_x = 2.0 / eps - x / (eps * eps);
+  /* (f1' x - f1) / x^3 with f1 = 2x/eps - x^2/eps^2: = -1 / (eps^2 x) */
+  *f2 = x > 0.0 ? -1.0 / (eps * eps * x) : 0.0;
+}
+
+static void friction_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y, double *E,
+                          double *grad, bsr *H) {
+  (void)data, (void)a;
+  const sim_contact *c = s->contact;
+  const double *xn = s->state.x;
+  double eps = EPS_V * s->work.dt;
+  for (size_t k = 0; k < c->fric_count; ++k) {
+    const contact_pair *p = &c->fric[k];
+    uint32_t v[3];
+    int nv = contact_pair_vertices(s, p, v);
+    /* stencil weights of the simulated points: PT, G: w[0]; TP: w[1..3]; EE: w[0..1] */
+    double wv[3];
+    for (int q = 0; q < nv; ++q) wv[q] = p->kind == CONTACT_TP ? p->w[1 + q] : p->w[q];
+    double slip[3];
+    v3_scale(slip, p->slip0, -1.0);
+    for (int q = 0; q < nv; ++q) {
+      double dy[3];
+      v3_sub(dy, y + 3 * (size_t)v[q], xn + 3 * (size_t)v[q]);
+      v3_axpy(slip, wv[q], dy);
+    }
+    double u[2] = {0, 0};
+    for (int r = 0; r < 3; ++r) u[0] += p->T[2 * r] * slip[r], u[1] += p->T[2 * r + 1] * slip[r];
+    double x = sqrt(u[0] * u[0] + u[1] * u[1]), f0, f1x, f2;
+    smooth(x, eps, &f0, &f1x, &f2);
+    double ml = p->mu * p->lambda;
+    *E += ml * f0;
+    double gt[3]; /* the force direction in 3D: T (f1/x) u */
+    for (int r = 0; r < 3; ++r) gt[r] = ml * f1x * (p->T[2 * r] * u[0] + p->T[2 * r + 1] * u[1]);
+    if (grad)
+      for (int q = 0; q < nv; ++q) v3_axpy(grad + 3 * (size_t)v[q], wv[q], gt);
+    if (!H) continue;
+    /* the 2 x 2 core, projected: f1/x I + f2 u u^T (for x >= eps: (I - uu^T/x^2)/x, PSD) */
+    double A[4] = {f1x + f2 * u[0] * u[0], f2 * u[0] * u[1], f2 * u[0] * u[1], f1x + f2 * u[1] * u[1]};
+    double tr = A[0] + A[3], det = A[0] * A[3] - A[1] * A[2], disc = sqrt(fmax(0.25 * tr * tr - det, 0.0));
+    double l1 = 0.5 * tr + disc, l2 = 0.5 * tr - disc;
+    if (l2 < 0.0) {
+      /* keep the positive eigenpair only (l1 >= l2) */
+      double e[2] = {A[1], l1 - A[0]};
+      double ne = sqrt(e[0] * e[0] + e[1] * e[1]);
+      if (!(ne > 0.0)) e[0] = 1, e[1] = 0, ne = 1;
+      e[0] /= ne, e[1] /= ne;
+      double lp = l1 > 0.0 ? l1 : 0.0;
+      A[0] = lp * e[0] * e[0], A[1] = A[2] = lp * e[0] * e[1], A[3] = lp * e[1] * e[1];
+    }
+    double K[9]; /* T A T^T, 3 x 3 */
+    for (int r = 0; r < 3; ++r)
+      for (int q = 0; q < 3; ++q) {
+        double tr0 = p->T[2 * r], tr1 = p->T[2 * r + 1], tq0 = p->T[2 * q], tq1 = p->T[2 * q + 1];
+        K[3 * r + q] = ml * (tr0 * (A[0] * tq0 + A[1] * tq1) + tr1 * (A[2] * tq0 + A[3] * tq1));
+      }
+    for (int q1 = 0; q1 < nv; ++q1)
+      for (int q2 = 0; q2 < nv; ++q2) {
+        uint32_t i = v[q1], j = v[q2];
+        if (i > j) continue;
+        double blk[9];
+        for (int r = 0; r < 9; ++r) blk[r] = wv[q1] * wv[q2] * K[r];
+        bsr_add_block(H, i == j ? H->diag[i] : bsr_slot(H, i, j), blk);
+      }
+  }
+}
+
+const elem_ops ELEM_FRICTION = {"friction", 1, friction_eval, NULL, NULL, 0};

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT
+ * Before a step's minimization. (1) Anchoring: the tau step advances a free piece's rigid motion
+ * ballistically and minimizes only its deformation (tau damps deformation, never rigid motion);
+ * contact must act on all of the motion, so a piece with any vertex that can come within a gap
+ * of a collider or the ground over the step flows like a pinned piece for that step (every mode
+ * in the minimization, kinetic energy relative to the carrier; at kappa = 0 the impact is fully
+ * inelastic, kappa keeps that share of the momentum). (2) A first iterate that no collider
+ * crosses over the step: the start x_n is intersection-free, but a collider moves over the step,
+ * so a vertex in its path is carried along by the collider's own displacement at the closest
+ * point (IPC needs an intersection-free start; Li et al. 2020 sec. 3). What cannot be carried (a
+ * hard pin in the way) makes the caller split the collider's motion. */
+#include <math.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "core/vec3.h"
+#include "sim/sim.h"
+
+static const int CARRY_ROUNDS = 6;
+/* a pair counts as reached when it would come within this fraction of its gap */
+static const double REACH = 0.05;
+
+/* barycentric weights of the point of triangle (a, b, c) closest to p (Ericson 2005, 5.1.5) */
+static void closest_tri(const double p[3], const double a[3], const double b[3], const double c[3], double w[3]) {
+  double ab[3], ac[3], ap[3], bp[3], cp[3];
+  v3_sub(ab, b, a), v3_sub(ac, c, a), v3_sub(ap, p, a);
+  double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
+  if (d1 <= 0 && d2 <= 0) { w[0] = 1, w[1] = w[2] = 0; return; }
+  v3_sub(bp, p, b);
+  double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
+  if (d3 >= 0 && d4 <= d3) { w[1] = 1, w[0] = w[2] = 0; return; }
+  double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) { double t = d1 / (d1 - d3); w[0] = 1 - t, w[1] = t, w[2] = 0; return; }
+  v3_sub(cp, p, c);
+  double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
+  if (d6 >= 0 && d5 <= d6) { w[2] = 1, w[0] = w[1] = 0; return; }
+  double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) { double t = d2 / (d2 - d6); w[0] = 1 - t, w[2] = t, w[1] = 0; return; }
+  double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    double t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    w[1] = 1 - t, w[2] = t, w[0] = 0;
+    return;
+  }
+  double den = 1.0 / (va + vb + vc);
+  w[1] = vb * den, w[2] = vc * den, w[0] = 1 - w[1] - w[2];
+}
+
+/* parameters (sa on p0-p1, sb on q0-q1) of the closest points of two segments (Ericson 5.1.9) */
+static void closest_seg(const double p0[3], const double p1[3], const double q0[3], const double q1[3], double *sa,
+                        double *sb) {
+  double d1[3], d2[3], r[3];
+  v3_sub(d1, p1, p0), v3_sub(d2, q1, q0), v3_sub(r, p0, q0);
+  double a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r), s = 0, t = 0;
+  if (a <= 1e-300 && e <= 1e-300) { *sa = *sb = 0; return; }
+  if (a <= 1e-300) { s = 0, t = fmin(fmax(f / e, 0), 1); }
+  else {
+    double cc = v3_dot(d1, r);
+    if (e <= 1e-300) { t = 0, s = fmin(fmax(-cc / a, 0), 1); }
+    else {
+      double b = v3_dot(d1, d2), den = a * e - b * b;
+      s = den > 0 ? fmin(fmax((b * f - cc * e) / den, 0), 1) : 0;
+      t = (b * s + f) / e;
+      if (t < 0) t = 0, s = fmin(fmax(-cc / a, 0), 1);
+      else if (t > 1) t = 1, s = fmin(fmax((b - cc) / a, 0), 1);
+    }
+  }
+  *sa = s, *sb = t;
+}
+
+/* where a pair touches at the segment start (sim at xn, colliders at cx): the simulated points'
+ * weights (w over the stencil's 4 points, 0 for collider points), the collider's displacement at
+ * that point over the step, and the unit direction from the collider's point to the simulated */
+void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4], double disp[3],
+                        double nrm[3]) {
+  const sim_contact *c = s->contact;
+  double ps[3] = {0, 0, 0}, pc[3] = {0, 0, 0};
+  memset(w, 0, 4 * sizeof *w);
+  v3_set(disp, 0, 0, 0);
+  if (p->kind == CONTACT_G) {
+    double h;
+    contact_ground(s, nrm, &h);
+    w[0] = 1.0;
+    return;
+  }
+  const contact_collider *col = c->col[p->collider];
+  const double *X0 = col->x0, *X1 = col->x1;
+  if (p->kind == CONTACT_PT) {
+    const int *t = col->tris + 3 * (size_t)p->b;
+    double bw[3];
+    const double *q = xn + 3 * (size_t)p->a;
+    closest_tri(q, X0 + 3 * (size_t)t[0], X0 + 3 * (size_t)t[1], X0 + 3 * (size_t)t[2], bw);
+    w[0] = 1.0;
+    v3_copy(ps, q);
+    for (int k = 0; k < 3; ++k) {
+      double dd[3];
+      v3_axpy(pc, bw[k], X0 + 3 * (size_t)t[k]);
+      v3_sub(dd, X1 + 3 * (size_t)t[k], X0 + 3 * (size_t)t[k]);
+      v3_axpy(disp, bw[k], dd);
+    }
+  } else if (p->kind == CONTACT_TP) {
+    const int *t = c->tris + 3 * (size_t)p->b;
+    double bw[3];
+    const double *q = X0 + 3 * (size_t)p->a;
+    closest_tri(q, xn + 3 * (size_t)t[0], xn + 3 * (size_t)t[1], xn + 3 * (size_t)t[2], bw);
+    for (int k = 0; k < 3; ++k) {
+      w[1 + k] = bw[k];
+      v3_axpy(ps, bw[k], xn + 3 * (size_t)t[k]);
+    }
+    v3_copy(pc, q);
+    v3_sub(disp, X1 + 3 * (size_t)p->a, q);
+  } else {
+    const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
+    double sa, sb;
+    closest_seg(xn + 3 * (size_t)ea[0], xn + 3 * (size_t)ea[1], X0 + 3 * (size_t)eb[0], X0 + 3 * (size_t)eb[1], &sa,
+                &sb);
+    w[0] = 1 - sa, w[1] = sa;
+    v3_axpy(ps, 1 - sa, xn + 3 * (size_t)ea[0]);
+    v3_axpy(ps, sa, xn + 3 * (size_t)ea[1]);
+    for (int k = 0; k < 2; ++k) {
+      double wk = k ? sb : 1 - sb, dd[3];
+      v3_axpy(pc, wk, X0 + 3 * (size_t)eb[k]);
+      v3_sub(dd, X1 + 3 * (size_t)eb[k], X0 + 3 * (size_t)eb[k]);
+      v3_axpy(disp, wk, dd);
+    }
+  }
+  v3_sub(nrm, ps, pc);
+  double l = v3_norm(nrm);
+  if (l > 0.0) v3_scale(nrm, nrm, 1.0 / l);
+  else v3_set(nrm, 0, 0, 1);
+}
+
+/* the stencil's simulated vertices */
+int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[3]) {
+  const sim_contact *c = s->contact;
+  switch (p->kind) {
+    case CONTACT_TP:
+      for (int k = 0; k < 3; ++k) out[k] = (uint32_t)c->tris[3 * (size_t)p->b + k];
+      return 3;
+    case CONTACT_EE:
+      out[0] = (uint32_t)c->edges[2 * (size_t)p->a], out[1] = (uint32_t)c->edges[2 * (size_t)p->a + 1];
+      return 2;
+    default: out[0] = p->a; return 1;
+  }
+}
+
+int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
+  sim_contact *c = s->contact;
+  memset(c->anchor, 0, c->n);
+  /* the margin: a free piece's result differs from its prediction by its deformation, whose
+   * rigid part the step then drops; half its largest predicted travel covers that */
+  double travel = 0.0;
+  for (size_t k = 0; k < 3 * (size_t)c->n; ++k) travel = fmax(travel, fabs(xhat[k] - xn[k]));
+  c->margin = 0.5 * sqrt(3.0) * travel;
+  tf_status st = contact_candidates(s, xn, xhat, 1);
+  c->margin = 0.0;
+  if (st != TF_OK) {
+    memset(c->anchor, 1, c->n); /* out of memory: anchor everything, the safe side */
+  } else {
+    for (size_t k = 0; k < c->pair_count; ++k) {
+      uint32_t v[3];
+      int nv = contact_pair_vertices(s, &c->pairs[k], v);
+      for (int q = 0; q < nv; ++q) c->anchor[v[q]] = 1;
+    }
+  }
+  int changed = 0;
+  for (uint32_t i = 0; i < c->n; ++i) {
+    sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
+    if (c->anchor[i] && !cc->pinned && !cc->anchored) cc->anchored = 1, changed = 1;
+  }
+  return changed;
+}
+
+tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
+  sim_contact *c = s->contact;
+  size_t m = 3 * (size_t)c->n;
+  double *d = c->yseg;
+  uint32_t nc = s->model.mesh.comp_count;
+  for (int round = 0; round < CARRY_ROUNDS; ++round) {
+    for (size_t k = 0; k < m; ++k) d[k] = y0[k] - xn[k];
+    if (contact_candidates(s, xn, y0, 1) != TF_OK) return TF_E_NOMEM;
+    /* round 0: a piece whose own predicted motion runs into something goes only part of the
+     * way, all of it alike (its shape as predicted: stopping single vertices would stretch it);
+     * later rounds: what a moving collider still reaches is carried along by it */
+    for (uint32_t q = 0; q < nc; ++q) s->work.comp[q].toi = 1.0;
+    int hits = 0;
+    for (size_t k = 0; k < c->pair_count; ++k) {
+      const contact_pair *p = &c->pairs[k];
+      int hit;
+      double t;
+      if (p->kind == CONTACT_G) {
+        if (p->inside) continue;
+        t = contact_pair_toi(s, p, xn, d, 0, 0.0, &hit);
+      } else {
+        /* reached: closer than REACH of the gap, or than half of where it starts */
+        int v4[4];
+        double xs[12], d0 = sqrt(contact_pair_distance2_at(s, p, xn, c->col[p->collider]->x0, NULL, NULL, v4, xs));
+        t = contact_pair_toi(s, p, xn, d, 1, fmin(REACH * p->dhat, 0.5 * d0), &hit);
+      }
+      if (!hit) continue;
+      hits++;
+      uint32_t v[3];
+      int nv = contact_pair_vertices(s, p, v);
+      if (round == 0) {
+        for (int q = 0; q < nv; ++q) {
+          sim_comp *cc = &s->work.comp[s->model.mesh.comp[v[q]]];
+          if (t < cc->toi) cc->toi = t;
+        }
+        continue;
+      }
+      if (p->kind == CONTACT_G) {
+        for (int q = 0; q < nv; ++q) v3_copy(y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q]);
+        continue;
+      }
+      double w[4], disp[3], nrm[3];
+      contact_pair_frame(s, p, xn, w, disp, nrm);
+      for (int q = 0; q < nv; ++q) {
+        if (s->pins.fixed[v[q]]) return TF_E_CONTACT; /* a hard pin in the collider's way */
+        /* carried: its own motion dropped, the collider's taken */
+        v3_add(y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q], disp);
+      }
+    }
+    if (!hits) return TF_OK;
+    if (round == 0)
+      for (uint32_t i = 0; i < c->n; ++i) {
+        double t = s->work.comp[s->model.mesh.comp[i]].toi;
+        if (t < 1.0 && !s->pins.fixed[i])
+          for (int k = 0; k < 3; ++k) y0[3 * (size_t)i + k] = xn[3 * (size_t)i + k] + t * d[3 * (size_t)i + k];
+      }
+  }
+  return TF_E_CONTACT;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT
+ * Contact (issue 16): cloth against colliders and the ground. Every check of "never crosses" is
+ * made with the independent exact test of intersect_check.c (no code shared with geom/): no
+ * cloth edge crosses a collider triangle and no collider edge crosses a cloth triangle at the end
+ * of any frame, and no cloth vertex is inside a closed collider (its inscribed radius). */
+#include <math.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intersect_check.h"
+#include "scenes.h"
+#include "tf_test.h"
+
+typedef struct body {
+  uint32_t nv, nt;
+  double *pos;
+  uint32_t *tri;
+  int *itri;
+  double inner; /* radius of the largest ball about the centre inside it */
+} body;
+
+/* a UV sphere of radius r about c: rings x segments */
+static void body_sphere(body *b, const double c[3], double r, int rings, int segs) {
+  b->nv = (uint32_t)(2 + (rings - 1) * segs);
+  b->nt = (uint32_t)(2 * segs * (rings - 1));
+  b->pos = calloc(3 * b->nv, sizeof *b->pos);
+  b->tri = calloc(3 * b->nt, sizeof *b->tri);
+  b->itri = calloc(3 * b->nt, sizeof *b->itri);
+  double *p = b->pos;
+  p[0] = c[0], p[1] = c[1], p[2] = c[2] + r;
+  for (int i = 1; i < rings; ++i)
+    for (int j = 0; j < segs; ++j) {
+      double th = M_PI * i / rings, ph = 2 * M_PI * j / segs;
+      double *q = p + 3 * (1 + (i - 1) * segs + j);
+      q[0] = c[0] + r * sin(th) * cos(ph), q[1] = c[1] + r * sin(th) * sin(ph), q[2] = c[2] + r * cos(th);
+    }
+  uint32_t south = b->nv - 1;
+  p[3 * south] = c[0], p[3 * south + 1] = c[1], p[3 * south + 2] = c[2] - r;
+  uint32_t t = 0;
+#define V(i, j) (uint32_t)(1 + ((i) - 1) * segs + ((j) % segs))
+  for (int j = 0; j < segs; ++j) {
+    uint32_t *q = b->tri + 3 * t++;
+    q[0] = 0, q[1] = V(1, j), q[2] = V(1, j + 1);
+  }
+  for (int i = 1; i < rings - 1; ++i)
+    for (int j = 0; j < segs; ++j) {
+      uint32_t *q = b->tri + 3 * t++;
+      q[0] = V(i, j), q[1] = V(i + 1, j), q[2] = V(i + 1, j + 1);
+      q = b->tri + 3 * t++;
+      q[0] = V(i, j), q[1] = V(i + 1, j + 1), q[2] = V(i, j + 1);
+    }
+  for (int j = 0; j < segs; ++j) {
+    uint32_t *q = b->tri + 3 * t++;
+    q[0] = south, q[1] = V(rings - 1, j + 1), q[2] = V(rings - 1, j);
+  }
+#undef V
+  for (uint32_t k = 0; k < 3 * b->nt; ++k) b->itri[k] = (int)b->tri[k];
+  /* inscribed radius: the smallest distance from the centre to a triangle's plane */
+  b->inner = r;
+  for (uint32_t k = 0; k < b->nt; ++k) {
+    const double *a = p + 3 * b->tri[3 * k], *bb = p + 3 * b->tri[3 * k + 1], *cc = p + 3 * b->tri[3 * k + 2];
+    double e1[3] = {bb[0] - a[0], bb[1] - a[1], bb[2] - a[2]}, e2[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
+    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double d = fabs(((a[0] - c[0]) * n[0] + (a[1] - c[1]) * n[1] + (a[2] - c[2]) * n[2]) / l);
+    if (d < b->inner) b->inner = d;
+  }
+}
+
+static void body_free(body *b) { free(b->pos), free(b->tri), free(b->itri); }
+
+static tf_status add_body(tf_sim *sim, const body *b, double thickness, double friction, uint32_t *id) {
+  tf_collider_def d;
+  tf_collider_def_init(&d);
+  d.vert_count = b->nv, d.positions = b->pos, d.tri_count = b->nt, d.triangles = b->tri;
+  d.thickness = thickness, d.friction = friction;
+  return tf_sim_add_collider(sim, &d, id);
+}
+
+typedef struct check {
+  long crossings;
+  uint32_t inside; /* vertices within the sphere's inscribed radius */
+  double min_clear; /* smallest distance from the centre minus the sphere's radius */
+} check;
+
+static void check_frame(const scene *sc, const double *x, const body *b, const double c[3], double r, check *out) {
+  int *itri = malloc(3 * sc->tri_count * sizeof *itri);
+  for (uint32_t k = 0; k < 3 * sc->tri_count; ++k) itri[k] = (int)sc->tri[k];
+  long cr = ic_count_crossings(x, (int)sc->vert_count, itri, (int)sc->tri_count, b->pos, (int)b->nv, b->itri,
+                               (int)b->nt);
+  free(itri);
+  if (cr > out->crossings) out->crossings = cr;
+  for (uint32_t i = 0; i < sc->vert_count; ++i) {
+    const double *p = x + 3 * i;
+    double d = sqrt((p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2]));
+    if (d < b->inner) out->inside++;
+    if (d - r < out->min_clear) out->min_clear = d - r;
+  }
+}
+
+/* a 1 m sheet of n x n cells dropped from 0.2 m above a 0.3 m sphere, the ground below */
+static tf_sim *drape(scene *sc, body *b, int n, double tau, double *sphere_c, double *sphere_r) {
+  const double O[3] = {-0.5, -0.5, 0.5}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0};
+  scene_grid(sc, (uint32_t)n, (uint32_t)n, 1.0, 1.0, O, EX, EY, 0);
+  body_sphere(b, C, 0.3, 16, 32);
+  memcpy(sphere_c, C, sizeof C);
+  *sphere_r = 0.3;
+  tf_cloth_def def;
+  scene_def(sc, &def);
+  def.tau = tau;
+  def.stretch_stiffness = 2000;
+  def.bend_stiffness = 1e-5;
+  def.density = 0.2;
+  tf_sim *sim = NULL;
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
+  uint32_t id;
+  if (add_body(sim, b, 0.002, getenv("TF_MU") ? atof(getenv("TF_MU")) : 0.3, &id) != TF_OK) return tf_sim_destroy(sim), NULL;
+  double gn[3] = {0, 0, 1}, gh = -0.35;
+  tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3);
+  tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1);
+  return sim;
+}
+
+TF_TEST(contact_sheet_drapes_on_sphere_never_crossing) {
+  scene sc;
+  body b;
+  double c[3], r;
+  tf_sim *sim = drape(&sc, &b, 16, 0.1, c, &r);
+  ENSURE(sim);
+  double *x = malloc(3 * sc.vert_count * sizeof *x);
+  check ck = {0, 0, INFINITY};
+  tf_stats st = {.struct_size = sizeof st};
+  for (int f = 0; f < 48; ++f) {
+    tf_status s = tf_sim_advance(sim, 1.0 / 24, 2);
+    ENSURE_MSG(s == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
+    tf_sim_get_positions(sim, x, sc.vert_count);
+    check_frame(&sc, x, &b, c, r, &ck);
+    tf_sim_get_stats(sim, &st);
+    double zmin = INFINITY;
+    for (uint32_t i = 0; i < sc.vert_count; ++i) zmin = fmin(zmin, x[3 * i + 2]);
+    if (getenv("TF_TRACE")) fprintf(stderr, "zmin %.6f ", zmin);
+    if (getenv("TF_TRACE"))
+      fprintf(stderr, "frame %2d: z0 %.4f newton %u cg %u contacts %u pairs %u cuts %u dmin %.3g ms %.1f (contact %.1f)\n",
+              f, x[3 * (sc.vert_count / 2) + 2], st.newton_iterations, st.cg_iterations, st.contacts,
+              st.broad_pairs, st.ccd_cuts, st.min_distance, 1e3 * st.seconds, 1e3 * st.contact_seconds);
+  }
+  ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside", ck.crossings, ck.inside);
+  /* it rests on the sphere: the centre vertex just above the top, within the gap */
+  double top = x[3 * (sc.vert_count / 2) + 2] - r;
+  ENSURE_MSG(top > 0.0 && top < 0.004 * 1.1 + 0.01, "centre vertex %.4g m above the sphere", top);
+  free(x);
+  tf_sim_destroy(sim);
+  body_free(&b);
+  scene_free(&sc);
+}
+
+#include "sim/sim.h"
+#include "contact/contact.h"
+
+/* the barrier and friction sets' gradients against central differences of their energies, in a
+ * real contact state (a sheet pressed onto the sphere) */
+TF_TEST(contact_sets_gradients_match_energies) {
+  scene sc;
+  body b;
+  double c[3], r;
+  tf_sim *sim = drape(&sc, &b, 12, 0.1, c, &r);
+  ENSURE(sim);
+  for (int f = 0; f < 6; ++f) ENSURE(tf_sim_advance(sim, 1.0 / 24, 2) == TF_OK);
+  tf_sim *s = sim;
+  size_t m = 3 * (size_t)s->model.n;
+  double *g = calloc(m, sizeof *g), *y = calloc(m, sizeof *y), *dd = calloc(m, sizeof *dd);
+  /* a state in contact: the current one, candidates from it, friction lagged at it */
+  memcpy(y, s->state.x, m * sizeof *y);
+  for (size_t k = 0; k < m; ++k) y[k] -= 0.0003 * (k % 3 == 2); /* pressed 0.3 mm further in */
+  s->work.dt = 1.0 / 48;
+  ENSURE(contact_candidates(s, s->state.x, y, 0) == TF_OK);
+  contact_lag_friction(s, s->state.x, s->work.dt);
+  ENSURE(s->contact->pair_count > 0 && s->contact->fric_count > 0);
+  unsigned seed = 1;
+  for (uint32_t k = 0; k < s->set_count; ++k) {
+    const elem_set *set = &s->sets[k];
+    if (strcmp(set->ops->name, "barrier") && strcmp(set->ops->name, "friction")) continue;
+    elem_args a = {s->pins.sub};
+    double E = 0.0;
+    memset(g, 0, m * sizeof *g);
+    set->ops->eval(s, set->data, &a, y, &E, g, NULL);
+    ENSURE(E > 0.0);
+    for (int trial = 0; trial < 6; ++trial) {
+      double gd = 0.0, h = 1e-8;
+      for (size_t j = 0; j < m; ++j) {
+        seed = seed * 1664525u + 1013904223u;
+        dd[j] = (double)(seed >> 8) / (1 << 24) - 0.5;
+        gd += g[j] * dd[j];
+      }
+      double ep = 0.0, em = 0.0, *yp = malloc(m * sizeof *yp);
+      for (size_t j = 0; j < m; ++j) yp[j] = y[j] + h * dd[j];
+      set->ops->eval(s, set->data, &a, yp, &ep, NULL, NULL);
+      for (size_t j = 0; j < m; ++j) yp[j] = y[j] - h * dd[j];
+      set->ops->eval(s, set->data, &a, yp, &em, NULL, NULL);
+      free(yp);
+      double fd = (ep - em) / (2 * h);
+      ENSURE_MSG(fabs(fd - gd) <= 1e-4 * fabs(gd) + 1e-9, "set %s: gradient . d %.9g, finite difference %.9g",
+                 set->ops->name, gd, fd);
+    }
+  }
+  free(g), free(y), free(dd);
+  tf_sim_destroy(sim);
+  body_free(&b);
+  scene_free(&sc);
+}
