@@ -51,9 +51,10 @@ end
 
 local function pass(...) return ... end
 
--- the sim methods that take option tables (render_png, render_sheet), checked before the C method
--- runs; sim:set and sim:get check their parameter names in C. The argument number counts self
--- only when the method is not called with a colon, as Lua's own messages do.
+-- the methods that take option tables (render_png, render_sheet, collider, and the collider's set),
+-- checked before the C method runs; sim:set and sim:get check their parameter names in C. The
+-- argument number counts self only when the method is not called with a colon, as Lua's own
+-- messages do.
 local function wrap_methods()
   local reg = debug and debug.getregistry and debug.getregistry()
   local mt = reg and reg["tauform.sim"]
@@ -79,6 +80,32 @@ local function wrap_methods()
     opts(opt, 4, "render_sheet")
     return pass(render_sheet(self, path, shapes, opt, ...))
   end
+  -- sim:collider{...} and collider:set{...}: the schema's check (nearest name, path) before the
+  -- binding's own
+  local function checked(name, t, n, fname)
+    if type(t) ~= "table" then return end
+    local msg = schema.validate(name, t)
+    if not msg then return end
+    local how = debug.getinfo(2, "n")
+    if how and how.namewhat == "method" then n = n - 1 end
+    error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), 3)
+  end
+  local collider = m.collider
+  m.collider = function(self, def, ...)
+    checked("sim:collider", def, 2, "collider")
+    return pass(collider(self, def, ...))
+  end
+  local cmt = reg["tauform.collider"]
+  if cmt and type(cmt.__index) == "table" then
+    local cm = cmt.__index
+    local set = cm.set
+    cm.set = function(self, t, ...)
+      checked("collider:set", t, 2, "set")
+      return pass(set(self, t, ...))
+    end
+    core.unchecked_methods.collider_set = set
+  end
+  core.unchecked_methods.collider = collider
 end
 wrap_methods()
 
