@@ -89,6 +89,9 @@ static int l_collider(lua_State *L) {
   tfl_read_vec3(L, vi, 2, "vertices", nv, pos);
   check_finite(L, 2, "vertices", pos, nv);
   tfl_read_indices(L, ti, 2, "triangles", nt3, 3, (uint32_t)nv, tri);
+  /* a collider's triangles are numbered from its simulation's index_base, which the Lua
+   * constructors set to 1 (the library's messages then name them as Lua does) */
+  for (lua_Integer k = 0; k < nt3; ++k) tri[k] += 1;
   def.positions = pos;
   def.vert_count = (uint32_t)nv;
   def.triangles = tri;
