@@ -51,18 +51,24 @@ end
 
 local function pass(...) return ... end
 
--- the sim methods that take option tables (render_png, render_sheet), checked before the C method
--- runs; sim:set and sim:get check their parameter names in C. The argument number counts self
--- only when the method is not called with a colon, as Lua's own messages do.
+-- the methods that take option tables (render_png, render_sheet, collider, and the collider's set),
+-- checked before the C method runs; sim:set and sim:get check their parameter names in C. The
+-- argument number counts self only when the method is not called with a colon, as Lua's own
+-- messages do.
 local function wrap_methods()
   local reg = debug and debug.getregistry and debug.getregistry()
   local mt = reg and reg["tauform.sim"]
-  if not mt or type(mt.__index) ~= "table" or reg["tauform.schema.wrapped"] then return end
+  if not mt or type(mt.__index) ~= "table" then return end
+  if reg["tauform.schema.wrapped"] then -- a reloaded module: the methods are wrapped already
+    core.unchecked_methods = reg["tauform.unchecked_methods"]
+    return
+  end
   reg["tauform.schema.wrapped"] = true
   local m = mt.__index
   local render_png, render_sheet = m.render_png, m.render_sheet
   -- the binding's own methods, for specs that test the C binding's checks beneath the schema's
   core.unchecked_methods = { render_png = render_png, render_sheet = render_sheet }
+  reg["tauform.unchecked_methods"] = core.unchecked_methods
   local function opts(opt, n, fname)
     if type(opt) ~= "table" then return end
     local msg = schema.validate("render options", opt)
@@ -79,6 +85,49 @@ local function wrap_methods()
     opts(opt, 4, "render_sheet")
     return pass(render_sheet(self, path, shapes, opt, ...))
   end
+  -- sim:collider{...} and collider:set{...}: the schema's check (nearest name, path) before the
+  -- binding's own
+  local function checked(name, t, n, fname)
+    if type(t) ~= "table" then return end
+    local msg = schema.validate(name, t)
+    if not msg then return end
+    local how = debug.getinfo(2, "n")
+    if how and how.namewhat == "method" then n = n - 1 end
+    error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), 3)
+  end
+  -- the C function's own errors, called from here, number self as #1 and carry this file's
+  -- position: reworded as if the caller had called it directly ("calling 'set' on bad self (...)"
+  -- or the argument number Lua would give), at the caller's position
+  local function direct(fn, fname, ...)
+    local res = table.pack(pcall(fn, ...))
+    if res[1] then return table.unpack(res, 2, res.n) end
+    local err = res[2]
+    local n, msg = tostring(err):match("^[^\n]-bad argument #(%d+) to '[^']*' %((.*)%)$")
+    if not n then error(err, 3) end
+    local how = debug.getinfo(2, "n")
+    n = tonumber(n)
+    if how and how.namewhat == "method" then
+      if n == 1 then error(("calling '%s' on bad self (%s)"):format(fname, msg), 3) end
+      n = n - 1
+    end
+    error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), 3)
+  end
+  local collider = m.collider
+  m.collider = function(self, def, ...)
+    checked("sim:collider", def, 2, "collider")
+    return pass(direct(collider, "collider", self, def, ...))
+  end
+  local cmt = reg["tauform.collider"]
+  if cmt and type(cmt.__index) == "table" then
+    local cm = cmt.__index
+    local set = cm.set
+    cm.set = function(self, t, ...)
+      checked("collider:set", t, 2, "set")
+      return pass(direct(set, "set", self, t, ...))
+    end
+    core.unchecked_methods.collider_set = set
+  end
+  core.unchecked_methods.collider = collider
 end
 wrap_methods()
 

@@ -20,6 +20,16 @@
 --              drag = 1.2, lift = 0.6, density = 1.225,
 --              turbulence = { amplitude = 2, scale = 1, time = 0.5, seed = 0 },  -- m/s, m, s
 --              gust = { amplitude = 0.5, period = 3 } },  -- up to 1.5x the base wind, every ~3 s
+--     contact = { thickness = 0.002, friction = 0.3 },     -- the cloth's (or skin's); keyed like tau
+--     ground = { normal = {0, 0, 1}, height = 0, friction = 0.5 },  -- a plane; none without it
+--     colliders = {                                       -- triangle meshes it does not cross
+--       { mesh = tauform.mesh.grid{...} or "box.obj",    -- or sequence = "body_####.obj" (a file
+--         thickness = 0.001, friction = 0.5,             -- per frame, same topology); keyed
+--         one_sided = false,                             -- closed, outward: push out what is inside
+--         transform = matrix or function(frame),         -- 16 numbers row-major or 4 rows of 4,
+--         rotate = { axis =, angle =, center = },        -- then a rotation as pins', then
+--         translate = {x, y, z} or curve },              -- an offset
+--     },
 --     frame = function(frame, sim) end,                   -- optional hook after the rig's sets
 --     view = {1, -1.5, 0.8},                              -- camera direction for pictures
 --   }
@@ -34,8 +44,10 @@
 -- Its cache holds the skin's vertices (the simulation's own with no surface).
 --
 -- Rig:create() builds the simulation at the first frame (parameters of that frame, pinned vertices
--- at their targets); Rig:apply(sim, frame) sets every parameter and the pin targets for `frame`
--- (call it before advancing to that frame). Every table of the rig is checked against
+-- at their targets, colliders at their first-frame pose); Rig:apply(sim, frame) sets every
+-- parameter, the pin targets and the colliders' poses for `frame` (call it before advancing to that
+-- frame: a collider moves linearly to its pose during the advance). The rig computes a collider's
+-- pose itself and gives it with collider:move. Every table of the rig is checked against
 -- tauform.schema when it loads (an unknown field names the closest valid one); a keyed function's
 -- result is checked for every frame. Errors name the rig file and the field's path:
 --   cape.lua: pins[1].weigth: unknown field (did you mean 'weight'?)
@@ -51,6 +63,8 @@ Rig.__index = Rig
 -- the slowest mode is recomputed when a load or stiffness it depends on changes by more than this
 local SETTLE_RECOMPUTE = 0.1
 local AIR_DENSITY = 1.225 -- kg/m^3, sea level: the default once a rig has wind
+-- how far a collider matrix's last row may be from 0 0 0 1 (the binding's tolerance)
+local MATRIX_ROW_TOL = 1e-9
 
 local function fail(self, fmt, ...) error(("%s: " .. fmt):format(self.source, ...), 0) end
 
@@ -176,7 +190,176 @@ function M.load(spec, opt)
     end
     self.pins[k] = { spec = p, ids = ids, weight = w }
   end
+  self.colliders = {}
+  for k, c in ipairs(spec.colliders or {}) do self.colliders[k] = self:load_collider(k, c) end
+  self.collider_objects = setmetatable({}, { __mode = "k" }) -- per simulation this rig created
   return self
+end
+
+-- flat {x1, y1, z1, ...} from a flat or nested list of positions
+local function flat(v)
+  if type(v[1]) ~= "table" then return v end
+  local out = {}
+  for i, p in ipairs(v) do out[3 * i - 2], out[3 * i - 1], out[3 * i] = p[1], p[2], p[3] end
+  return out
+end
+
+-- a 4x4 matrix (16 numbers row-major, or 4 rows of 4) flat, or nil and why not
+local function flat_matrix(m)
+  if not schema.is_matrix(m) then return nil, ("expected a 4x4 matrix (16 numbers row-major, or 4 rows of 4), got %s"):format(schema.got(m)) end
+  local out = m
+  if #m == 4 then
+    out = {}
+    for r = 1, 4 do for c = 1, 4 do out[4 * r - 4 + c] = m[r][c] end end
+  end
+  for i = 1, 16 do
+    local x = out[i]
+    if x ~= x or x == math.huge or x == -math.huge then return nil, ("entry %d is not finite"):format(i) end
+  end
+  local tol = MATRIX_ROW_TOL
+  if math.abs(out[13]) > tol or math.abs(out[14]) > tol or math.abs(out[15]) > tol or math.abs(out[16] - 1) > tol then
+    return nil, "the last row must be 0 0 0 1 (an affine transform)"
+  end
+  return out
+end
+
+-- the file of an OBJ sequence at an integer frame: the run of #s is the frame, zero-padded
+local function sequence_path(self, pattern, frame)
+  local path = pattern:gsub("#+", function(h) return ("%0" .. #h .. "d"):format(frame) end, 1)
+  return path:sub(1, 1) == "/" and path or (self.dir .. "/" .. path)
+end
+
+-- a collider of the rig: its mesh (flat vertices) and, for a sequence, the pattern; files are
+-- read now for the first frame, later as the frames need them
+function Rig:load_collider(k, c)
+  local path = ("colliders[%d]"):format(k)
+  if c.mesh == nil and c.sequence == nil then fail(self, "%s needs a mesh or a sequence", path) end
+  local mesh = c.mesh ~= nil and self:load_mesh(c.mesh, path .. ".mesh") or nil
+  local col = { spec = c, path = path }
+  if c.sequence ~= nil then
+    if not c.sequence:find("#", 1, true) then
+      fail(self, "%s.sequence: %q has no #### for the frame number", path, c.sequence)
+    end
+    col.pattern, col.cache = c.sequence, {}
+    local first = self:sequence_frame(col, self.frames[1])
+    mesh = mesh or { vertices = first, triangles = col.first_triangles }
+  end
+  if type(mesh.triangles) ~= "table" or #mesh.triangles == 0 then fail(self, "%s: the mesh has no triangles", path) end
+  col.vertices, col.triangles = flat(mesh.vertices), mesh.triangles
+  col.n = #col.vertices // 3
+  if col.pattern and col.n ~= #col.cache[self.frames[1]] // 3 then
+    fail(self, "%s.sequence: frame %d has %d vertices, the mesh %d", path, self.frames[1],
+         #col.cache[self.frames[1]] // 3, col.n)
+  end
+  if type(c.transform) == "table" then
+    local m, why_not = flat_matrix(c.transform)
+    if not m then fail(self, "%s.transform: %s", path, why_not) end
+    col.matrix = m
+  end
+  if c.rotate ~= nil and (type(c.rotate) ~= "table" or type(c.rotate.axis) ~= "table") then
+    fail(self, "%s.rotate must be { axis = {x, y, z}, angle = degrees or curve, center = {x, y, z} }", path)
+  end
+  col.moves = col.pattern ~= nil or c.transform ~= nil or c.rotate ~= nil or c.translate ~= nil
+  return col
+end
+
+-- the positions of a sequence's OBJ at an integer frame (the last two read are kept)
+function Rig:sequence_frame(col, frame)
+  local x = col.cache[frame]
+  if x then return x end
+  local file = sequence_path(self, col.pattern, frame)
+  local ok, m = pcall(meshlib.load_obj, file)
+  if not ok then fail(self, "%s.sequence: frame %d: %s", col.path, frame, (tostring(m):gsub("^mesh%.load_obj: ", ""))) end
+  x = m.vertices
+  if col.n and #x ~= 3 * col.n then
+    fail(self, "%s.sequence: %s has %d vertices, the first frame %d (a sequence keeps its topology)", col.path, file,
+         #x // 3, col.n)
+  end
+  col.first_triangles = col.first_triangles or m.triangles
+  if col.last_but_one then col.cache[col.last_but_one] = nil end
+  col.cache[frame], col.last_but_one, col.last = x, col.last, frame
+  return x
+end
+
+-- a collider's positions at `frame`: its mesh (or the sequence's frame, linear between two files
+-- at a fractional frame), transformed, rotated, then translated
+function Rig:collider_pose(col, frame)
+  local c = col.spec
+  local x = col.vertices
+  if col.pattern then
+    local f0 = math.floor(frame)
+    x = self:sequence_frame(col, f0)
+    if frame > f0 then
+      local x1, u = self:sequence_frame(col, f0 + 1), frame - f0
+      local lerp = {}
+      for i = 1, #x do lerp[i] = x[i] + u * (x1[i] - x[i]) end
+      x = lerp
+    end
+  end
+  local m = col.matrix
+  if type(c.transform) == "function" then
+    local why_not
+    m, why_not = flat_matrix(c.transform(frame))
+    if not m then fail(self, "frame %g: %s.transform: the function returned a bad matrix: %s", frame, col.path, why_not) end
+  end
+  local tr = sample(self, col.path .. ".translate", c.translate, frame, true)
+  local rot, axis, angle, center = c.rotate, nil, nil, nil
+  if rot then
+    angle = math.rad(sample(self, col.path .. ".rotate.angle", rot.angle, frame) or 0)
+    local a = rot.axis
+    local l = math.sqrt(a[1] ^ 2 + a[2] ^ 2 + a[3] ^ 2)
+    axis, center = { a[1] / l, a[2] / l, a[3] / l }, rot.center or { 0, 0, 0 }
+  end
+  if not (m or rot or tr) then return x end
+  local out, p = {}, {}
+  for i = 1, #x // 3 do
+    local px, py, pz = x[3 * i - 2], x[3 * i - 1], x[3 * i]
+    if m then
+      px, py, pz = m[1] * px + m[2] * py + m[3] * pz + m[4], m[5] * px + m[6] * py + m[7] * pz + m[8],
+                   m[9] * px + m[10] * py + m[11] * pz + m[12]
+    end
+    if rot then
+      p[1], p[2], p[3] = px, py, pz
+      px, py, pz = rotate(p, axis, angle, center)
+    end
+    if tr then px, py, pz = px + tr[1], py + tr[2], pz + tr[3] end
+    out[3 * i - 2], out[3 * i - 1], out[3 * i] = px, py, pz
+  end
+  return out
+end
+
+-- the colliders of a new simulation, at the pose of `frame`
+function Rig:add_colliders(sim, frame)
+  local objects = {}
+  for k, col in ipairs(self.colliders) do
+    local c = col.spec
+    local def = { vertices = self:collider_pose(col, frame), triangles = col.triangles, one_sided = c.one_sided,
+                  thickness = sample(self, col.path .. ".thickness", c.thickness, frame),
+                  friction = sample(self, col.path .. ".friction", c.friction, frame) }
+    local ok, obj = pcall(sim.collider, sim, def)
+    if not ok then fail(self, "%s: %s", col.path, why(obj)) end
+    objects[k] = obj
+  end
+  self.collider_objects[sim] = objects
+end
+
+-- move the colliders to their pose at `frame`; keyed thickness and friction
+function Rig:apply_colliders(sim, frame)
+  local objects = self.collider_objects[sim]
+  if not objects then return end -- a simulation this rig did not create has none of its colliders
+  for k, col in ipairs(self.colliders) do
+    local c, obj = col.spec, objects[k]
+    if col.moves then
+      local ok, err = pcall(obj.move, obj, self:collider_pose(col, frame))
+      if not ok then fail(self, "frame %g: %s: %s", frame, col.path, why(err)) end
+    end
+    if (c.thickness ~= nil and type(c.thickness) ~= "number") or (c.friction ~= nil and type(c.friction) ~= "number") then
+      local set = { thickness = sample(self, col.path .. ".thickness", c.thickness, frame),
+                    friction = sample(self, col.path .. ".friction", c.friction, frame) }
+      local ok, err = pcall(obj.set, obj, set)
+      if not ok then fail(self, "frame %g: %s: %s", frame, col.path, why(err)) end
+    end
+  end
 end
 
 -- a mesh table, or an OBJ path relative to the rig file
@@ -323,6 +506,7 @@ function Rig:create()
     if not pok then fail(self, "pins: %s", why(err)) end
   end
   self.pin_count = #idx
+  self:add_colliders(sim, first)
   self:apply(sim, first)
   -- the first frame's pose: pinned vertices start at their first-frame targets (no snap between
   -- the first two frames)
@@ -408,6 +592,17 @@ function Rig:apply(sim, frame)
     set.gust = sample(self, "wind.gust.amplitude", g.amplitude, frame)
     set.gust_period = g.period
   end
+  local c = spec.contact
+  if c then
+    set.thickness = sample(self, "contact.thickness", c.thickness, frame)
+    set.friction = sample(self, "contact.friction", c.friction, frame)
+  end
+  local g = spec.ground
+  if g then
+    set.ground_normal = sample(self, "ground.normal", g.normal or { 0, 0, 1 }, frame, true)
+    set.ground_height = sample(self, "ground.height", g.height, frame)
+    set.ground_friction = sample(self, "ground.friction", g.friction, frame)
+  end
   local ok, err = pcall(sim.set, sim, set)
   if not ok then fail(self, "frame %g: %s", frame, why(err)) end
   -- settle time: from the slowest mode under this frame's loads and stiffness (set just above)
@@ -419,6 +614,7 @@ function Rig:apply(sim, frame)
     local pok, perr = pcall(sim.pin_targets, sim, self:targets(frame))
     if not pok then fail(self, "frame %g: pin targets: %s", frame, why(perr)) end
   end
+  self:apply_colliders(sim, frame)
   if spec.frame then spec.frame(frame, sim, self) end
 end
 

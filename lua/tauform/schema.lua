@@ -138,6 +138,31 @@ sim:render_sheet("sheet.png", shapes, { columns = 3, width = 480, height = 360 }
   { "columns", type = "integer", default = 3, bounds = ">= 1", doc = "render_sheet only: tiles per row" },
 })
 
+tbl("sim:collider", {
+  doc = "The table of sim:collider{...}: a triangle mesh the cloth or flesh does not cross (contact, ABI 1.5). "
+     .. "Move it every frame with collider:move(positions) or collider:transform(matrix); within an advance it "
+     .. "moves linearly to that pose. A mesh helper's table can be passed as it is. The gap kept between the "
+     .. "simulation and the collider is the simulation's thickness (parameter `thickness`) plus the collider's.",
+  example = [[local plate = tauform.mesh.grid{ width = 2, height = 2, nx = 2, ny = 2, origin = { -1, -1, 0 } }
+local c = sim:collider{ vertices = plate.vertices, triangles = plate.triangles, thickness = 0.005, friction = 0.4 }
+c:transform{ 1, 0, 0, 0,  0, 1, 0, 0,  0, 0, 1, 0.1,  0, 0, 0, 1 }   -- up 0.1 m over the next advance]],
+  call = "collider",
+  { "vertices", type = "array", required = true, unit = "m", doc = "the first pose, flat {x1, y1, z1, ...} or nested (the pose transform() transforms)" },
+  { "triangles", type = "array", required = true, doc = "1-based vertex triples, flat or nested" },
+  { "groups", type = "table", doc = "named vertex lists of a mesh helper or OBJ: accepted and ignored" },
+  { "thickness", unit = "m", default = 0.001, bounds = "0..0.1", doc = "the collider's part of the contact gap" },
+  { "friction", default = 0.5, bounds = "0..10", doc = "friction coefficient; a contact's is sqrt(the simulation's friction x this)" },
+  { "one_sided", type = "boolean", default = false,
+    doc = "a closed surface with outward normals: vertices found inside are pushed out (stats().intersecting counts them)" },
+})
+tbl("collider:set", {
+  doc = "The table of collider:set{...}: a field left out keeps its value.",
+  example = [[c:set{ friction = 0.1 }]],
+  call = "set",
+  { "thickness", unit = "m", bounds = "0..0.1", doc = "the collider's part of the contact gap" },
+  { "friction", bounds = "0..10", doc = "friction coefficient" },
+})
+
 -- mesh helpers
 tbl("tauform.mesh.grid", {
   doc = "A rectangular cloth grid of (nx + 1) x (ny + 1) vertices: vertex (i, j) is number j*(nx+1)+i+1 at "
@@ -218,6 +243,9 @@ return {
     doc = "cloth: bending stiffness, or a per-vertex map { value = ..., groups = { name = ... } }" },
   { "pins", type = "array", items = "rig.pins[i]", doc = "pinned vertices and how their targets move" },
   { "wind", type = "table", sub = "rig.wind", doc = "air: wind velocity, drag, lift, turbulence and gusts" },
+  { "contact", type = "table", sub = "rig.contact", doc = "contact thickness and friction of the cloth or skin" },
+  { "ground", type = "table", sub = "rig.ground", doc = "a ground plane (none without this table)" },
+  { "colliders", type = "array", items = "rig.colliders[i]", doc = "triangle meshes the simulation does not cross, moved every frame" },
   { "solver", type = "table", sub = "solver", doc = "Newton and CG limits (the constructors' solver table)" },
   { "view", type = "vec3", doc = "camera direction of the runner's --preview and --sheet pictures" },
   { "frame", type = "function", doc = "function(frame, sim, rig), called after the rig's sets for every frame" },
@@ -228,7 +256,10 @@ return {
             pin_stiffness = "material.pin_stiffness", velocity = "wind.velocity", drag = "wind.drag",
             lift = "wind.lift", air_density = "wind.density", turbulence = "wind.turbulence",
             gust = "wind.gust", max_newton = "solver.max_newton", max_cg = "solver.max_cg",
-            cells = "flesh.cells", surface = "flesh.surface", tets = "flesh.tets", group = "pins[i].group" },
+            cells = "flesh.cells", surface = "flesh.surface", tets = "flesh.tets", group = "pins[i].group",
+            thickness = "contact.thickness", friction = "contact.friction", ground_normal = "ground.normal",
+            ground_height = "ground.height", ground_friction = "ground.friction", collider = "colliders",
+            sequence = "colliders[i].sequence" },
 })
 tbl("rig.material (cloth)", {
   doc = "A cloth rig's material (static: read once when the simulation is created).",
@@ -334,6 +365,51 @@ tbl("rig.wind.gust", {
   { "period", param = "gust_period", keyed = false },
 })
 
+tbl("rig.contact", {
+  rig = true,
+  doc = "Contact of the simulation with its colliders and the ground: its own thickness (the gap to a collider "
+     .. "is this plus the collider's) and friction (a contact's is sqrt(this x the other's)).",
+  example = [[contact = { thickness = 0.003, friction = key{ { 1, 0.3 }, { 48, 0.8 } } }]],
+  { "thickness", param = "thickness" },
+  { "friction", param = "friction" },
+})
+tbl("rig.ground", {
+  rig = true,
+  doc = "A ground plane normal . x = height the simulation stays above. A rig without `ground` has none; with "
+     .. "it, the normal defaults to {0, 0, 1} (Z up). The names map to the parameters ground_normal, "
+     .. "ground_height and ground_friction.",
+  example = [[ground = { normal = { 0, 0, 1 }, height = 0, friction = 0.5 }]],
+  { "normal", param = "ground_normal", default = { 0, 0, 1 }, doc = "upward normal of the plane (normalized for you)" },
+  { "height", param = "ground_height" },
+  { "friction", param = "ground_friction" },
+})
+tbl("rig.colliders[i]", {
+  rig = true,
+  doc = "One collider: a triangle mesh (or an OBJ sequence) and how it moves. Its pose at a frame is the mesh "
+     .. "(or that frame's OBJ of the sequence) transformed by `transform`, then rotated by `rotate`, then "
+     .. "moved by `translate`; the rig moves it there before advancing to that frame, and it starts at the "
+     .. "first frame's pose.",
+  example = [[colliders = {
+  { mesh = tauform.mesh.grid{ width = 2, height = 2, nx = 2, ny = 2, origin = { -1, -1, 0 } },
+    translate = key{ { 1, { 0, 0, 0 } }, { 24, { 0, 0, 0.2 } } }, friction = 0.6 },
+  { mesh = "box.obj", one_sided = true, rotate = { axis = { 0, 0, 1 }, angle = key{ { 1, 0 }, { 48, 90 } } } },
+  { sequence = "body/body_####.obj", thickness = 0.004 },        -- body_0001.obj, body_0002.obj, ...
+  { mesh = "arm.obj", transform = function(frame) return arm_matrix(frame) end },
+}]],
+  { "mesh", type = { "mesh", "string" }, own_check = true,
+    doc = "a mesh table {vertices, triangles} or an OBJ path (relative to the rig file); with a sequence: its topology" },
+  { "sequence", type = "string",
+    doc = "OBJ per frame, #### the frame number zero-padded to as many digits (relative to the rig file); "
+       .. "every file the same topology" },
+  { "thickness", keyed = true, unit = "m", default = 0.001, bounds = "0..0.1", doc = "the collider's part of the contact gap" },
+  { "friction", keyed = true, default = 0.5, bounds = "0..10", doc = "friction coefficient" },
+  { "one_sided", type = "boolean", default = false, doc = "a closed surface with outward normals: vertices inside are pushed out" },
+  { "transform", type = { "matrix", "function" },
+    doc = "a 4x4 affine matrix (16 numbers row-major, or 4 rows of 4) or function(frame) returning one" },
+  { "rotate", type = "table", sub = "rig.pins[i].rotate", doc = "a rotation about an axis, as pins' rotate (after transform)" },
+  { "translate", type = "vec3", keyed = true, unit = "m", default = { 0, 0, 0 }, doc = "an offset (last)" },
+})
+
 tbl("tauform.run options", {
   doc = "The second argument of tauform.run(rig, options) (examples/run.lua's command line sets these). "
      .. "Documented here; the runner reads them itself.",
@@ -433,6 +509,22 @@ local function is_vec3(v, lenient)
      and is_number(v[2], lenient) and is_number(v[3], lenient)
 end
 
+-- a 4x4 matrix: 16 numbers (row-major) or 4 rows of 4 numbers
+function M.is_matrix(v)
+  if type(v) ~= "table" or keyframes.is_curve(v) then return false end
+  if #v == 16 then
+    for i = 1, 16 do if type(v[i]) ~= "number" then return false end end
+    return true
+  end
+  if #v ~= 4 then return false end
+  for r = 1, 4 do
+    local row = v[r]
+    if type(row) ~= "table" or #row ~= 4 then return false end
+    for c = 1, 4 do if type(row[c]) ~= "number" then return false end end
+  end
+  return true
+end
+
 local MATCH = {
   number = function(v, l) return is_number(v, l) end,
   integer = function(v, l)
@@ -446,6 +538,7 @@ local MATCH = {
   array = function(v) return type(v) == "table" and not keyframes.is_curve(v) end,
   mesh = function(v) return type(v) == "table" and type(v.vertices) == "table" end,
   vec3 = is_vec3,
+  matrix = function(v) return M.is_matrix(v) end,
   enum = function(v) return type(v) == "string" end,
   frames = function(v)
     return type(v) == "table" and #v == 2 and math.type(v[1]) == "integer" and math.type(v[2]) == "integer"
@@ -457,6 +550,7 @@ local TYPE_TEXT = {
   number = "a number", integer = "a whole number", string = "a string", boolean = "true or false",
   ["function"] = "a function", mesh = "a mesh table {vertices, triangles, groups}", vec3 = "{x, y, z}",
   array = "a table (list)", frames = "{first, last} (two frame numbers)",
+  matrix = "a 4x4 matrix (16 numbers row-major, or 4 rows of 4)",
 }
 
 local function or_list(parts)
@@ -696,6 +790,16 @@ M.functions = {
     { "sim:surface_positions([out]) / sim:rest_positions([out]) / sim:surface_count() / sim:info()", "flesh: the skin, the rest pose, skin size, tet quality and volume" },
     { "sim:close() / sim:is_closed()", "frees the simulation now (also on <close> and garbage collection)" },
   } },
+  { "Colliders (contact)", {
+    { "sim:collider{...} -> collider", "adds a triangle mesh the simulation does not cross ([sim:collider](#simcollider))" },
+    { "collider:move(positions) -> collider", "its pose at the end of the next advance: one {x, y, z} per collider vertex, flat or nested" },
+    { "collider:transform(matrix) -> collider", "the same as a 4x4 affine transform of its first pose: 16 numbers row-major (translation in 4, 8, 12) or 4 rows of 4" },
+    { "collider:set{ thickness =, friction = } -> collider", "changes its thickness and friction ([collider:set](#colliderset))" },
+    { "collider:id() -> n / collider:vert_count() -> n / sim:collider_count() -> n", "its number (1-based, in the order added), its vertices, the simulation's colliders" },
+    { "sim:set{ thickness =, friction =, ground_normal =, ground_height =, ground_friction = }", "the simulation's contact [parameters](#parameters); ground_normal {0, 0, 0} (the default) is no ground" },
+    { "sim:stats() -> { contacts, broad_pairs, ccd_cuts, intersecting, contact_growths, collider_substeps, min_distance, contact_seconds, ... }",
+      "contact over the last advance; min_distance is inf when nothing was within the gap. A collider keeps its simulation alive; after sim:close() its methods raise" },
+  } },
   { "Meshes (tauform.mesh)", {
     { "tauform.mesh.grid{...} / disc{...} / ellipsoid{...} -> mesh", "helper meshes {vertices, triangles, groups} ([Mesh helpers](#mesh-helpers))" },
     { "tauform.mesh.load_obj(path [, options]) -> mesh", "a Wavefront OBJ with named vertex groups" },
@@ -763,7 +867,7 @@ local function type_words(f)
     else
       parts[#parts + 1] = ({ number = "number", integer = "integer", string = "string", boolean = "boolean",
                              ["function"] = "function", table = "table", array = "list", mesh = "mesh",
-                             vec3 = "{x, y, z}", frames = "{first, last}" })[t]
+                             vec3 = "{x, y, z}", frames = "{first, last}", matrix = "4x4 matrix" })[t]
     end
   end
   return table.concat(parts, " or ")
@@ -794,10 +898,11 @@ end
 
 local SECTIONS = {
   { "Constructors", { "tauform.cloth", "tauform.flesh", "flesh.materials[i]", "solver" } },
-  { "Method options", { "render options" } },
+  { "Method options", { "render options", "sim:collider", "collider:set" } },
   { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.load_obj options" } },
   { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
-              "rig.bend", "rig.pins[i]", "rig.pins[i].rotate", "rig.wind", "rig.wind.turbulence", "rig.wind.gust" } },
+              "rig.bend", "rig.pins[i]", "rig.pins[i].rotate", "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
+              "rig.contact", "rig.ground", "rig.colliders[i]" } },
   { "Running", { "tauform.run options" } },
 }
 
@@ -871,7 +976,9 @@ function M.markdown()
   add("")
   add("In a rig: `tau`, `kappa`, `gravity`, `bend` at the top level; `stretch`, `poisson`, `youngs`, "
    .. "`pin_stiffness` in `material`; `wind`, `air_density`, `drag`, `lift`, `turbulence*`, `gust*` in "
-   .. "`wind`. `time` is the simulation's clock (`sim:set{ time = ... }`), which rigs leave alone.")
+   .. "`wind`; `thickness`, `friction` in `contact`; `ground_normal`, `ground_height`, `ground_friction` "
+   .. "as `normal`, `height`, `friction` in `ground`. `time` is the simulation's clock "
+   .. "(`sim:set{ time = ... }`), which rigs leave alone.")
   add("")
   for _, sec in ipairs(SECTIONS) do
     add("## " .. sec[1])

@@ -98,6 +98,18 @@ describe("every documented field is accepted", function()
     os.remove(path)
   end)
 
+  it("by sim:collider and collider:set", function()
+    local sim <close> = tauform.cloth(grid)
+    local plate = tauform.mesh.grid{ nx = 1, ny = 1, origin = { 0, 0, -1 } }
+    local def = { vertices = plate.vertices, triangles = plate.triangles, groups = plate.groups, thickness = 0.002,
+                  friction = 0.4, one_sided = false }
+    assert.are.same(fields("sim:collider"), keys(def))
+    local c = sim:collider(def)
+    local set = { thickness = 0.003, friction = 0.2 }
+    assert.are.same(fields("collider:set"), keys(set))
+    assert.are.equal(c, c:set(set))
+  end)
+
   it("by the mesh helpers", function()
     local all = {
       ["tauform.mesh.grid"] = { width = 2, height = 1, nx = 3, ny = 2, origin = { 0, 0, 1 }, u = { 1, 0, 0 }, v = { 0, 0, -1 } },
@@ -145,6 +157,21 @@ describe("every documented field is accepted", function()
                       end } },
                     wind = wind, solver = { max_newton = 4 }, view = { 1, 1, 1 }, frame = function() end,
                     setup = function() end, name = "all fields" }
+    -- contact: the cloth's thickness and friction, a ground, a moving plate and an OBJ sequence
+    local contact = { thickness = 0.003, friction = key{ { 1, 0.3 }, { 3, 0.5 } } }
+    local ground = { normal = { 0, 0, 1 }, height = -1, friction = 0.4 }
+    local seq = os.tmpname()
+    for f = 1, 3 do
+      local file = assert(io.open(("%s_%04d.obj"):format(seq, f), "w"))
+      file:write(("v 2 2 %g\nv 3 2 %g\nv 2 3 %g\nf 1 2 3\n"):format(f / 10, f / 10, f / 10))
+      file:close()
+    end
+    local plate = { mesh = tauform.mesh.grid{ nx = 1, ny = 1, origin = { 0, 0, -0.5 } }, thickness = 0.002,
+                    friction = function(f) return 0.1 * f end, one_sided = false,
+                    transform = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 },
+                    rotate = { axis = { 0, 0, 1 }, angle = 5 }, translate = key{ { 1, { 0, 0, 0 } }, { 3, { 0, 0, 0.1 } } } }
+    local body = { sequence = seq .. "_####.obj" }
+    cloth.contact, cloth.ground, cloth.colliders = contact, ground, { plate, body }
     local settled = { mesh = m, settle = 1, pins = { { group = "row0" } }, wind = { velocity = { 1, 0, 0 }, air_density = 1.0 },
                       material = { total_mass = 0.1 } }
     local massed = { mesh = m, material = { masses = {} } }
@@ -168,11 +195,16 @@ describe("every documented field is accepted", function()
     assert.are.same(fields("rig.wind"), union(wind, settled.wind))
     assert.are.same(fields("rig.wind.turbulence"), keys(turbulence))
     assert.are.same(fields("rig.wind.gust"), keys(gust))
+    assert.are.same(fields("rig.contact"), keys(contact))
+    assert.are.same(fields("rig.ground"), keys(ground))
+    assert.are.same(fields("rig.colliders[i]"), union(plate, body))
     for _, spec in ipairs({ cloth, settled, massed, flesh, filled }) do
       local rig = tauform.rig.load(spec)
       local sim <close> = rig:create()
       rig:apply(sim, 2)
     end
+    for f = 1, 3 do os.remove(("%s_%04d.obj"):format(seq, f)) end
+    os.remove(seq)
     local dir = os.tmpname()
     local opt = { frames = "1-2", fps = 24, substeps = 1, out = dir .. ".pc2", format = "pc2", preview = dir .. ".png",
                   sheet = dir .. "-sheet.png", sheet_frames = 2, sheet_columns = 2, sheet_width = 40, sheet_height = 30,

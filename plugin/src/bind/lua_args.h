@@ -75,5 +75,9 @@ void tfl_read_solver(lua_State *L, int idx, int arg, tf_solver_settings *s);
 /* lua_flesh.c: tauform.core.flesh, tet_load and the flesh methods (merged into the sim's) */
 extern const luaL_Reg TFL_FLESH_METHODS[];
 extern const luaL_Reg TFL_FLESH_LIB[];
+/* lua_contact.c: sim:collider and sim:collider_count (merged into the sim's methods), and the
+ * collider metatable, registered by tfl_open_contact */
+extern const luaL_Reg TFL_CONTACT_METHODS[];
+void tfl_open_contact(lua_State *L);
 
 #endif

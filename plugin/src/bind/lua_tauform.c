@@ -368,7 +368,7 @@ static int l_stats(lua_State *L) {
   memset(&st, 0, sizeof st);
   st.struct_size = sizeof st;
   tf_sim_get_stats(p->sim, &st);
-  lua_createtable(L, 0, 9);
+  lua_createtable(L, 0, 16);
   lua_pushinteger(L, st.steps), lua_setfield(L, -2, "steps");
   lua_pushinteger(L, st.newton_iterations), lua_setfield(L, -2, "newton_iterations");
   lua_pushinteger(L, st.cg_iterations), lua_setfield(L, -2, "cg_iterations");
@@ -377,6 +377,15 @@ static int l_stats(lua_State *L) {
   lua_pushnumber(L, st.residual), lua_setfield(L, -2, "residual");
   lua_pushnumber(L, st.seconds), lua_setfield(L, -2, "seconds");
   lua_pushinteger(L, (lua_Integer)st.total_steps), lua_setfield(L, -2, "total_steps");
+  /* 1.5: contact over the last advance (min_distance is inf when nothing was near) */
+  lua_pushinteger(L, st.contacts), lua_setfield(L, -2, "contacts");
+  lua_pushinteger(L, st.broad_pairs), lua_setfield(L, -2, "broad_pairs");
+  lua_pushinteger(L, st.ccd_cuts), lua_setfield(L, -2, "ccd_cuts");
+  lua_pushinteger(L, st.intersecting), lua_setfield(L, -2, "intersecting");
+  lua_pushinteger(L, st.contact_growths), lua_setfield(L, -2, "contact_growths");
+  lua_pushinteger(L, st.collider_substeps), lua_setfield(L, -2, "collider_substeps");
+  lua_pushnumber(L, st.min_distance), lua_setfield(L, -2, "min_distance");
+  lua_pushnumber(L, st.contact_seconds), lua_setfield(L, -2, "contact_seconds");
   return 1;
 }
 
@@ -590,19 +599,21 @@ static const luaL_Reg LIB[] = {{"cloth", l_cloth},
 
 int tf_luaopen_core(lua_State *L) {
   /* the same major version, and at least the minor this binding was built against (it calls 1.4's
-   * tf_param_get_info and reads TF_PARAM_TIME) */
+   * tf_param_get_info, reads TF_PARAM_TIME and 1.5's contact parameters, and adds colliders) */
   if ((tf_version() >> 16) != TF_VERSION_MAJOR || ((tf_version() >> 8) & 0xff) < TF_VERSION_MINOR)
     return luaL_error(L, "tauform: library %s, binding built for %d.%d or a later %d.x", tf_version_string(),
                       TF_VERSION_MAJOR, TF_VERSION_MINOR, TF_VERSION_MAJOR);
   if (luaL_newmetatable(L, SIM_MT)) {
     luaL_newlib(L, SIM_METHODS);
     luaL_setfuncs(L, TFL_FLESH_METHODS, 0);
+    luaL_setfuncs(L, TFL_CONTACT_METHODS, 0);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, l_gc), lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, l_close), lua_setfield(L, -2, "__close");
     lua_pushcfunction(L, l_tostring), lua_setfield(L, -2, "__tostring");
   }
   lua_pop(L, 1);
+  tfl_open_contact(L);
   luaL_newlib(L, LIB);
   luaL_setfuncs(L, TFL_FLESH_LIB, 0);
   lua_pushstring(L, tf_version_string()), lua_setfield(L, -2, "version");
