@@ -133,5 +133,5 @@ newton_problem sim_problem(tf_sim *s, newton_eval_fn eval) {
                           .prec = {sv->amg ? amg_apply : NULL, sv->amg},
                           .max_step = contact_active(s) ? contact_max_step : NULL,
                           .pairs = NULL,
-                          .extra = sim_rigid_inertia_mul};
+                          .extra = s->work.anchored ? sim_rigid_inertia_mul : NULL};
 }
