@@ -80,10 +80,8 @@ double contact_max_step(void *ctx, const double *y, const double *dir) {
   tf_sim *s = ctx;
   sim_contact *c = s->contact;
   double t0 = contact_now();
-  size_t m = 3 * (size_t)c->n;
-  for (size_t k = 0; k < m; ++k) c->yseg[k] = y[k] + dir[k];
   double t = 1.0;
-  if (contact_candidates(s, y, c->yseg, 0) != TF_OK) t = 0.0; /* out of memory: no safe step */
+  if (contact_candidates_covering(s, y, dir) != TF_OK) t = 0.0; /* out of memory: no safe step */
   for (size_t k = 0; k < c->pair_count && t > 0.0; ++k) {
     int hit;
     double tk = contact_pair_toi(s, &c->pairs[k], y, dir, 0, 0.0, &hit);

@@ -14,6 +14,9 @@
 /* the barrier's force at half the gap balances this many times the vertex's weight, before
  * IPC's adaptive doubling (barrier.c: F(dhat/2) = 4.33 kappa dhat^3) */
 static const double KAPPA_LOAD = 4.0;
+/* a Newton segment within this share of the thickness of where the candidates were built reuses
+ * them (contact_candidates_covering) */
+static const double COVER_SHARE = 0.5;
 
 static int grow(tf_mem *m, void **p, size_t *cap, size_t need, size_t elem, uint32_t *growths) {
   if (need <= *cap) return 1;
@@ -73,6 +76,8 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   tf_status st = build_surface(s, c);
   if (st != TF_OK) return st;
   c->yseg = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->yseg);
+  c->cover_x = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->cover_x);
+  if (!c->cover_x) return TF_E_NOMEM;
   c->anchor = mem_array(&s->mem, c->n, sizeof *c->anchor);
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
   if (!c->yseg || !c->anchor || !c->below) return TF_E_NOMEM;
@@ -104,6 +109,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->tris, 3 * (size_t)c->tri_count);
   MEM_FREE_ARRAY(m, c->edges, 2 * (size_t)c->edge_count);
   MEM_FREE_ARRAY(m, c->yseg, 3 * (size_t)c->n);
+  MEM_FREE_ARRAY(m, c->cover_x, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->anchor, c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->buf, c->buf_cap);
@@ -241,6 +247,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
   sim_contact *c = s->contact;
   const double *mass = s->model.mass;
   c->pair_count = 0;
+  c->cover_valid = 0;
   broad_mesh me = {x0, x1, (int)c->n, c->tris, (int)c->tri_count, c->edges, (int)c->edge_count};
   for (uint32_t k = 0; k < c->col_count; ++k) {
     contact_collider *col = c->col[k];
@@ -359,4 +366,44 @@ tf_status contact_enable(tf_sim *s) {
   }
   s->contact = NULL;
   return TF_E_NOMEM;
+}
+
+/* vertices' largest distance from the cover's positions over the segment y -> y + dir */
+static int covered(const sim_contact *c, const double *y, const double *dir) {
+  if (!c->cover_valid) return 0;
+  double r2 = c->cover_r * c->cover_r;
+  for (uint32_t i = 0; i < c->n; ++i) {
+    const double *a = y + 3 * (size_t)i, *d = dir ? dir + 3 * (size_t)i : NULL, *x = c->cover_x + 3 * (size_t)i;
+    double e0[3], e1[3];
+    v3_sub(e0, a, x);
+    if (v3_norm2(e0) > r2) return 0;
+    if (d) {
+      v3_add(e1, e0, d);
+      if (v3_norm2(e1) > r2) return 0;
+    }
+  }
+  return 1;
+}
+
+tf_status contact_candidates_covering(tf_sim *s, const double *y, const double *dir) {
+  sim_contact *c = s->contact;
+  if (covered(c, y, dir)) return TF_OK;
+  double r = COVER_SHARE * s->par.thickness, dmax = 0.0;
+  if (dir)
+    for (size_t k = 0; k < 3 * (size_t)c->n; ++k) dmax = fmax(dmax, fabs(dir[k]));
+  if (sqrt(3.0) * dmax > r) {
+    /* a long segment: its own swept candidates, no cover */
+    for (size_t k = 0; k < 3 * (size_t)c->n; ++k) c->yseg[k] = y[k] + dir[k];
+    return contact_candidates(s, y, c->yseg, 0);
+  }
+  /* a short one (Newton's late iterations): built around its start, wide enough for the next
+   * segments of this size, which then reuse it */
+  c->margin = 2.0 * r;
+  tf_status st = contact_candidates(s, y, NULL, 0);
+  c->margin = 0.0;
+  if (st != TF_OK) return st;
+  memcpy(c->cover_x, y, 3 * (size_t)c->n * sizeof *y);
+  c->cover_r = r;
+  c->cover_valid = 1;
+  return TF_OK;
 }

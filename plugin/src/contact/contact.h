@@ -73,6 +73,12 @@ typedef struct sim_contact {
   double kappa_scale;  /* IPC's adaptive stiffness: doubled when a pair gets too close */
   double margin;       /* m, added to every pair's gap in a broad query (anchoring only) */
   double *yseg;        /* (n x 3) scratch: the end of a segment (y + dir) */
+  /* the candidates were built at cover_x (static, colliders at their step end) with every gap
+   * widened by 2 cover_r: they hold every pair closer than its gap at any y with all vertices
+   * within cover_r of cover_x, so a Newton segment inside that needs no new broad phase */
+  double *cover_x;
+  double cover_r;
+  int cover_valid;
   uint8_t *anchor;     /* (n) vertices near a collider or the ground this step */
   /* stats of the advance in progress */
   uint32_t ccd_cuts, broad_pairs, growths, intersecting, substeps_extra, contacts;
@@ -105,6 +111,9 @@ TF_LOCAL void contact_end_advance(tf_sim *s);
 /* candidates for the motion x0 -> x1 (x1 Nullable: static), colliders at their step end pose
  * (x0 -> x1 of each collider when moving), everything within the gap along the way */
 TF_LOCAL tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int colliders_move);
+/* candidates holding every pair closer than its gap anywhere on y -> y + dir (dir Nullable: at y),
+ * colliders at rest at their step end: reused when the last build covers the segment */
+TF_LOCAL tf_status contact_candidates_covering(tf_sim *s, const double *y, const double *dir);
 /* the smallest distance of the candidates at y, m (inf when none) and the pairs below the gap */
 TF_LOCAL double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active);
 

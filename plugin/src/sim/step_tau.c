@@ -60,7 +60,7 @@ static const char *contact_prepare(tf_sim *s, double dt) {
   tf_status st = contact_start(s, x, s->work.y);
   if (st == TF_OK) {
     contact_lag_friction(s, x, dt);
-    st = contact_candidates(s, s->work.y, NULL, 0);
+    st = contact_candidates_covering(s, s->work.y, NULL);
   }
   s->contact->seconds += contact_now() - t0;
   if (st == TF_E_CONTACT) return STEP_SPLIT;
