@@ -213,3 +213,49 @@ TF_TEST(contact_sets_gradients_match_energies) {
   body_free(&b);
   scene_free(&sc);
 }
+
+/* flesh uses the same contact: its skin (the tets' boundary faces) lands on the ground and on a
+ * sphere without crossing either */
+TF_TEST(contact_flesh_block_lands_on_sphere_and_ground) {
+  tet_scene blk;
+  scene_block(&blk, 3, 3, 3, 0.1, 0.1, 0.1);
+  for (uint32_t i = 0; i < blk.vert_count; ++i) blk.pos[3 * i] += 0.05, blk.pos[3 * i + 1] -= 0.15, blk.pos[3 * i + 2] += 0.35;
+  tf_flesh_def def;
+  scene_flesh_def(&blk, &def);
+  def.youngs_modulus = 2e5;
+  tf_sim *sim = NULL;
+  ENSURE(tf_flesh_create(&def, &sim, NULL, 0) == TF_OK);
+  body b;
+  const double C[3] = {0, 0, 0};
+  body_sphere(&b, C, 0.3, 12, 24);
+  uint32_t id;
+  ENSURE(add_body(sim, &b, 0.002, 0.5, &id) == TF_OK);
+  double gn[3] = {0, 0, 1}, gh = -0.35;
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3) == TF_OK);
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1) == TF_OK);
+  uint32_t nt = tf_sim_tri_count(sim);
+  scene skin = {.vert_count = blk.vert_count, .tri_count = nt};
+  skin.tri = malloc(3 * nt * sizeof *skin.tri);
+  ENSURE(tf_sim_get_triangles(sim, skin.tri, nt) == TF_OK);
+  double *x = malloc(3 * blk.vert_count * sizeof *x);
+  check ck = {0, 0, INFINITY};
+  double zmin = INFINITY;
+  int touched = 0;
+  for (int f = 0; f < 48; ++f) {
+    tf_status st = tf_sim_advance(sim, 1.0 / 24, 1);
+    ENSURE_MSG(st == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
+    tf_sim_get_positions(sim, x, blk.vert_count);
+    check_frame(&skin, x, &b, C, 0.3, &ck);
+    for (uint32_t i = 0; i < blk.vert_count; ++i) zmin = fmin(zmin, x[3 * i + 2]);
+    tf_stats s = {.struct_size = sizeof s};
+    tf_sim_get_stats(sim, &s);
+    touched |= s.contacts > 0;
+  }
+  ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside", ck.crossings, ck.inside);
+  ENSURE_MSG(zmin > gh, "a vertex reached z = %.4f, the ground is at %.2f", zmin, gh);
+  ENSURE(touched);
+  free(x), free(skin.tri);
+  tf_sim_destroy(sim);
+  body_free(&b);
+  tet_scene_free(&blk);
+}
