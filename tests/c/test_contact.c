@@ -259,3 +259,84 @@ TF_TEST(contact_flesh_block_lands_on_sphere_and_ground) {
   body_free(&b);
   tet_scene_free(&blk);
 }
+
+/* a sheet modelled partly inside a closed (one-sided) body, as a garment often is: no NaN, the
+ * vertices inside are reported, and within PUSH_OUT_FRAMES every vertex is outside, never to cross
+ * back. The same for a sheet started partly below the ground */
+enum { PUSH_OUT_FRAMES = 6 };
+
+TF_TEST(contact_start_inside_collider_is_pushed_out) {
+  const double O[3] = {-0.4, -0.4, 0.2}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0};
+  scene sc;
+  scene_grid(&sc, 16, 16, 0.8, 0.8, O, EX, EY, 0); /* z 0.2: its middle is inside the 0.3 m sphere */
+  body b;
+  body_sphere(&b, C, 0.3, 16, 32);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.gravity[2] = 0.0;
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  tf_collider_def d;
+  tf_collider_def_init(&d);
+  d.vert_count = b.nv, d.positions = b.pos, d.tri_count = b.nt, d.triangles = b.tri, d.one_sided = 1;
+  uint32_t id;
+  ENSURE(tf_sim_add_collider(sim, &d, &id) == TF_OK);
+  double *x = malloc(3 * sc.vert_count * sizeof *x);
+  uint32_t first = 0, inside_at = 0;
+  for (int f = 0; f < 24; ++f) {
+    tf_status st = tf_sim_advance(sim, 1.0 / 24, 1);
+    ENSURE_MSG(st == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
+    tf_stats s = {.struct_size = sizeof s};
+    tf_sim_get_stats(sim, &s);
+    if (f == 0) first = s.intersecting;
+    tf_sim_get_positions(sim, x, sc.vert_count);
+    uint32_t inside = 0;
+    for (uint32_t i = 0; i < sc.vert_count; ++i) {
+      ENSURE(isfinite(x[3 * i]) && isfinite(x[3 * i + 1]) && isfinite(x[3 * i + 2]));
+      const double *p = x + 3 * i;
+      if (sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) < b.inner) inside++;
+    }
+    if (inside) inside_at = (uint32_t)f + 1;
+  }
+  ENSURE_MSG(first > 20, "%u vertices reported inside at the start", first);
+  ENSURE_MSG(inside_at <= PUSH_OUT_FRAMES, "vertices still inside after frame %u", inside_at);
+  free(x);
+  tf_sim_destroy(sim);
+  body_free(&b);
+  scene_free(&sc);
+}
+
+TF_TEST(contact_start_below_ground_is_pushed_out) {
+  /* a sheet tilted through the ground: a third of it starts below */
+  const double O[3] = {-0.4, -0.4, -0.1}, EX[3] = {1, 0, 0}, EY[3] = {0, 0.9, 0.436};
+  scene sc;
+  scene_grid(&sc, 12, 12, 0.8, 0.8, O, EX, EY, 0);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  double gn[3] = {0, 0, 1}, gh = 0.0;
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3) == TF_OK);
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1) == TF_OK);
+  double *x = malloc(3 * sc.vert_count * sizeof *x);
+  uint32_t first = 0, below_at = 0;
+  for (int f = 0; f < 24; ++f) {
+    tf_status st = tf_sim_advance(sim, 1.0 / 24, 1);
+    ENSURE_MSG(st == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
+    tf_stats s = {.struct_size = sizeof s};
+    tf_sim_get_stats(sim, &s);
+    if (f == 0) first = s.intersecting;
+    tf_sim_get_positions(sim, x, sc.vert_count);
+    uint32_t below = 0;
+    for (uint32_t i = 0; i < sc.vert_count; ++i) {
+      ENSURE(isfinite(x[3 * i + 2]));
+      below += x[3 * i + 2] <= 0.0;
+    }
+    if (below) below_at = (uint32_t)f + 1;
+  }
+  ENSURE_MSG(first > 20, "%u vertices reported below at the start", first);
+  ENSURE_MSG(below_at <= PUSH_OUT_FRAMES, "vertices still below the ground after frame %u", below_at);
+  free(x);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}

@@ -125,7 +125,8 @@ static void ground_term(const tf_sim *s, const contact_pair *p, const double *y,
   double g1, k2; /* dE/dd, d2E/dd2 */
   if (p->inside) {
     if (d >= dhat) return;
-    double k = p->kappa * CONTACT_F_HALF * dhat * dhat; /* N/m: the barrier's load at dhat depth */
+    /* N/m: the barrier's load at dhat depth, 4x stiffer for every further frame below */
+    double k = p->kappa * CONTACT_F_HALF * dhat * dhat * ldexp(1.0, 2 * (s->contact->inside_frames[i] - 1));
     *E += 0.5 * k * (dhat - d) * (dhat - d);
     g1 = -k * (dhat - d);
     k2 = k;
@@ -180,6 +181,23 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
         for (int q = 0; q < 12; ++q) lh[12 * r + q] = p->kappa * (d2b * g[r] * g[q] + db * h[12 * r + q]);
     }
     scatter(H, grad, v, lg, H ? lh : NULL);
+  }
+  /* vertices that started inside a one-sided collider: a spring to just outside its surface, with
+   * the barrier's load at one gap's depth (as the ground's penalty) */
+  for (uint32_t i = 0; i < c->n; ++i) {
+    if (c->inside[i] < 0) continue;
+    const contact_collider *col = c->col[c->inside[i]];
+    double dhat = s->par.thickness + col->thickness, d[3];
+    double grav = fmax(v3_norm(s->par.gravity), 1.0);
+    /* N/m: four weights at a gap's depth, 4x stiffer for every further frame it stays inside */
+    double k = c->kappa_scale * 4.0 * s->model.mass[i] * grav / dhat * ldexp(1.0, 2 * (c->inside_frames[i] - 1));
+    v3_sub(d, y + 3 * (size_t)i, c->outside + 3 * (size_t)i);
+    *E += 0.5 * k * v3_norm2(d);
+    if (grad) v3_axpy(grad + 3 * (size_t)i, k, d);
+    if (H) {
+      double *blk = H->val + 9 * (size_t)H->diag[i];
+      blk[0] += k, blk[4] += k, blk[8] += k;
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "contact/contact.h"
 #include "core/vec3.h"
+#include "mesh/tetrahedralize.h"
 #include "sim/sim.h"
 
 /* the barrier's force at half the gap balances this many times the vertex's weight, before
@@ -80,7 +81,12 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   if (!c->cover_x) return TF_E_NOMEM;
   c->anchor = mem_array(&s->mem, c->n, sizeof *c->anchor);
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
-  if (!c->yseg || !c->anchor || !c->below) return TF_E_NOMEM;
+  c->inside = mem_array(&s->mem, c->n, sizeof *c->inside);
+  c->inside_frames = mem_array(&s->mem, c->n, sizeof *c->inside_frames);
+  if (!c->inside_frames) return TF_E_NOMEM;
+  c->outside = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->outside);
+  if (!c->yseg || !c->anchor || !c->below || !c->inside || !c->outside) return TF_E_NOMEM;
+  for (uint32_t i = 0; i < c->n; ++i) c->inside[i] = -1;
   /* room for a few candidates per vertex up front, so a typical drape never grows */
   size_t cap = 8 * (size_t)c->n + 64;
   if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, cap, sizeof *c->buf, &c->growths) ||
@@ -112,6 +118,9 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->cover_x, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->anchor, c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
+  MEM_FREE_ARRAY(m, c->inside, c->n);
+  MEM_FREE_ARRAY(m, c->inside_frames, c->n);
+  MEM_FREE_ARRAY(m, c->outside, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->buf, c->buf_cap);
   MEM_FREE_ARRAY(m, c->pairs, c->pair_cap);
   MEM_FREE_ARRAY(m, c->fric, c->fric_cap);
@@ -243,6 +252,16 @@ static tf_status query(tf_sim *s, broad_query q, const broad_mesh *a, const broa
   return st;
 }
 
+/* a pair with a vertex that started inside this pair's (one-sided) collider */
+static int touches_inside(const tf_sim *s, const contact_pair *p) {
+  const sim_contact *c = s->contact;
+  uint32_t v[3];
+  int nv = contact_pair_vertices(s, p, v);
+  for (int q = 0; q < nv; ++q)
+    if (c->inside[v[q]] == (int32_t)p->collider) return 1;
+  return 0;
+}
+
 tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int colliders_move) {
   sim_contact *c = s->contact;
   const double *mass = s->model.mass;
@@ -274,6 +293,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
           const int *e = c->edges + 2 * (size_t)p.a;
           m = 0.5 * (mass[e[0]] + mass[e[1]]);
         }
+        if (touches_inside(s, &p)) continue; /* pushed out by its own spring (barrier.c) */
         pair_init(s, &p, m, dhat, mu);
         if (!add_pair(s, p)) return TF_E_NOMEM;
       }
@@ -295,20 +315,75 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
   return TF_OK;
 }
 
+/* vertices inside a one-sided (closed, outward-normal) collider at the advance's start: winding
+ * number above 1/2 (Jacobson et al. 2013; mesh/tetrahedralize.c). Such a vertex cannot have a
+ * barrier against that body (the barrier keeps it on the side it is on); it is pushed to its
+ * closest surface point plus one gap outward instead, and joins the barrier once outside */
+static void find_inside(tf_sim *s) {
+  sim_contact *c = s->contact;
+  const double *x = s->state.x;
+  uint8_t *found = c->anchor; /* scratch here: the step rebuilds it */
+  memcpy(found, c->below, c->n);
+  for (uint32_t i = 0; i < c->n; ++i) c->inside[i] = -1;
+  for (uint32_t k = 0; k < c->col_count; ++k) {
+    const contact_collider *col = c->col[k];
+    if (!col->one_sided) continue;
+    const double *X = col->prev; /* the pose at the advance's start */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t j = 0; j < col->nv; ++j)
+      for (int a = 0; a < 3; ++a) lo[a] = fmin(lo[a], X[3 * j + a]), hi[a] = fmax(hi[a], X[3 * j + a]);
+    double dhat = s->par.thickness + col->thickness;
+    for (uint32_t i = 0; i < c->n; ++i) {
+      const double *p = x + 3 * (size_t)i;
+      if (c->inside[i] >= 0 || s->pins.fixed[i]) continue;
+      if (p[0] < lo[0] || p[1] < lo[1] || p[2] < lo[2] || p[0] > hi[0] || p[1] > hi[1] || p[2] > hi[2]) continue;
+      if (!(winding_number(X, (const uint32_t *)col->tris, col->nt, p) > 0.5)) continue;
+      /* the closest surface point and its triangle's outward normal */
+      double best = INFINITY, q[3] = {0, 0, 0}, nrm[3] = {0, 0, 1};
+      for (uint32_t t = 0; t < col->nt; ++t) {
+        const int *tv = col->tris + 3 * (size_t)t;
+        const double *a = X + 3 * (size_t)tv[0], *b = X + 3 * (size_t)tv[1], *cc = X + 3 * (size_t)tv[2];
+        double w[3], pt[3] = {0, 0, 0}, d[3];
+        contact_closest_tri(p, a, b, cc, w);
+        v3_axpy(pt, w[0], a), v3_axpy(pt, w[1], b), v3_axpy(pt, w[2], cc);
+        v3_sub(d, pt, p);
+        double dd = v3_norm2(d);
+        if (dd < best) {
+          double e1[3], e2[3];
+          best = dd;
+          v3_copy(q, pt);
+          v3_sub(e1, b, a), v3_sub(e2, cc, a), v3_cross(nrm, e1, e2);
+        }
+      }
+      double l = v3_norm(nrm);
+      if (l > 0.0) v3_scale(nrm, nrm, 1.0 / l);
+      c->inside[i] = (int32_t)k;
+      found[i] = 1;
+      v3_copy(c->outside + 3 * (size_t)i, q);
+      v3_axpy(c->outside + 3 * (size_t)i, dhat, nrm);
+      c->intersecting++;
+    }
+  }
+  for (uint32_t i = 0; i < c->n; ++i)
+    c->inside_frames[i] = found[i] ? (uint8_t)(c->inside_frames[i] < 12 ? c->inside_frames[i] + 1 : 12) : 0;
+}
+
 void contact_begin_advance(tf_sim *s) {
   sim_contact *c = s->contact;
   c->ccd_cuts = c->broad_pairs = c->intersecting = c->substeps_extra = 0;
   c->min_distance = INFINITY;
   c->seconds = 0.0;
   memset(c->below, 0, c->n);
-  if (!contact_ground_on(s)) return;
-  double n[3], h;
-  contact_ground(s, n, &h);
-  for (uint32_t i = 0; i < c->n; ++i)
-    if (v3_dot(n, s->state.x + 3 * (size_t)i) - h <= 0.0 && !s->pins.fixed[i]) {
-      c->below[i] = 1;
-      c->intersecting++;
-    }
+  if (contact_ground_on(s)) {
+    double n[3], h;
+    contact_ground(s, n, &h);
+    for (uint32_t i = 0; i < c->n; ++i)
+      if (v3_dot(n, s->state.x + 3 * (size_t)i) - h <= 0.0 && !s->pins.fixed[i]) {
+        c->below[i] = 1;
+        c->intersecting++;
+      }
+  }
+  find_inside(s);
 }
 
 double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active) {

@@ -70,6 +70,11 @@ typedef struct sim_contact {
   contact_pair *fric;  /* pairs in contact at the step's start, with their lagged friction */
   size_t fric_count, fric_cap;
   uint8_t *below;      /* (n) vertices that started the advance below the ground */
+  int32_t *inside;     /* (n) one-sided collider the vertex started the advance inside, or -1 */
+  uint8_t *inside_frames; /* (n) advances it has started inside, in a row: its spring stiffens
+                             4x per frame, so the cloth's own stretch cannot hold it in */
+  double *outside;     /* (n x 3) where such a vertex is pushed: its closest surface point, one
+                          gap out along the outward normal */
   double kappa_scale;  /* IPC's adaptive stiffness: doubled when a pair gets too close */
   double margin;       /* m, added to every pair's gap in a broad query (anchoring only) */
   double *yseg;        /* (n x 3) scratch: the end of a segment (y + dir) */
@@ -132,6 +137,9 @@ TF_LOCAL double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p
 TF_LOCAL void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
                                  double disp[3], double nrm[3]);
 
+/* barycentric weights of the point of triangle (a, b, c) closest to p */
+TF_LOCAL void contact_closest_tri(const double p[3], const double a[3], const double b[3], const double c[3],
+                                  double w[3]);
 /* the stencil's simulated vertices (1, 2 or 3) */
 TF_LOCAL int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[3]);
 

@@ -21,7 +21,7 @@ static const int CARRY_ROUNDS = 6;
 static const double REACH = 0.05;
 
 /* barycentric weights of the point of triangle (a, b, c) closest to p (Ericson 2005, 5.1.5) */
-static void closest_tri(const double p[3], const double a[3], const double b[3], const double c[3], double w[3]) {
+void contact_closest_tri(const double p[3], const double a[3], const double b[3], const double c[3], double w[3]) {
   double ab[3], ac[3], ap[3], bp[3], cp[3];
   v3_sub(ab, b, a), v3_sub(ac, c, a), v3_sub(ap, p, a);
   double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
@@ -89,7 +89,7 @@ void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn
     const int *t = col->tris + 3 * (size_t)p->b;
     double bw[3];
     const double *q = xn + 3 * (size_t)p->a;
-    closest_tri(q, X0 + 3 * (size_t)t[0], X0 + 3 * (size_t)t[1], X0 + 3 * (size_t)t[2], bw);
+    contact_closest_tri(q, X0 + 3 * (size_t)t[0], X0 + 3 * (size_t)t[1], X0 + 3 * (size_t)t[2], bw);
     w[0] = 1.0;
     v3_copy(ps, q);
     for (int k = 0; k < 3; ++k) {
@@ -102,7 +102,7 @@ void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn
     const int *t = c->tris + 3 * (size_t)p->b;
     double bw[3];
     const double *q = X0 + 3 * (size_t)p->a;
-    closest_tri(q, xn + 3 * (size_t)t[0], xn + 3 * (size_t)t[1], xn + 3 * (size_t)t[2], bw);
+    contact_closest_tri(q, xn + 3 * (size_t)t[0], xn + 3 * (size_t)t[1], xn + 3 * (size_t)t[2], bw);
     for (int k = 0; k < 3; ++k) {
       w[1 + k] = bw[k];
       v3_axpy(ps, bw[k], xn + 3 * (size_t)t[k]);
@@ -163,6 +163,9 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
       for (int q = 0; q < nv; ++q) c->anchor[v[q]] = 1;
     }
   }
+  /* pushed-out vertices: their spring acts on the piece's rigid modes too */
+  for (uint32_t i = 0; i < c->n; ++i)
+    if (c->inside[i] >= 0 || c->below[i]) c->anchor[i] = 1;
   int changed = 0;
   for (uint32_t i = 0; i < c->n; ++i) {
     sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
