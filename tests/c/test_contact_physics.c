@@ -50,12 +50,6 @@ static void centre(const double *x, uint32_t n, double c[3]) {
     for (int k = 0; k < 3; ++k) c[k] += x[3 * i + k] / n;
 }
 
-static double max_speed(const double *v, uint32_t n) {
-  double m = 0.0;
-  for (uint32_t i = 0; i < n; ++i) m = fmax(m, sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
-  return m;
-}
-
 static int all_finite(const double *x, size_t m) {
   for (size_t k = 0; k < m; ++k)
     if (!isfinite(x[k])) return 0;
@@ -339,5 +333,217 @@ TF_TEST(contact_phys_rotating_box_never_crossed) {
   TF_NOTE("rotating box: %d frames, most crossings %ld, lowest vertex z = %.4g m", ok, cr, zmin);
   ENSURE(ok == 24);
   ENSURE(cr == 0);
+  body_free(&b);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 5. The gap: a 0.2 m sheet dropped from 1 cm onto the ground, and onto a two-triangle plate
+ * collider (1 mm thick): every vertex stays in (0, dhat] over the plane once in contact, and at
+ * rest within dhat + 10 % (resting on it, not floating). */
+
+static void gap_run(int plate, double *lo, double *hi_rest, double *lo_rest) {
+  const double O[3] = {-0.1, -0.1, 0.01}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, N[3] = {0, 0, 1};
+  scene sc;
+  scene_grid(&sc, 6, 6, 0.2, 0.2, O, EX, EY, 0);
+  tf_sim *sim = cloth(&sc, 0.1, 1000);
+  *lo = *lo_rest = INFINITY, *hi_rest = -INFINITY;
+  if (!sim) return scene_free(&sc);
+  if (plate) {
+    static const double P[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0};
+    static const uint32_t TRI[6] = {0, 1, 2, 0, 2, 3};
+    tf_collider_def d;
+    tf_collider_def_init(&d);
+    d.vert_count = 4, d.positions = P, d.tri_count = 2, d.triangles = TRI, d.thickness = 0.001;
+    uint32_t id;
+    if (tf_sim_add_collider(sim, &d, &id) != TF_OK) goto done;
+  } else {
+    set_ground(sim, N, 0.0, 0.3);
+  }
+  uint32_t nv = sc.vert_count;
+  double *x = malloc(3 * sizeof *x * nv);
+  for (int f = 0; f < 36; ++f) {
+    if (tf_sim_advance(sim, 1.0 / FPS, 2) != TF_OK) break;
+    tf_sim_get_positions(sim, x, nv);
+    for (uint32_t i = 0; i < nv; ++i) {
+      *lo = fmin(*lo, x[3 * i + 2]);
+      if (f >= 24) *hi_rest = fmax(*hi_rest, x[3 * i + 2]), *lo_rest = fmin(*lo_rest, x[3 * i + 2]);
+    }
+  }
+  free(x);
+done:
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+TF_TEST(contact_phys_gap_rests_within_thickness) {
+  for (int plate = 0; plate < 2; ++plate) {
+    double dhat = plate ? THICK + 0.001 : THICK, lo, hi, lor;
+    gap_run(plate, &lo, &hi, &lor);
+    TF_NOTE("%s (dhat %.3g mm): lowest over the run %.4g mm; at rest (1..1.5 s) %.4g..%.4g mm", plate ? "plate" : "ground",
+            1e3 * dhat, 1e3 * lo, 1e3 * lor, 1e3 * hi);
+    ENSURE_MSG(lo > 0.0, "a vertex reached %.4g mm", 1e3 * lo);
+    ENSURE_MSG(hi <= dhat * 1.1 && lor > 0.0, "at rest %.4g..%.4g mm over the surface, dhat %.3g mm", 1e3 * lor, 1e3 * hi,
+               1e3 * dhat);
+  }
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 6. A start partly below the ground (a garment modelled through the floor): a 0.3 m sheet tilted
+ * 10 degrees, its low edge 2.6 cm under the ground. The first advance reports the vertices below,
+ * nothing becomes non-finite, and every vertex is out within OUT_FRAMES frames. */
+
+/* the penalty pushes a 2.6 cm depth out within the first frame (measured, 2 substeps); one more
+ * frame of slack */
+static const int OUT_FRAMES = 2;
+
+TF_TEST(contact_phys_start_below_ground_is_pushed_out) {
+  const double a = 10 * M_PI / 180, O[3] = {-0.15, -0.15, -0.3 * sin(a) / 2},
+               EX[3] = {1, 0, 0}, EV[3] = {0, cos(a), sin(a)}, N[3] = {0, 0, 1};
+  scene sc;
+  scene_grid(&sc, 6, 6, 0.3, 0.3, O, EX, EV, 0);
+  uint32_t nv = sc.vert_count, below = 0;
+  for (uint32_t i = 0; i < nv; ++i) below += sc.pos[3 * i + 2] <= 0.0;
+  tf_sim *sim = cloth(&sc, 0.1, 1000);
+  ENSURE(sim);
+  set_ground(sim, N, 0.0, 0.3);
+  double *x = malloc(3 * sizeof *x * nv);
+  int out_at = -1;
+  uint32_t first = 0;
+  for (int f = 0; f < 36; ++f) {
+    tf_status s = tf_sim_advance(sim, 1.0 / FPS, 2);
+    ENSURE_MSG(s == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
+    tf_stats st = {.struct_size = sizeof st};
+    tf_sim_get_stats(sim, &st);
+    if (f == 0) first = st.intersecting;
+    tf_sim_get_positions(sim, x, nv);
+    ENSURE(all_finite(x, 3 * (size_t)nv));
+    double zmin = INFINITY;
+    for (uint32_t i = 0; i < nv; ++i) zmin = fmin(zmin, x[3 * i + 2]);
+    if (trace()) fprintf(stderr, "below f %d intersecting %u zmin %.5f\n", f, st.intersecting, zmin);
+    if (zmin > 0.0 && out_at < 0) out_at = f + 1;
+    if (zmin <= 0.0) out_at = -1;
+  }
+  TF_NOTE("%u of %u vertices start below; first advance reports %u; all above from frame %d on", below, nv, first,
+          out_at);
+  ENSURE(below > 0 && first == below);
+  ENSURE_MSG(out_at > 0 && out_at <= OUT_FRAMES, "all out at frame %d", out_at);
+  free(x);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 7. Bad collider input through the C API: the right status, a message naming what is wrong,
+ * and nothing changed: a twin that never saw the bad calls advances to the same bits. */
+
+static tf_sim *twin(scene *sc, const body *b, int with_collider) {
+  const double O[3] = {-0.15, -0.15, 0.32}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+  scene_grid(sc, 5, 5, 0.3, 0.3, O, EX, EY, 0);
+  tf_sim *sim = cloth(sc, 0.1, 1000);
+  uint32_t id;
+  if (sim && with_collider && body_add(sim, b, 0.001, 0.3, &id) != TF_OK) tf_sim_destroy(sim), sim = NULL;
+  return sim;
+}
+
+#define EXPECT_FAIL(call, status, text)                                                                      \
+  do {                                                                                                      \
+    tf_status s_ = (call);                                                                                  \
+    const char *m_ = tf_sim_last_error(a);                                                                  \
+    if (trace()) fprintf(stderr, "%s -> %s: %s\n", #call, tf_status_name(s_), m_);                        \
+    ENSURE_MSG(s_ == (status) && strstr(m_, text), "%s gave %s \"%s\", expected %s \"%s\"", #call,          \
+               tf_status_name(s_), m_, tf_status_name(status), text);                                       \
+  } while (0)
+
+TF_TEST(contact_phys_bad_collider_input_named_and_harmless) {
+  body b;
+  const double C[3] = {0, 0, 0}, NaN = nan("");
+  body_sphere(&b, C, 0.3, 6, 12);
+  for (int with = 0; with < 2; ++with) {
+    scene sa, sb;
+    tf_sim *a = twin(&sa, &b, with), *t = twin(&sb, &b, with);
+    ENSURE(a && t);
+    tf_collider_def d;
+    tf_collider_def_init(&d);
+    double P[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    uint32_t T[6] = {0, 1, 2, 1, 3, 2}, id = 99;
+    d.vert_count = 4, d.positions = P, d.tri_count = 2, d.triangles = T;
+    /* positions */
+    P[7] = NaN;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "collider vertex 2 is not finite");
+    P[7] = 1;
+    d.positions = NULL;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "positions is NULL");
+    d.positions = P;
+    /* counts */
+    d.vert_count = 0;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "0 vertices");
+    d.vert_count = 4, d.tri_count = 0;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "0 triangles");
+    d.tri_count = 2, d.vert_count = 3; /* triangle 1 uses vertex 3 */
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "triangle 1: vertex 3 out of range");
+    d.vert_count = 4;
+    /* triangles */
+    T[4] = 7;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "triangle 1: vertex 7 out of range");
+    T[4] = 1;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "triangle 1 repeats a vertex");
+    T[4] = 3;
+    double keep[3] = {P[9], P[10], P[11]};
+    P[9] = 0.5, P[10] = 0.5, P[11] = 0; /* vertex 3 on the line from 1 to 2: triangle 1 is flat */
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "triangle 1 has no area");
+    memcpy(P + 9, keep, sizeof keep);
+    d.triangles = NULL;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "triangles is NULL");
+    d.triangles = T;
+    /* properties */
+    d.thickness = -1e-3;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "thickness must be in");
+    d.thickness = NaN;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "thickness must be in");
+    d.thickness = 0.001, d.friction = -0.1;
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "friction must be in");
+    d.friction = 0.5;
+    /* the def */
+    tf_collider_def raw;
+    memset(&raw, 0, sizeof raw);
+    EXPECT_FAIL(tf_sim_add_collider(a, &raw, &id), TF_E_DEF_INIT, "not initialized");
+    EXPECT_FAIL(tf_sim_add_collider(a, NULL, &id), TF_E_INVALID_ARG, "def is NULL");
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, NULL), TF_E_INVALID_ARG, "out_id is NULL");
+    ENSURE(id == 99 && tf_sim_collider_count(a) == (uint32_t)with);
+    /* moving one */
+    double *q = malloc(3 * sizeof *q * b.nv), M[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    memcpy(q, b.pos, 3 * sizeof *q * b.nv);
+    if (with) {
+      EXPECT_FAIL(tf_sim_move_collider(a, 0, q, b.nv - 1), TF_E_INVALID_ARG, "has 62 vertices, got 61");
+      q[3 * 5 + 1] = NaN;
+      EXPECT_FAIL(tf_sim_move_collider(a, 0, q, b.nv), TF_E_INVALID_ARG, "collider vertex 5 is not finite");
+      EXPECT_FAIL(tf_sim_move_collider(a, 0, NULL, b.nv), TF_E_INVALID_ARG, "positions is NULL");
+      M[14] = 0.5;
+      EXPECT_FAIL(tf_sim_transform_collider(a, 0, M), TF_E_INVALID_ARG, "last row must be 0 0 0 1");
+      M[14] = 0, M[3] = INFINITY;
+      EXPECT_FAIL(tf_sim_transform_collider(a, 0, M), TF_E_INVALID_ARG, "non-finite");
+      EXPECT_FAIL(tf_sim_set_collider(a, 0, 0.2, 0.3), TF_E_INVALID_ARG, "thickness must be in");
+      EXPECT_FAIL(tf_sim_set_collider(a, 0, 0.001, -1), TF_E_INVALID_ARG, "friction must be in");
+    }
+    EXPECT_FAIL(tf_sim_move_collider(a, 1, b.pos, b.nv), TF_E_INVALID_ARG, "no collider 1");
+    M[3] = 0;
+    EXPECT_FAIL(tf_sim_transform_collider(a, 3, M), TF_E_INVALID_ARG, "no collider 3");
+    free(q);
+    /* nothing changed: both twins advance to the same bits */
+    uint32_t nv = sa.vert_count;
+    double *xa = malloc(3 * sizeof *xa * nv), *xt = malloc(3 * sizeof *xt * nv);
+    for (int f = 0; f < 8; ++f) {
+      ENSURE(tf_sim_advance(a, 1.0 / FPS, 1) == TF_OK && tf_sim_advance(t, 1.0 / FPS, 1) == TF_OK);
+      tf_sim_get_positions(a, xa, nv);
+      tf_sim_get_positions(t, xt, nv);
+      ENSURE_MSG(memcmp(xa, xt, 3 * sizeof *xa * nv) == 0, "frame %d differs from the twin's", f);
+    }
+    tf_stats st = {.struct_size = sizeof st};
+    tf_sim_get_stats(a, &st);
+    ENSURE(with ? st.contacts > 0 : st.contacts == 0); /* the collider did act, on both */
+    free(xa), free(xt);
+    tf_sim_destroy(a), tf_sim_destroy(t);
+    scene_free(&sa), scene_free(&sb);
+  }
   body_free(&b);
 }
