@@ -4,83 +4,13 @@
  * cloth edge crosses a collider triangle and no collider edge crosses a cloth triangle at the end
  * of any frame, and no cloth vertex is inside a closed collider (its inscribed radius). */
 #include <math.h>
-
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "intersect_check.h"
+#include "contact_scenes.h"
 #include "scenes.h"
 #include "tf_test.h"
-
-typedef struct body {
-  uint32_t nv, nt;
-  double *pos;
-  uint32_t *tri;
-  int *itri;
-  double inner; /* radius of the largest ball about the centre inside it */
-} body;
-
-/* a UV sphere of radius r about c: rings x segments */
-static void body_sphere(body *b, const double c[3], double r, int rings, int segs) {
-  b->nv = (uint32_t)(2 + (rings - 1) * segs);
-  b->nt = (uint32_t)(2 * segs * (rings - 1));
-  b->pos = calloc(3 * b->nv, sizeof *b->pos);
-  b->tri = calloc(3 * b->nt, sizeof *b->tri);
-  b->itri = calloc(3 * b->nt, sizeof *b->itri);
-  double *p = b->pos;
-  p[0] = c[0], p[1] = c[1], p[2] = c[2] + r;
-  for (int i = 1; i < rings; ++i)
-    for (int j = 0; j < segs; ++j) {
-      double th = M_PI * i / rings, ph = 2 * M_PI * j / segs;
-      double *q = p + 3 * (1 + (i - 1) * segs + j);
-      q[0] = c[0] + r * sin(th) * cos(ph), q[1] = c[1] + r * sin(th) * sin(ph), q[2] = c[2] + r * cos(th);
-    }
-  uint32_t south = b->nv - 1;
-  p[3 * south] = c[0], p[3 * south + 1] = c[1], p[3 * south + 2] = c[2] - r;
-  uint32_t t = 0;
-#define V(i, j) (uint32_t)(1 + ((i) - 1) * segs + ((j) % segs))
-  for (int j = 0; j < segs; ++j) {
-    uint32_t *q = b->tri + 3 * t++;
-    q[0] = 0, q[1] = V(1, j), q[2] = V(1, j + 1);
-  }
-  for (int i = 1; i < rings - 1; ++i)
-    for (int j = 0; j < segs; ++j) {
-      uint32_t *q = b->tri + 3 * t++;
-      q[0] = V(i, j), q[1] = V(i + 1, j), q[2] = V(i + 1, j + 1);
-      q = b->tri + 3 * t++;
-      q[0] = V(i, j), q[1] = V(i + 1, j + 1), q[2] = V(i, j + 1);
-    }
-  for (int j = 0; j < segs; ++j) {
-    uint32_t *q = b->tri + 3 * t++;
-    q[0] = south, q[1] = V(rings - 1, j + 1), q[2] = V(rings - 1, j);
-  }
-#undef V
-  for (uint32_t k = 0; k < 3 * b->nt; ++k) b->itri[k] = (int)b->tri[k];
-  /* inscribed radius: the smallest distance from the centre to a triangle's plane */
-  b->inner = r;
-  for (uint32_t k = 0; k < b->nt; ++k) {
-    const double *a = p + 3 * b->tri[3 * k], *bb = p + 3 * b->tri[3 * k + 1], *cc = p + 3 * b->tri[3 * k + 2];
-    double e1[3] = {bb[0] - a[0], bb[1] - a[1], bb[2] - a[2]}, e2[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
-    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
-    double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    double d = fabs(((a[0] - c[0]) * n[0] + (a[1] - c[1]) * n[1] + (a[2] - c[2]) * n[2]) / l);
-    if (d < b->inner) b->inner = d;
-  }
-}
-
-static void body_free(body *b) { free(b->pos), free(b->tri), free(b->itri); }
-
-static tf_status add_body(tf_sim *sim, const body *b, double thickness, double friction, uint32_t *id) {
-  tf_collider_def d;
-  tf_collider_def_init(&d);
-  d.vert_count = b->nv, d.positions = b->pos, d.tri_count = b->nt, d.triangles = b->tri;
-  d.thickness = thickness, d.friction = friction;
-  return tf_sim_add_collider(sim, &d, id);
-}
 
 typedef struct check {
   long crossings;
@@ -89,11 +19,7 @@ typedef struct check {
 } check;
 
 static void check_frame(const scene *sc, const double *x, const body *b, const double c[3], double r, check *out) {
-  int *itri = malloc(3 * sc->tri_count * sizeof *itri);
-  for (uint32_t k = 0; k < 3 * sc->tri_count; ++k) itri[k] = (int)sc->tri[k];
-  long cr = ic_count_crossings(x, (int)sc->vert_count, itri, (int)sc->tri_count, b->pos, (int)b->nv, b->itri,
-                               (int)b->nt);
-  free(itri);
+  long cr = cloth_body_crossings(sc, x, b, NULL);
   if (cr > out->crossings) out->crossings = cr;
   for (uint32_t i = 0; i < sc->vert_count; ++i) {
     const double *p = x + 3 * i;
@@ -119,7 +45,7 @@ static tf_sim *drape(scene *sc, body *b, int n, double tau, double *sphere_c, do
   tf_sim *sim = NULL;
   if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
   uint32_t id;
-  if (add_body(sim, b, 0.002, getenv("TF_MU") ? atof(getenv("TF_MU")) : 0.3, &id) != TF_OK) return tf_sim_destroy(sim), NULL;
+  if (body_add(sim, b, 0.002, getenv("TF_MU") ? atof(getenv("TF_MU")) : 0.3, &id) != TF_OK) return tf_sim_destroy(sim), NULL;
   double gn[3] = {0, 0, 1}, gh = -0.35;
   tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3);
   tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1);
