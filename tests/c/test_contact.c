@@ -155,7 +155,7 @@ TF_TEST(contact_flesh_block_lands_on_sphere_and_ground) {
   const double C[3] = {0, 0, 0};
   body_sphere(&b, C, 0.3, 12, 24);
   uint32_t id;
-  ENSURE(add_body(sim, &b, 0.002, 0.5, &id) == TF_OK);
+  ENSURE(body_add(sim, &b, 0.002, 0.5, &id) == TF_OK);
   double gn[3] = {0, 0, 1}, gh = -0.35;
   ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3) == TF_OK);
   ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1) == TF_OK);

@@ -87,6 +87,7 @@ typedef struct sim_contact {
   uint8_t *anchor;     /* (n) vertices near a collider or the ground this step */
   /* stats of the advance in progress */
   uint32_t ccd_cuts, broad_pairs, growths, intersecting, substeps_extra, contacts;
+  uint32_t blocked_vertex, blocked_collider; /* the hard pin in a collider's way (TF_E_CONTACT) */
   double min_distance, seconds;
 } sim_contact;
 

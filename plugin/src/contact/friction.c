@@ -17,7 +17,7 @@
 
 /* m/s: slip speeds below this count as sticking; static friction creeps at most about
  * EPS_V (tan theta / mu) on a slope, 0.1 mm/s */
-static const double EPS_V = 1e-3;
+static const double EPS_V = 3e-4;
 
 static void tangent_basis(const double n[3], double T[6]) {
   double a[3] = {1, 0, 0}, t1[3], t2[3];

@@ -218,7 +218,11 @@ tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
       double w[4], disp[3], nrm[3];
       contact_pair_frame(s, p, xn, w, disp, nrm);
       for (int q = 0; q < nv; ++q) {
-        if (s->pins.fixed[v[q]]) return TF_E_CONTACT; /* a hard pin in the collider's way */
+        if (s->pins.fixed[v[q]]) { /* a hard pin in the collider's way */
+          c->blocked_vertex = v[q];
+          c->blocked_collider = p->collider;
+          return TF_E_CONTACT;
+        }
         /* carried: its own motion dropped, the collider's taken */
         v3_add(y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q], disp);
       }

@@ -82,11 +82,16 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
     st.seconds = now_seconds() - t0;
     s->stats = st;
     unsigned long long frame = (unsigned long long)s->frames + s->index_base;
-    if (bad == STEP_SPLIT || bad == STEP_NOMEM)
-      return sim_fail(s, bad == STEP_SPLIT ? TF_E_CONTACT : TF_E_NOMEM,
-                      "advance: frame %llu, substep %u of %u (t = %.6g s): %s (a hard pin holds it in the "
-                      "collider's path; its motion was split %u times); the frame was rolled back",
-                      frame, k + s->index_base, substeps, s->work.time, bad, splits);
+    if (bad == STEP_NOMEM)
+      return sim_fail(s, TF_E_NOMEM, "advance: frame %llu, substep %u of %u: %s; the frame was rolled back", frame,
+                      k + s->index_base, substeps, bad);
+    if (bad == STEP_SPLIT)
+      return sim_fail(s, TF_E_CONTACT,
+                      "advance: frame %llu, substep %u of %u (t = %.6g s): collider %u moves into hard-pinned "
+                      "vertex %u, which cannot get out of its way (its motion was split %u times); move the pin "
+                      "or the collider; the frame was rolled back",
+                      frame, k + s->index_base, substeps, s->work.time, s->contact->blocked_collider,
+                      s->contact->blocked_vertex + s->index_base, splits);
     if (!bad)
       return sim_fail(s, TF_E_NOT_CONVERGED,
                       "advance: frame %llu, substep %u of %u (t = %.6g s): the state became non-finite at "
