@@ -80,6 +80,25 @@ double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const d
   }
 }
 
+void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y, int v[4], double xs[12]) {
+  const sim_contact *c = s->contact;
+  const contact_collider *col = c->col[p->collider];
+  const double *cx = col->x1;
+  if (p->kind == CONTACT_PT) {
+    const int *t = col->tris + 3 * (size_t)p->b;
+    gather(xs, y, (int)p->a);
+    for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, cx, t[k]);
+  } else if (p->kind == CONTACT_TP) {
+    const int *t = c->tris + 3 * (size_t)p->b;
+    gather(xs, cx, (int)p->a);
+    for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, y, t[k]);
+  } else {
+    const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
+    gather(xs, y, ea[0]), gather(xs + 3, y, ea[1]), gather(xs + 6, cx, eb[0]), gather(xs + 9, cx, eb[1]);
+  }
+  (void)v;
+}
+
 /* rest stencil of an edge-edge pair, for the mollifier's threshold */
 static double ee_eps(const tf_sim *s, const contact_pair *p) {
   const sim_contact *c = s->contact;
@@ -146,6 +165,22 @@ static void ground_term(const tf_sim *s, const contact_pair *p, const double *y,
   }
 }
 
+/* the stencil's two sides' boxes are more than dhat apart: the pair is beyond its gap (most
+ * candidates are; the exact distance's classification is what a barrier evaluation costs) */
+static int apart(const double xs[12], int kind, double dhat) {
+  int split = kind == CONTACT_EE ? 2 : 1; /* points [0, split) against [split, 4) */
+  for (int a = 0; a < 3; ++a) {
+    double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY;
+    for (int k = 0; k < 4; ++k) {
+      double v = xs[3 * k + a];
+      if (k < split) lo0 = fmin(lo0, v), hi0 = fmax(hi0, v);
+      else lo1 = fmin(lo1, v), hi1 = fmax(hi1, v);
+    }
+    if (lo0 - hi1 >= dhat || lo1 - hi0 >= dhat) return 1;
+  }
+  return 0;
+}
+
 static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y, double *E,
                          double *grad, bsr *H) {
   (void)data, (void)a;
@@ -159,6 +194,8 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
       continue;
     }
     double shat = p->dhat * p->dhat;
+    contact_pair_stencil(s, p, y, v, xs);
+    if (apart(xs, p->kind, p->dhat)) continue;
     double sq = contact_pair_distance2(s, p, y, NULL, NULL, v, xs);
     if (!(sq < shat)) continue;
     contact_pair_distance2(s, p, y, g, h, v, xs);

@@ -405,7 +405,7 @@ double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_acti
 
 /* IPC's stiffness update (Li et al. 2020, supplemental): a pair closer than this share of its gap
  * means kappa is too soft for the load; doubling it keeps the next steps' gaps open */
-static const double KAPPA_CLOSE = 0.01;
+static const double KAPPA_CLOSE = 0.25;
 static const double KAPPA_SCALE_MAX = 1e4;
 
 void contact_after_step(tf_sim *s, const double *x) {
@@ -481,4 +481,15 @@ tf_status contact_candidates_covering(tf_sim *s, const double *y, const double *
   c->cover_r = r;
   c->cover_valid = 1;
   return TF_OK;
+}
+
+tf_status contact_reserve_friction(tf_sim *s) {
+  sim_contact *c = s->contact;
+  if (c->pair_count <= c->fric_cap) return TF_OK;
+  /* its contents are rebuilt every step: no copy needed */
+  MEM_FREE_ARRAY(&s->mem, c->fric, c->fric_cap);
+  c->fric = NULL;
+  c->fric_cap = 0;
+  return grow(&s->mem, (void **)&c->fric, &c->fric_cap, c->pair_count, sizeof *c->fric, &c->growths) ? TF_OK
+                                                                                                   : TF_E_NOMEM;
 }

@@ -130,6 +130,8 @@ TF_LOCAL double barrier_b(double s, double shat, double *db, double *d2b);
 TF_LOCAL double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y, double *grad,
                                        double *hess, int v[4], double xs[12]);
 
+/* the stencil's positions only (not the ground), colliders at their step end */
+TF_LOCAL void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y, int v[4], double xs[12]);
 /* the same with the colliders at pose cx (NULL for the ground) */
 TF_LOCAL double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y, const double *cx,
                                           double *grad, double *hess, int v[4], double xs[12]);
@@ -159,7 +161,10 @@ TF_LOCAL int contact_anchor(tf_sim *s, const double *xn, const double *xhat);
 /* a first iterate y0 (in/out, from xhat) that no collider crosses over the step; TF_OK, or
  * TF_E_CONTACT when the collider's motion must be split (the cloth cannot follow) */
 TF_LOCAL tf_status contact_start(tf_sim *s, const double *xn, double *y0);
-/* friction's lagged normal forces and tangents at the step's start */
+/* room for friction on every candidate (grows rarely, counted in growths) */
+TF_LOCAL tf_status contact_reserve_friction(tf_sim *s);
+/* friction's lagged normal forces and tangents at the step's start; each vertex's share of the
+ * normal forces joins its balance scale (work.force_ref) */
 TF_LOCAL void contact_lag_friction(tf_sim *s, const double *xn, double dt);
 /* after a step: adaptive stiffness and stats */
 TF_LOCAL void contact_after_step(tf_sim *s, const double *x);

@@ -32,9 +32,9 @@ void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
   sim_contact *c = s->contact;
   c->fric_count = 0;
   (void)dt;
+  if (contact_reserve_friction(s) != TF_OK) return; /* out of memory: no friction this step */
   for (size_t k = 0; k < c->pair_count; ++k) {
     const contact_pair *p = &c->pairs[k];
-    if (!(p->mu > 0.0)) continue;
     double lambda;
     int v[4];
     double xs[12];
@@ -57,12 +57,20 @@ void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
       lambda = -p->kappa * db * 2.0 * sqrt(sq);
     }
     if (!(lambda > 0.0)) continue;
-    if (c->fric_count == c->fric_cap) break; /* sized like the candidates: cannot happen */
+    double w[4], slip[3], nrm[3];
+    contact_pair_frame(s, p, xn, w, slip, nrm);
+    /* the contact force is part of the load a vertex must balance: the solver's convergence
+     * test measures each vertex's net force against this scale (step_tau.c, force_ref) */
+    uint32_t vv[3];
+    int nv = contact_pair_vertices(s, p, vv);
+    for (int q = 0; q < nv; ++q) s->work.force_ref[vv[q]] += lambda * (p->kind == CONTACT_TP ? w[1 + q] : w[q]);
+    if (!(p->mu > 0.0)) continue;
+    if (c->fric_count == c->fric_cap) break; /* reserved for every candidate above */
     contact_pair *f = &c->fric[c->fric_count++];
     *f = *p;
     f->lambda = lambda;
-    double nrm[3];
-    contact_pair_frame(s, p, xn, f->w, f->slip0, nrm);
+    memcpy(f->w, w, sizeof w);
+    v3_copy(f->slip0, slip);
     tangent_basis(nrm, f->T);
   }
 }
