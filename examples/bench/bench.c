@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT
- * tauform on the performance-anchor scenes CLOTH-N, SWING-N and DRAPE-N (../shared/anchors/README.md):
- * a 2 m x 2 m sheet of (N+1)^2 vertices, vertex (i, j) at index j*(N+1)+i, each quad split along
- * (i,j)-(i+1,j+1), top row j = 0 hard-pinned, 0.3 kg total as 0.3/(N+1)^2 kg per vertex, gravity
- * (0, 0, -9.81), starting at rest, 100 frames at 24 fps. CLOTH hangs vertically in the x-z plane
- * (pure in-plane load); SWING starts horizontal in the x-y plane and falls, swings and settles.
- * DRAPE: the same sheet unpinned, horizontal at z = 0.6, falls onto a sphere of radius 0.5 at the
- * origin (the anchors' triangle mesh icosphere3.obj as a collider) above a ground plane z = -0.8,
- * friction 0.3 on every contact; metrics of drape_metrics.py (vertices inside the sphere,
- * penetration, lowest z) every frame, and the frame-100 positions for drape_metrics.py itself.
- * Only the frames' tf_sim_advance calls are timed (wall and process CPU); the metrics are those
- * of the anchors (edge strain over the three edge families, lowest z, SWING's free-corner z every
- * 10 frames) plus the solver's Newton and CG iterations per step. Prints one `RESULT {json}` line
- * per case (the anchors' bench.py format) and a markdown table.
+ * tauform on the performance-anchor scenes CLOTH-N, SWING-N and DRAPE-N
+ * (../shared/anchors/README.md): a 2 m x 2 m sheet of (N+1)^2 vertices, vertex (i, j) at index
+ * j*(N+1)+i, each quad split along (i,j)-(i+1,j+1), top row j = 0 hard-pinned, 0.3 kg total as
+ * 0.3/(N+1)^2 kg per vertex, gravity (0, 0, -9.81), starting at rest, 100 frames at 24 fps. CLOTH
+ * hangs vertically in the x-z plane (pure in-plane load); SWING starts horizontal in the x-y plane
+ * and falls, swings and settles. DRAPE: the same sheet unpinned, horizontal at z = 0.6, falls onto
+ * a sphere of radius 0.5 at the origin (the anchors' triangle mesh icosphere3.obj as a collider)
+ * above a ground plane z = -0.8, friction 0.3 on every contact; metrics of drape_metrics.py
+ * (vertices inside the sphere, penetration, lowest z) every frame, and the frame-100 positions for
+ * drape_metrics.py itself. Only the frames' tf_sim_advance calls are timed (wall and process CPU);
+ * the metrics are those of the anchors (edge strain over the three edge families, lowest z, SWING's
+ * free-corner z every 10 frames) plus the solver's Newton and CG iterations per step. Prints one
+ * `RESULT {json}` line per case (the anchors' bench.py format) and a markdown table.
  *
  *   tauform_bench [--scene cloth|swing|drape] [--n 32] [--tau 1] [--kappa 0] [--substeps 1]
  *                 [--frames 100] [--stretch 5000] [--bend 1e-5] [--all]
@@ -30,34 +30,35 @@
 #include "tauform.h"
 
 /* scene, fixed by the anchors */
-static const double SHEET_SIZE = 2.0;     /* m, square side */
-static const double SHEET_MASS = 0.3;     /* kg in total */
-static const double GRAVITY_Z = -9.81;    /* m/s^2 */
-static const double FPS = 24.0;           /* frames per second */
-static const unsigned CORNER_EVERY = 10;  /* frames between SWING free-corner samples */
+static const double SHEET_SIZE = 2.0;    /* m, square side */
+static const double SHEET_MASS = 0.3;    /* kg in total */
+static const double GRAVITY_Z = -9.81;   /* m/s^2 */
+static const double FPS = 24.0;          /* frames per second */
+static const unsigned CORNER_EVERY = 10; /* frames between SWING free-corner samples */
 static const unsigned ALL_SIZES[] = {32, 64, 128};
 /* DRAPE, fixed by the anchors */
-static const double DRAPE_Z = 0.6;        /* m, the sheet's start height */
-static const double SPHERE_R = 0.5;       /* m, the metric's sphere (the mesh's faces reach in to 0.4977) */
+static const double DRAPE_Z = 0.6; /* m, the sheet's start height */
+static const double SPHERE_R =
+    0.5; /* m, the metric's sphere (the mesh's faces reach in to 0.4977) */
 static const double GROUND_Z = -0.8;      /* m */
 static const double DRAPE_FRICTION = 0.3; /* on every contact */
 static const char *const DEFAULT_COLLIDER = "../shared/anchors/meshes/icosphere3.obj";
 
 /* tauform settings, overridable from the command line */
-static const double DEFAULT_TAU = 1.0;           /* s */
+static const double DEFAULT_TAU = 1.0; /* s */
 static const double DEFAULT_KAPPA = 0.0;
-static const double DEFAULT_STRETCH = 5000.0;    /* N/m, 2D Young's modulus */
+static const double DEFAULT_STRETCH = 5000.0; /* N/m, 2D Young's modulus */
 static const double DEFAULT_POISSON = 0.3;
-static const double DEFAULT_BEND = 1e-5;         /* N m */
+static const double DEFAULT_BEND = 1e-5; /* N m */
 static const unsigned DEFAULT_SUBSTEPS = 1;
 static const unsigned DEFAULT_FRAMES = 100;
 static const unsigned DEFAULT_N = 32;
-static const unsigned MAX_N = 4096;              /* (N+1)^2 x 3 doubles must fit comfortably */
+static const unsigned MAX_N = 4096; /* (N+1)^2 x 3 doubles must fit comfortably */
 /* DRAPE's contact settings: the gap to the sphere is thickness + collider thickness = 15 mm,
  * Blender's default cloth collision distance (distance_min 0.015); the ground's gap is the cloth's
  * thickness alone */
-static const double DEFAULT_THICKNESS = 0.005;          /* m, the cloth's */
-static const double DEFAULT_COLLIDER_THICKNESS = 0.01;  /* m, the sphere's */
+static const double DEFAULT_THICKNESS = 0.005;         /* m, the cloth's */
+static const double DEFAULT_COLLIDER_THICKNESS = 0.01; /* m, the sphere's */
 
 typedef enum scene_kind { SCENE_CLOTH = 0, SCENE_SWING = 1, SCENE_DRAPE = 2 } scene_kind;
 enum { SCENE_KINDS = 3 };
@@ -75,24 +76,24 @@ typedef struct bench_config {
   double tolerance;    /* 0: the library's default */
   int trace;           /* print one line per frame to stderr */
   /* DRAPE */
-  const char *collider;      /* OBJ of the sphere */
+  const char *collider; /* OBJ of the sphere */
   double thickness, collider_thickness, friction;
-  const char *positions;     /* Nullable: frame-100 positions for drape_metrics.py */
+  const char *positions; /* Nullable: frame-100 positions for drape_metrics.py */
 } bench_config;
 
 /* DRAPE's contact numbers, summed or extremal over the frames */
 typedef struct drape_stats {
-  double contact_s;          /* tf_stats.contact_seconds, summed */
-  uint64_t ccd_cuts;         /* summed */
+  double contact_s;  /* tf_stats.contact_seconds, summed */
+  uint64_t ccd_cuts; /* summed */
   uint32_t contacts_last, contacts_max, broad_pairs_max, contact_growths, collider_substeps;
-  double min_distance;       /* m, smallest over the run (tf_stats.min_distance) */
-  double min_distance_last;  /* m, at the end of the last frame */
-  unsigned inside_max;       /* most vertices inside r = 0.5 at the end of any frame */
-  double penetration_max;    /* m, largest 0.5 - min |x| at the end of any frame */
-  unsigned inside;           /* at the last frame */
+  double min_distance;      /* m, smallest over the run (tf_stats.min_distance) */
+  double min_distance_last; /* m, at the end of the last frame */
+  unsigned inside_max;      /* most vertices inside r = 0.5 at the end of any frame */
+  double penetration_max;   /* m, largest 0.5 - min |x| at the end of any frame */
+  unsigned inside;          /* at the last frame */
   double min_dist, penetration;
   unsigned below_ground;
-  unsigned sample_count;     /* every CORNER_EVERY frames: lowest z, penetration */
+  unsigned sample_count; /* every CORNER_EVERY frames: lowest z, penetration */
   unsigned *sample_frame;
   double *sample_min_z, *sample_pen;
   unsigned sphere_verts, sphere_tris;
@@ -101,8 +102,8 @@ typedef struct drape_stats {
 typedef struct bench_result {
   bench_config cfg;
   unsigned verts, edges;
-  double setup_s;          /* mesh build + tf_cloth_create + pins */
-  double wall_s, cpu_s;    /* summed over the frames' advances */
+  double setup_s;       /* mesh build + tf_cloth_create + pins */
+  double wall_s, cpu_s; /* summed over the frames' advances */
   double median_frame_s;
   uint64_t steps, newton, cg, unconverged;
   unsigned max_newton_per_step;
@@ -156,8 +157,12 @@ static void build_sheet(scene_kind scene, unsigned n, double *rest, uint32_t *tr
   for (unsigned j = 0; j < n; ++j) {
     for (unsigned i = 0; i < n; ++i) {
       const uint32_t a = j * n1 + i, b = a + 1, c = a + n1 + 1, d = a + n1;
-      t[0] = a; t[1] = b; t[2] = c;
-      t[3] = a; t[4] = c; t[5] = d;
+      t[0] = a;
+      t[1] = b;
+      t[2] = c;
+      t[3] = a;
+      t[4] = c;
+      t[5] = d;
       t += 6;
     }
   }
@@ -190,12 +195,16 @@ static int load_obj(const char *path, double **verts, uint32_t *nv, uint32_t **t
     ++lineno;
     if (line[0] == 'v' && line[1] == ' ') {
       double x, y, z;
-      if (sscanf(line + 2, "%lf %lf %lf", &x, &y, &z) != 3) rc = 1;
+      if (sscanf(line + 2, "%lf %lf %lf", &x, &y, &z) != 3)
+        rc = 1;
       else {
         if (*nv == vcap) {
           vcap = vcap ? 2 * vcap : 1024;
           double *q = realloc(*verts, sizeof(double) * 3 * vcap);
-          if (q == NULL) { rc = 1; break; }
+          if (q == NULL) {
+            rc = 1;
+            break;
+          }
           *verts = q;
         }
         double *p = *verts + 3 * (size_t)(*nv)++;
@@ -215,7 +224,10 @@ static int load_obj(const char *path, double **verts, uint32_t *nv, uint32_t **t
         if (*nt == tcap) {
           tcap = tcap ? 2 * tcap : 2048;
           uint32_t *q = realloc(*tris, sizeof(uint32_t) * 3 * tcap);
-          if (q == NULL) { rc = 1; break; }
+          if (q == NULL) {
+            rc = 1;
+            break;
+          }
           *tris = q;
         }
         uint32_t *t = *tris + 3 * (size_t)(*nt)++;
@@ -252,7 +264,8 @@ static int report(const tf_sim *sim, const bench_config *cfg, const char *call, 
                   tf_status s) {
   fprintf(stderr, "tauform_bench: %s-%u: %s", SCENE_NAME[cfg->scene], cfg->n, call);
   if (frame > 0) fprintf(stderr, " (frame %u)", frame);
-  fprintf(stderr, " failed: %s: %s\n", tf_status_name(s), sim != NULL ? tf_sim_last_error(sim) : "");
+  fprintf(stderr, " failed: %s: %s\n", tf_status_name(s),
+          sim != NULL ? tf_sim_last_error(sim) : "");
   return 1;
 }
 
@@ -387,7 +400,8 @@ static int run_case(bench_result *r) {
     r->newton += st.newton_iterations;
     r->cg += st.cg_iterations;
     r->unconverged += st.unconverged_steps;
-    if (st.max_newton_per_step > r->max_newton_per_step) r->max_newton_per_step = st.max_newton_per_step;
+    if (st.max_newton_per_step > r->max_newton_per_step)
+      r->max_newton_per_step = st.max_newton_per_step;
     if (cfg->scene == SCENE_DRAPE) {
       /* the sphere metrics at every frame's end (the anchors sample every 10th) */
       if ((s = tf_sim_get_positions(sim, pos, nv)) != TF_OK) {
@@ -399,7 +413,8 @@ static int run_case(bench_result *r) {
       sphere_stats(pos, nv, &inside, &dmin);
       for (unsigned v = 0; v < nv; ++v) zmin = fmin(zmin, pos[3 * v + 2]);
       if (inside > ds->inside_max) ds->inside_max = inside;
-      if (frame == 1 || SPHERE_R - dmin > ds->penetration_max) ds->penetration_max = SPHERE_R - dmin;
+      if (frame == 1 || SPHERE_R - dmin > ds->penetration_max)
+        ds->penetration_max = SPHERE_R - dmin;
       ds->contact_s += st.contact_seconds;
       ds->ccd_cuts += st.ccd_cuts;
       ds->contacts_last = st.contacts;
@@ -416,11 +431,13 @@ static int run_case(bench_result *r) {
         ds->sample_count++;
       }
       if (cfg->trace)
-        fprintf(stderr, "frame %3u  %8.2f ms  newton %3u  cg %5u  contact %6.2f ms  contacts %5u  "
+        fprintf(stderr,
+                "frame %3u  %8.2f ms  newton %3u  cg %5u  contact %6.2f ms  contacts %5u  "
                 "pairs %6u  ccd cuts %3u  min dist %.2e m  lowest z %+.4f  penetration %+.4f\n",
-                frame, 1000.0 * (w1 - w0), (unsigned)st.newton_iterations, (unsigned)st.cg_iterations,
-                1000.0 * st.contact_seconds, (unsigned)st.contacts, (unsigned)st.broad_pairs,
-                (unsigned)st.ccd_cuts, st.min_distance, zmin, SPHERE_R - dmin);
+                frame, 1000.0 * (w1 - w0), (unsigned)st.newton_iterations,
+                (unsigned)st.cg_iterations, 1000.0 * st.contact_seconds, (unsigned)st.contacts,
+                (unsigned)st.broad_pairs, (unsigned)st.ccd_cuts, st.min_distance, zmin,
+                SPHERE_R - dmin);
     } else if (cfg->trace) {
       if ((s = tf_sim_get_positions(sim, pos, nv)) != TF_OK) {
         rc = report(sim, cfg, "tf_sim_get_positions", frame, s);
@@ -459,7 +476,8 @@ static int run_case(bench_result *r) {
   double sum = 0.0;
   r->max_strain = 0.0;
   for (unsigned k = 0; k < ne; ++k) {
-    const double strain = fabs(dist3(pos + 3 * edges[k].a, pos + 3 * edges[k].b) / edges[k].rest - 1.0);
+    const double strain =
+        fabs(dist3(pos + 3 * edges[k].a, pos + 3 * edges[k].b) / edges[k].rest - 1.0);
     sum += strain;
     if (strain > r->max_strain) r->max_strain = strain;
   }
@@ -513,27 +531,30 @@ static void result_free(bench_result *r) {
 
 /* JSON has no NaN or infinity: those become null */
 static void json_number(double v) {
-  if (isfinite(v)) printf("%.6g", v);
-  else printf("null");
+  if (isfinite(v))
+    printf("%.6g", v);
+  else
+    printf("null");
 }
 
 static void print_result_json(const bench_result *r) {
   const bench_config *c = &r->cfg;
   const double per_step = r->steps > 0 ? 1.0 / (double)r->steps : 0.0;
-  printf("RESULT {\"system\": \"tauform-%s\", \"scene\": \"%s-%u\", \"n\": %u, \"verts\": %u, "
-         "\"edges\": %u, \"integrator\": \"tau\", \"tau\": %g, \"kappa\": %g, \"substeps\": %u, "
-         "\"stretch_stiffness\": %g, \"poisson\": %g, \"bend_stiffness\": %g, "
-         "\"mass_per_vertex\": %.6g, \"frames\": %u, \"setup_s\": %.4f, \"seconds\": %.6f, "
-         "\"ms_per_frame\": %.4f, \"ms_median_frame\": %.4f, \"cpu_ms_per_frame\": %.4f, "
-         "\"steps\": %llu, \"newton_per_step\": %.4f, \"cg_per_step\": %.4f, "
-         "\"max_newton_per_step\": %u, \"newton_budget\": %u, \"unconverged_steps\": %llu, \"finite\": %s, ",
-         tf_version_string(), SCENE_NAME[c->scene], c->n, c->n, r->verts, r->edges, c->tau,
-         c->kappa, c->substeps, c->stretch, c->poisson, c->bend, SHEET_MASS / r->verts, c->frames,
-         r->setup_s, r->wall_s, 1000.0 * r->wall_s / c->frames, 1000.0 * r->median_frame_s,
-         1000.0 * r->cpu_s / c->frames, (unsigned long long)r->steps, (double)r->newton * per_step,
-         (double)r->cg * per_step, r->max_newton_per_step, c->max_newton ? c->max_newton : 20u,
-         (unsigned long long)r->unconverged,
-         r->finite ? "true" : "false");
+  printf(
+      "RESULT {\"system\": \"tauform-%s\", \"scene\": \"%s-%u\", \"n\": %u, \"verts\": %u, "
+      "\"edges\": %u, \"integrator\": \"tau\", \"tau\": %g, \"kappa\": %g, \"substeps\": %u, "
+      "\"stretch_stiffness\": %g, \"poisson\": %g, \"bend_stiffness\": %g, "
+      "\"mass_per_vertex\": %.6g, \"frames\": %u, \"setup_s\": %.4f, \"seconds\": %.6f, "
+      "\"ms_per_frame\": %.4f, \"ms_median_frame\": %.4f, \"cpu_ms_per_frame\": %.4f, "
+      "\"steps\": %llu, \"newton_per_step\": %.4f, \"cg_per_step\": %.4f, "
+      "\"max_newton_per_step\": %u, \"newton_budget\": %u, \"unconverged_steps\": %llu, "
+      "\"finite\": %s, ",
+      tf_version_string(), SCENE_NAME[c->scene], c->n, c->n, r->verts, r->edges, c->tau, c->kappa,
+      c->substeps, c->stretch, c->poisson, c->bend, SHEET_MASS / r->verts, c->frames, r->setup_s,
+      r->wall_s, 1000.0 * r->wall_s / c->frames, 1000.0 * r->median_frame_s,
+      1000.0 * r->cpu_s / c->frames, (unsigned long long)r->steps, (double)r->newton * per_step,
+      (double)r->cg * per_step, r->max_newton_per_step, c->max_newton ? c->max_newton : 20u,
+      (unsigned long long)r->unconverged, r->finite ? "true" : "false");
   printf("\"max_strain\": ");
   json_number(r->finite ? r->max_strain : NAN);
   printf(", \"mean_strain\": ");
@@ -553,15 +574,17 @@ static void print_result_json(const bench_result *r) {
   }
   if (c->scene == SCENE_DRAPE) {
     const drape_stats *d = &r->drape;
-    printf(", \"collider\": \"%s\", \"collider_verts\": %u, \"collider_tris\": %u, \"thickness\": %g, "
-           "\"collider_thickness\": %g, \"gap\": %g, \"friction\": %g, \"ground_z\": %g, "
-           "\"contact_ms_per_frame\": %.4f, \"contact_share\": %.4f, \"ccd_cuts\": %llu, "
-           "\"contacts\": %u, \"max_contacts\": %u, \"max_broad_pairs\": %u, \"contact_growths\": %u, "
-           "\"collider_substeps\": %u, \"min_distance\": ",
-           c->collider, d->sphere_verts, d->sphere_tris, c->thickness, c->collider_thickness,
-           c->thickness + c->collider_thickness, c->friction, GROUND_Z, 1000.0 * d->contact_s / c->frames,
-           r->wall_s > 0.0 ? d->contact_s / r->wall_s : 0.0, (unsigned long long)d->ccd_cuts, d->contacts_last,
-           d->contacts_max, d->broad_pairs_max, d->contact_growths, d->collider_substeps);
+    printf(
+        ", \"collider\": \"%s\", \"collider_verts\": %u, \"collider_tris\": %u, \"thickness\": %g, "
+        "\"collider_thickness\": %g, \"gap\": %g, \"friction\": %g, \"ground_z\": %g, "
+        "\"contact_ms_per_frame\": %.4f, \"contact_share\": %.4f, \"ccd_cuts\": %llu, "
+        "\"contacts\": %u, \"max_contacts\": %u, \"max_broad_pairs\": %u, \"contact_growths\": %u, "
+        "\"collider_substeps\": %u, \"min_distance\": ",
+        c->collider, d->sphere_verts, d->sphere_tris, c->thickness, c->collider_thickness,
+        c->thickness + c->collider_thickness, c->friction, GROUND_Z,
+        1000.0 * d->contact_s / c->frames, r->wall_s > 0.0 ? d->contact_s / r->wall_s : 0.0,
+        (unsigned long long)d->ccd_cuts, d->contacts_last, d->contacts_max, d->broad_pairs_max,
+        d->contact_growths, d->collider_substeps);
     json_number(d->min_distance);
     printf(", \"last_min_distance\": ");
     json_number(d->min_distance_last);
@@ -587,15 +610,20 @@ static void print_result_json(const bench_result *r) {
 
 static void print_table_header(scene_kind scene) {
   if (scene == SCENE_DRAPE) {
-    printf("\n| Case | Scene (verts) | Settings | ms/frame wall | CPU ms/frame | contact share | Newton/step | "
-           "CG/step | max strain | inside sphere (any frame) | penetration [mm] (any frame) | min contact "
-           "distance [mm] | contacts | CCD cuts | lowest z [m] | lowest z [m] at frames 10, 20, ... |\n");
+    printf(
+        "\n| Case | Scene (verts) | Settings | ms/frame wall | CPU ms/frame | contact share | "
+        "Newton/step | "
+        "CG/step | max strain | inside sphere (any frame) | penetration [mm] (any frame) | min "
+        "contact "
+        "distance [mm] | contacts | CCD cuts | lowest z [m] | lowest z [m] at frames 10, 20, ... "
+        "|\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     return;
   }
-  printf("\n| Case | Scene (verts) | Settings | ms/frame wall | CPU ms/frame | Newton/step | "
-         "CG/step | max strain | mean strain | lowest z [m] |%s\n",
-         scene == SCENE_SWING ? " free-corner z [m] at frames 10, 20, ... |" : "");
+  printf(
+      "\n| Case | Scene (verts) | Settings | ms/frame wall | CPU ms/frame | Newton/step | "
+      "CG/step | max strain | mean strain | lowest z [m] |%s\n",
+      scene == SCENE_SWING ? " free-corner z [m] at frames 10, 20, ... |" : "");
   printf("|---|---|---|---|---|---|---|---|---|---|%s\n", scene == SCENE_SWING ? "---|" : "");
 }
 
@@ -604,65 +632,74 @@ static void print_table_row(const bench_result *r) {
   const double per_step = r->steps > 0 ? 1.0 / (double)r->steps : 0.0;
   if (c->scene == SCENE_DRAPE) {
     const drape_stats *d = &r->drape;
-    printf("| drape-tauform-N%u | DRAPE-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch %g N/m, "
-           "bend %g N m, gap %g + %g m, mu %g | **%.2f** | %.2f | %.0f %% | %.2f | %.1f | %.3g | %u (%u) | "
-           "%.1f (%.1f) | %.2f | %u | %llu | %.3f |",
-           c->n, c->n, r->verts, c->tau, c->kappa, c->substeps, c->substeps == 1 ? "" : "s", c->stretch, c->bend,
-           c->thickness, c->collider_thickness, c->friction, 1000.0 * r->wall_s / c->frames,
-           1000.0 * r->cpu_s / c->frames, r->wall_s > 0.0 ? 100.0 * d->contact_s / r->wall_s : 0.0,
-           (double)r->newton * per_step, (double)r->cg * per_step, r->finite ? r->max_strain : NAN, d->inside,
-           d->inside_max, 1000.0 * d->penetration, 1000.0 * d->penetration_max, 1000.0 * d->min_distance,
-           d->contacts_last, (unsigned long long)d->ccd_cuts, r->finite ? r->min_z : NAN);
+    printf(
+        "| drape-tauform-N%u | DRAPE-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch %g "
+        "N/m, "
+        "bend %g N m, gap %g + %g m, mu %g | **%.2f** | %.2f | %.0f %% | %.2f | %.1f | %.3g | %u "
+        "(%u) | "
+        "%.1f (%.1f) | %.2f | %u | %llu | %.3f |",
+        c->n, c->n, r->verts, c->tau, c->kappa, c->substeps, c->substeps == 1 ? "" : "s",
+        c->stretch, c->bend, c->thickness, c->collider_thickness, c->friction,
+        1000.0 * r->wall_s / c->frames, 1000.0 * r->cpu_s / c->frames,
+        r->wall_s > 0.0 ? 100.0 * d->contact_s / r->wall_s : 0.0, (double)r->newton * per_step,
+        (double)r->cg * per_step, r->finite ? r->max_strain : NAN, d->inside, d->inside_max,
+        1000.0 * d->penetration, 1000.0 * d->penetration_max, 1000.0 * d->min_distance,
+        d->contacts_last, (unsigned long long)d->ccd_cuts, r->finite ? r->min_z : NAN);
     printf(" ");
-    for (unsigned k = 0; k < d->sample_count; ++k) printf("%s%.3f", k > 0 ? " " : "", d->sample_min_z[k]);
+    for (unsigned k = 0; k < d->sample_count; ++k)
+      printf("%s%.3f", k > 0 ? " " : "", d->sample_min_z[k]);
     printf(" |\n");
     return;
   }
-  printf("| %s-tauform-N%u | %s-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch %g N/m, "
-         "bend %g N m | **%.2f** | %.2f | %.2f | %.1f | %.3g | %.3g | %.5f |",
-         SCENE_ID[c->scene], c->n, SCENE_NAME[c->scene], c->n, r->verts, c->tau, c->kappa,
-         c->substeps, c->substeps == 1 ? "" : "s", c->stretch, c->bend, 1000.0 * r->wall_s / c->frames,
-         1000.0 * r->cpu_s / c->frames, (double)r->newton * per_step, (double)r->cg * per_step,
-         r->finite ? r->max_strain : NAN, r->finite ? r->mean_strain : NAN,
-         r->finite ? r->min_z : NAN);
+  printf(
+      "| %s-tauform-N%u | %s-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch %g N/m, "
+      "bend %g N m | **%.2f** | %.2f | %.2f | %.1f | %.3g | %.3g | %.5f |",
+      SCENE_ID[c->scene], c->n, SCENE_NAME[c->scene], c->n, r->verts, c->tau, c->kappa, c->substeps,
+      c->substeps == 1 ? "" : "s", c->stretch, c->bend, 1000.0 * r->wall_s / c->frames,
+      1000.0 * r->cpu_s / c->frames, (double)r->newton * per_step, (double)r->cg * per_step,
+      r->finite ? r->max_strain : NAN, r->finite ? r->mean_strain : NAN,
+      r->finite ? r->min_z : NAN);
   if (c->scene == SCENE_SWING) {
     printf(" ");
-    for (unsigned k = 0; k < r->corner_count; ++k) printf("%s%.3f", k > 0 ? " " : "", r->corner_z[k]);
+    for (unsigned k = 0; k < r->corner_count; ++k)
+      printf("%s%.3f", k > 0 ? " " : "", r->corner_z[k]);
     printf(" |");
   }
   printf("\n");
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: tauform_bench [--scene cloth|swing|drape] [--n N] [--tau S] [--kappa K]\n"
-          "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
-          "                     [--newton N] [--tolerance T] [--trace] [--all]\n"
-          "                     [--collider PATH.obj] [--thickness M] [--collider-thickness M]\n"
-          "                     [--friction MU] [--positions FILE]\n"
-          "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
-          "              (falls onto a sphere above a ground plane)\n"
-          "  --n         quads per side (default %u)\n"
-          "  --tau       tau in s, > 0 (default %g)\n"
-          "  --kappa     kappa in [0, 1] (default %g)\n"
-          "  --substeps  solver steps per frame (default %u)\n"
-          "  --frames    frames at 24 fps (default %u)\n"
-          "  --stretch   stretch stiffness, N/m (default %g)\n"
-          "  --bend      bend stiffness, N m (default %g)\n"
-          "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
-          "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
-          "  --trace     one line per frame on stderr: ms, Newton and CG iterations, corner z\n"
-          "              (DRAPE: contact ms, contacts, pairs, CCD cuts, distances)\n"
-          "  --all       CLOTH and SWING for N = 32, 64, 128\n"
-          "DRAPE only:\n"
-          "  --collider  the sphere's OBJ (default %s)\n"
-          "  --thickness the cloth's contact thickness, m (default %g)\n"
-          "  --collider-thickness  the sphere's, m (default %g); the gap is the sum\n"
-          "  --friction  friction coefficient of the cloth, the sphere and the ground (default %g)\n"
-          "  --positions write the frame-100 positions, one \"x y z\" line per vertex, for\n"
-          "              drape_metrics.py --n N --positions FILE\n",
-          DEFAULT_N, DEFAULT_TAU, DEFAULT_KAPPA, DEFAULT_SUBSTEPS, DEFAULT_FRAMES, DEFAULT_STRETCH,
-          DEFAULT_BEND, DEFAULT_COLLIDER, DEFAULT_THICKNESS, DEFAULT_COLLIDER_THICKNESS, DRAPE_FRICTION);
+  fprintf(
+      f,
+      "usage: tauform_bench [--scene cloth|swing|drape] [--n N] [--tau S] [--kappa K]\n"
+      "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
+      "                     [--newton N] [--tolerance T] [--trace] [--all]\n"
+      "                     [--collider PATH.obj] [--thickness M] [--collider-thickness M]\n"
+      "                     [--friction MU] [--positions FILE]\n"
+      "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
+      "              (falls onto a sphere above a ground plane)\n"
+      "  --n         quads per side (default %u)\n"
+      "  --tau       tau in s, > 0 (default %g)\n"
+      "  --kappa     kappa in [0, 1] (default %g)\n"
+      "  --substeps  solver steps per frame (default %u)\n"
+      "  --frames    frames at 24 fps (default %u)\n"
+      "  --stretch   stretch stiffness, N/m (default %g)\n"
+      "  --bend      bend stiffness, N m (default %g)\n"
+      "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
+      "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
+      "  --trace     one line per frame on stderr: ms, Newton and CG iterations, corner z\n"
+      "              (DRAPE: contact ms, contacts, pairs, CCD cuts, distances)\n"
+      "  --all       CLOTH and SWING for N = 32, 64, 128\n"
+      "DRAPE only:\n"
+      "  --collider  the sphere's OBJ (default %s)\n"
+      "  --thickness the cloth's contact thickness, m (default %g)\n"
+      "  --collider-thickness  the sphere's, m (default %g); the gap is the sum\n"
+      "  --friction  friction coefficient of the cloth, the sphere and the ground (default %g)\n"
+      "  --positions write the frame-100 positions, one \"x y z\" line per vertex, for\n"
+      "              drape_metrics.py --n N --positions FILE\n",
+      DEFAULT_N, DEFAULT_TAU, DEFAULT_KAPPA, DEFAULT_SUBSTEPS, DEFAULT_FRAMES, DEFAULT_STRETCH,
+      DEFAULT_BEND, DEFAULT_COLLIDER, DEFAULT_THICKNESS, DEFAULT_COLLIDER_THICKNESS,
+      DRAPE_FRICTION);
 }
 
 static int parse_double(const char *s, double *out) {
@@ -682,9 +719,23 @@ static int parse_unsigned(const char *s, unsigned *out) {
 }
 
 int main(int argc, char **argv) {
-  bench_config cfg = {SCENE_CLOTH, DEFAULT_N, DEFAULT_FRAMES, DEFAULT_SUBSTEPS, DEFAULT_TAU,
-                      DEFAULT_KAPPA, DEFAULT_STRETCH, DEFAULT_POISSON, DEFAULT_BEND, 0, 0.0, 0,
-                      DEFAULT_COLLIDER, DEFAULT_THICKNESS, DEFAULT_COLLIDER_THICKNESS, DRAPE_FRICTION, NULL};
+  bench_config cfg = {SCENE_CLOTH,
+                      DEFAULT_N,
+                      DEFAULT_FRAMES,
+                      DEFAULT_SUBSTEPS,
+                      DEFAULT_TAU,
+                      DEFAULT_KAPPA,
+                      DEFAULT_STRETCH,
+                      DEFAULT_POISSON,
+                      DEFAULT_BEND,
+                      0,
+                      0.0,
+                      0,
+                      DEFAULT_COLLIDER,
+                      DEFAULT_THICKNESS,
+                      DEFAULT_COLLIDER_THICKNESS,
+                      DRAPE_FRICTION,
+                      NULL};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
@@ -708,10 +759,14 @@ int main(int argc, char **argv) {
     const char *v = argv[++k];
     int bad = 0;
     if (strcmp(a, "--scene") == 0) {
-      if (strcmp(v, "cloth") == 0) cfg.scene = SCENE_CLOTH;
-      else if (strcmp(v, "swing") == 0) cfg.scene = SCENE_SWING;
-      else if (strcmp(v, "drape") == 0) cfg.scene = SCENE_DRAPE;
-      else bad = 1;
+      if (strcmp(v, "cloth") == 0)
+        cfg.scene = SCENE_CLOTH;
+      else if (strcmp(v, "swing") == 0)
+        cfg.scene = SCENE_SWING;
+      else if (strcmp(v, "drape") == 0)
+        cfg.scene = SCENE_DRAPE;
+      else
+        bad = 1;
     } else if (strcmp(a, "--n") == 0) {
       bad = parse_unsigned(v, &cfg.n) != 0 || cfg.n < 1 || cfg.n > MAX_N;
     } else if (strcmp(a, "--tau") == 0) {
@@ -775,15 +830,18 @@ int main(int argc, char **argv) {
     results[count++].cfg = cfg;
   }
 
-  printf("tauform %s: integrator tau, tau %g s, kappa %g, %u substep%s/frame, stretch %g N/m, "
-         "poisson %g, bend %g N m, %g kg total, gravity %g m/s^2, %u frames at %g fps\n",
-         tf_version_string(), cfg.tau, cfg.kappa, cfg.substeps, cfg.substeps == 1 ? "" : "s",
-         cfg.stretch, cfg.poisson, cfg.bend, SHEET_MASS, GRAVITY_Z, cfg.frames, FPS);
+  printf(
+      "tauform %s: integrator tau, tau %g s, kappa %g, %u substep%s/frame, stretch %g N/m, "
+      "poisson %g, bend %g N m, %g kg total, gravity %g m/s^2, %u frames at %g fps\n",
+      tf_version_string(), cfg.tau, cfg.kappa, cfg.substeps, cfg.substeps == 1 ? "" : "s",
+      cfg.stretch, cfg.poisson, cfg.bend, SHEET_MASS, GRAVITY_Z, cfg.frames, FPS);
   if (cfg.scene == SCENE_DRAPE && !all)
-    printf("DRAPE contact: collider %s, thickness %g m (cloth) + %g m (sphere) = gap %g m, ground z %g "
-           "(gap %g m), friction %g on every contact\n",
-           cfg.collider, cfg.thickness, cfg.collider_thickness, cfg.thickness + cfg.collider_thickness, GROUND_Z,
-           cfg.thickness, cfg.friction);
+    printf(
+        "DRAPE contact: collider %s, thickness %g m (cloth) + %g m (sphere) = gap %g m, ground z "
+        "%g "
+        "(gap %g m), friction %g on every contact\n",
+        cfg.collider, cfg.thickness, cfg.collider_thickness, cfg.thickness + cfg.collider_thickness,
+        GROUND_Z, cfg.thickness, cfg.friction);
   fflush(stdout);
 
   int rc = 0;

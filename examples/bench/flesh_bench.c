@@ -77,23 +77,30 @@ int main(int argc, char **argv) {
   double tau = 0.1, kappa = 0.0, youngs = 1e5, poisson = 0.4, substeps = 1, frames = 100;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
-    double *num = strcmp(a, "--tau") == 0 ? &tau : strcmp(a, "--kappa") == 0 ? &kappa
-                : strcmp(a, "--youngs") == 0 ? &youngs : strcmp(a, "--poisson") == 0 ? &poisson
-                : strcmp(a, "--substeps") == 0 ? &substeps : strcmp(a, "--frames") == 0 ? &frames : NULL;
+    double *num = strcmp(a, "--tau") == 0        ? &tau
+                  : strcmp(a, "--kappa") == 0    ? &kappa
+                  : strcmp(a, "--youngs") == 0   ? &youngs
+                  : strcmp(a, "--poisson") == 0  ? &poisson
+                  : strcmp(a, "--substeps") == 0 ? &substeps
+                  : strcmp(a, "--frames") == 0   ? &frames
+                                                 : NULL;
     if (strcmp(a, "--mesh") == 0 && v) {
       mesh = v;
     } else if (num && v && parse_double(v, num)) {
     } else {
-      fprintf(stderr, "usage: tauform_flesh_bench [--mesh PATH.node] [--tau S] [--kappa K] [--substeps N] "
-                      "[--frames N] [--youngs PA] [--poisson NU]\n");
+      fprintf(stderr,
+              "usage: tauform_flesh_bench [--mesh PATH.node] [--tau S] [--kappa K] [--substeps N] "
+              "[--frames N] [--youngs PA] [--poisson NU]\n");
       return 2;
     }
     ++k;
   }
-  if (substeps < 1 || frames < 1) return fprintf(stderr, "tauform_flesh_bench: substeps and frames must be >= 1\n"), 2;
+  if (substeps < 1 || frames < 1)
+    return fprintf(stderr, "tauform_flesh_bench: substeps and frames must be >= 1\n"), 2;
   char err[1024];
   tf_tetmesh *tm = NULL;
-  if (tf_tetmesh_load(mesh, &tm, err, sizeof err) != TF_OK) return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
+  if (tf_tetmesh_load(mesh, &tm, err, sizeof err) != TF_OK)
+    return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
   tf_tetmesh_view v;
   memset(&v, 0, sizeof v);
   v.struct_size = sizeof v;
@@ -112,7 +119,8 @@ int main(int argc, char **argv) {
   def.tau = tau;
   def.kappa = kappa;
   tf_sim *sim = NULL;
-  if (tf_flesh_create(&def, &sim, err, sizeof err) != TF_OK) return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
+  if (tf_flesh_create(&def, &sim, err, sizeof err) != TF_OK)
+    return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
   uint32_t n = v.vert_count, pins = 0, top = 0;
   uint32_t *pin = malloc(sizeof *pin * n);
   for (uint32_t i = 0; i < n; ++i) {
@@ -121,9 +129,12 @@ int main(int argc, char **argv) {
   }
   tf_sim_set_pins(sim, pin, NULL, pins);
   double setup = clock_seconds(CLOCK_MONOTONIC) - t0;
-  printf("tauform %s FLESH: %s, %u nodes, %u tets, %u pinned; tau %g s, kappa %g, %g substep(s), E %g Pa, nu %g, "
-         "%g kg/m^3, %g frames at %g fps\n",
-         tf_version_string(), mesh, n, v.tet_count, pins, tau, kappa, substeps, youngs, poisson, DENSITY, frames, FPS);
+  printf(
+      "tauform %s FLESH: %s, %u nodes, %u tets, %u pinned; tau %g s, kappa %g, %g substep(s), E %g "
+      "Pa, nu %g, "
+      "%g kg/m^3, %g frames at %g fps\n",
+      tf_version_string(), mesh, n, v.tet_count, pins, tau, kappa, substeps, youngs, poisson,
+      DENSITY, frames, FPS);
   double wall = 0, cpu = 0;
   uint64_t newton = 0, cg = 0, unconverged = 0;
   for (unsigned f = 0; f < (unsigned)frames; ++f) {
@@ -131,7 +142,9 @@ int main(int argc, char **argv) {
     tf_status st = tf_sim_advance(sim, 1.0 / FPS, (uint32_t)substeps);
     wall += clock_seconds(CLOCK_MONOTONIC) - w0;
     cpu += clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    if (st != TF_OK) return fprintf(stderr, "tauform_flesh_bench: frame %u: %s\n", f + 1, tf_sim_last_error(sim)), 1;
+    if (st != TF_OK)
+      return fprintf(stderr, "tauform_flesh_bench: frame %u: %s\n", f + 1, tf_sim_last_error(sim)),
+             1;
     tf_stats s;
     memset(&s, 0, sizeof s);
     s.struct_size = sizeof s;
@@ -158,20 +171,29 @@ int main(int argc, char **argv) {
   tf_sim_flesh_info(sim, &info);
   double steps = frames * substeps;
   double sag_mm = 1e3 * (TOP_Z - top_z), vol = info.volume / info.rest_volume;
-  printf("RESULT {\"system\": \"tauform-%s\", \"scene\": \"FLESH-%uk\", \"verts\": %u, \"tets\": %u, \"edges\": %u, "
-         "\"tau\": %g, \"kappa\": %g, \"substeps\": %g, \"setup_s\": %.4f, \"ms_per_frame\": %.3f, "
-         "\"cpu_ms_per_frame\": %.3f, \"newton_per_step\": %.2f, \"cg_per_newton\": %.1f, \"unconverged_steps\": %llu, "
-         "\"max_strain\": %.4g, \"mean_strain\": %.4g, \"top_sag_mm\": %.2f, \"volume_ratio\": %.5f, "
-         "\"inverted\": %u}\n",
-         tf_version_string(), (v.tet_count + 500) / 1000, n, v.tet_count, ne, tau, kappa, substeps, setup,
-         1e3 * wall / frames, 1e3 * cpu / frames, newton / steps, newton ? (double)cg / newton : 0.0,
-         (unsigned long long)unconverged, max_strain, sum_strain / ne, sag_mm, vol, info.inverted_now);
-  printf("\n| Case | Scene (verts/tets) | Settings | ms/frame wall | CPU ms/frame | Newton/step | max strain | mean strain | "
-         "top sag [mm] | volume ratio |\n|---|---|---|---|---|---|---|---|---|---|\n");
-  printf("| flesh-tauform-%uk | FLESH (%u/%u) | tau %g s, kappa %g, %g substep(s), E %g kPa, nu %g | **%.2f** | %.2f | "
-         "%.2f | %.3g | %.3g | %.1f | %.4f |\n",
-         (v.tet_count + 500) / 1000, n, v.tet_count, tau, kappa, substeps, youngs / 1e3, poisson, 1e3 * wall / frames,
-         1e3 * cpu / frames, newton / steps, max_strain, sum_strain / ne, sag_mm, vol);
+  printf(
+      "RESULT {\"system\": \"tauform-%s\", \"scene\": \"FLESH-%uk\", \"verts\": %u, \"tets\": %u, "
+      "\"edges\": %u, "
+      "\"tau\": %g, \"kappa\": %g, \"substeps\": %g, \"setup_s\": %.4f, \"ms_per_frame\": %.3f, "
+      "\"cpu_ms_per_frame\": %.3f, \"newton_per_step\": %.2f, \"cg_per_newton\": %.1f, "
+      "\"unconverged_steps\": %llu, "
+      "\"max_strain\": %.4g, \"mean_strain\": %.4g, \"top_sag_mm\": %.2f, \"volume_ratio\": %.5f, "
+      "\"inverted\": %u}\n",
+      tf_version_string(), (v.tet_count + 500) / 1000, n, v.tet_count, ne, tau, kappa, substeps,
+      setup, 1e3 * wall / frames, 1e3 * cpu / frames, newton / steps,
+      newton ? (double)cg / newton : 0.0, (unsigned long long)unconverged, max_strain,
+      sum_strain / ne, sag_mm, vol, info.inverted_now);
+  printf(
+      "\n| Case | Scene (verts/tets) | Settings | ms/frame wall | CPU ms/frame | Newton/step | max "
+      "strain | mean strain | "
+      "top sag [mm] | volume ratio |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  printf(
+      "| flesh-tauform-%uk | FLESH (%u/%u) | tau %g s, kappa %g, %g substep(s), E %g kPa, nu %g | "
+      "**%.2f** | %.2f | "
+      "%.2f | %.3g | %.3g | %.1f | %.4f |\n",
+      (v.tet_count + 500) / 1000, n, v.tet_count, tau, kappa, substeps, youngs / 1e3, poisson,
+      1e3 * wall / frames, 1e3 * cpu / frames, newton / steps, max_strain, sum_strain / ne, sag_mm,
+      vol);
   free(e), free(x), free(pin);
   tf_sim_destroy(sim);
   tf_tetmesh_destroy(tm);

@@ -7,14 +7,14 @@
 
 #include <math.h>
 
-static const double CAPE_WIDTH = 0.8;        /* m, along x */
-static const double CAPE_LENGTH = 1.0;       /* m, along -z */
-static const double CAPE_TOP_Z = 1.5;        /* m, shoulder height */
-static const double WALK_SECONDS = 2.0;      /* s, duration of the move; still afterwards */
-static const double WALK_DISTANCE = 1.2;     /* m along +y: peak speed 1.125 m/s, a brisk walk */
-static const double SWAY_HZ = 1.0;           /* side-to-side at half the ~2 Hz step rate */
-static const double SWAY_AMPLITUDE = 0.05;   /* m along x */
-static const double YAW_AMPLITUDE = 0.14;    /* rad (8 degrees) of shoulder turn about z */
+static const double CAPE_WIDTH = 0.8;      /* m, along x */
+static const double CAPE_LENGTH = 1.0;     /* m, along -z */
+static const double CAPE_TOP_Z = 1.5;      /* m, shoulder height */
+static const double WALK_SECONDS = 2.0;    /* s, duration of the move; still afterwards */
+static const double WALK_DISTANCE = 1.2;   /* m along +y: peak speed 1.125 m/s, a brisk walk */
+static const double SWAY_HZ = 1.0;         /* side-to-side at half the ~2 Hz step rate */
+static const double SWAY_AMPLITUDE = 0.05; /* m along x */
+static const double YAW_AMPLITUDE = 0.14;  /* rad (8 degrees) of shoulder turn about z */
 static const double PI = 3.14159265358979323846;
 
 void cape_rest_positions(double *out) {
@@ -34,8 +34,12 @@ void cape_triangles(uint32_t *out) {
       const uint32_t a = (uint32_t)(j * CAPE_COLS + i), b = a + 1, c = a + CAPE_COLS + 1,
                      d = a + CAPE_COLS;
       uint32_t *t = out + 6 * (j * CAPE_QUADS_X + i);
-      t[0] = a; t[1] = b; t[2] = c;
-      t[3] = a; t[4] = c; t[5] = d;
+      t[0] = a;
+      t[1] = b;
+      t[2] = c;
+      t[3] = a;
+      t[4] = c;
+      t[5] = d;
     }
   }
 }
@@ -45,9 +49,21 @@ void cape_edges(uint32_t *out) {
   for (int j = 0; j < CAPE_ROWS; ++j) {
     for (int i = 0; i < CAPE_COLS; ++i) {
       const uint32_t a = (uint32_t)(j * CAPE_COLS + i);
-      if (i < CAPE_QUADS_X) { e[0] = a; e[1] = a + 1; e += 2; }
-      if (j < CAPE_QUADS_Z) { e[0] = a; e[1] = a + CAPE_COLS; e += 2; }
-      if (i < CAPE_QUADS_X && j < CAPE_QUADS_Z) { e[0] = a; e[1] = a + CAPE_COLS + 1; e += 2; }
+      if (i < CAPE_QUADS_X) {
+        e[0] = a;
+        e[1] = a + 1;
+        e += 2;
+      }
+      if (j < CAPE_QUADS_Z) {
+        e[0] = a;
+        e[1] = a + CAPE_COLS;
+        e += 2;
+      }
+      if (i < CAPE_QUADS_X && j < CAPE_QUADS_Z) {
+        e[0] = a;
+        e[1] = a + CAPE_COLS + 1;
+        e += 2;
+      }
     }
   }
 }

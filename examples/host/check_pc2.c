@@ -139,8 +139,8 @@ int main(int argc, char **argv) {
     fail(path, msg);
   }
   if (worst > PIN_TOLERANCE) {
-    snprintf(msg, sizeof msg, "pinned row is %.3g m off the path at frame %u (tolerance %g)",
-             worst, (unsigned)worst_frame, PIN_TOLERANCE);
+    snprintf(msg, sizeof msg, "pinned row is %.3g m off the path at frame %u (tolerance %g)", worst,
+             (unsigned)worst_frame, PIN_TOLERANCE);
     fail(path, msg);
   }
 
@@ -158,10 +158,11 @@ int main(int argc, char **argv) {
   }
 
   if (fail_count == 0) {
-    printf("check_pc2: %s OK: %u frames x %u verts, %llu bytes; pinned row within %.2g m of the "
-           "path (worst frame %u), last-frame max edge strain %.3g\n",
-           path, (unsigned)c.sample_count, (unsigned)c.point_count,
-           (unsigned long long)c.file_bytes, worst, (unsigned)worst_frame, strain);
+    printf(
+        "check_pc2: %s OK: %u frames x %u verts, %llu bytes; pinned row within %.2g m of the "
+        "path (worst frame %u), last-frame max edge strain %.3g\n",
+        path, (unsigned)c.sample_count, (unsigned)c.point_count, (unsigned long long)c.file_bytes,
+        worst, (unsigned)worst_frame, strain);
   }
   pc2_cache_free(&c);
   return fail_count == 0 ? 0 : 1;

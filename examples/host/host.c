@@ -35,13 +35,13 @@ static const char LIB_FILE_NAME[] = "libtauform.so";
 static const char ENTRY_POINT[] = "tf_get_api";
 
 /* cape material: a medium-weight wool */
-static const double CAPE_DENSITY = 0.25;            /* kg/m^2 */
+static const double CAPE_DENSITY = 0.25;             /* kg/m^2 */
 static const double CAPE_STRETCH_STIFFNESS = 5000.0; /* N/m, 2D Young's modulus */
 static const double CAPE_POISSON = 0.3;
-static const double CAPE_BEND_STIFFNESS = 1e-5;      /* N m */
+static const double CAPE_BEND_STIFFNESS = 1e-5; /* N m */
 
 static const unsigned HOST_DEFAULT_SUBSTEPS = 2;
-static const unsigned HOST_MAX_FRAMES = 1000000;     /* sanity bound on --frames */
+static const unsigned HOST_MAX_FRAMES = 1000000; /* sanity bound on --frames */
 static const char HOST_DEFAULT_OUT[] = "cape.pc2";
 
 /* the table must reach the last member this host calls */
@@ -121,14 +121,18 @@ static int parse_options(int argc, char **argv, host_options *o) {
     }
     const char *v = argv[++k];
     int bad = 0;
-    if (strcmp(a, "--lib") == 0) o->lib = v;
-    else if (strcmp(a, "--out") == 0) o->out = v;
+    if (strcmp(a, "--lib") == 0)
+      o->lib = v;
+    else if (strcmp(a, "--out") == 0)
+      o->out = v;
     else if (strcmp(a, "--frames") == 0)
       bad = parse_unsigned(v, &o->frames) != 0 || o->frames == 0 || o->frames > HOST_MAX_FRAMES;
-    else if (strcmp(a, "--fps") == 0) bad = parse_double(v, &o->fps) != 0 || !(o->fps > 0.0);
+    else if (strcmp(a, "--fps") == 0)
+      bad = parse_double(v, &o->fps) != 0 || !(o->fps > 0.0);
     else if (strcmp(a, "--substeps") == 0)
       bad = parse_unsigned(v, &o->substeps) != 0 || o->substeps == 0;
-    else if (strcmp(a, "--tau") == 0) bad = parse_double(v, &o->tau) != 0 || !(o->tau > 0.0);
+    else if (strcmp(a, "--tau") == 0)
+      bad = parse_double(v, &o->tau) != 0 || !(o->tau > 0.0);
     else if (strcmp(a, "--kappa") == 0)
       bad = parse_double(v, &o->kappa) != 0 || o->kappa < 0.0 || o->kappa > 1.0;
     else {
@@ -156,7 +160,8 @@ static const char *default_lib_path(const char *argv0, char *buf, size_t size) {
     return LIB_FILE_NAME;
   }
   char *slash = strrchr(buf, '/');
-  if (slash == NULL || (size_t)(slash - buf) + 1 + sizeof LIB_FILE_NAME > size) return LIB_FILE_NAME;
+  if (slash == NULL || (size_t)(slash - buf) + 1 + sizeof LIB_FILE_NAME > size)
+    return LIB_FILE_NAME;
   memcpy(slash + 1, LIB_FILE_NAME, sizeof LIB_FILE_NAME);
   return access(buf, F_OK) == 0 ? buf : LIB_FILE_NAME;
 }
@@ -181,8 +186,7 @@ static const tf_api *load_api(void *lib, const char *lib_path) {
     return NULL;
   }
   if (api->struct_size < HOST_API_MIN_BYTES) {
-    fprintf(stderr,
-            "tauform_host: %s returned a tf_api of %u bytes; this host needs at least %u\n",
+    fprintf(stderr, "tauform_host: %s returned a tf_api of %u bytes; this host needs at least %u\n",
             lib_path, (unsigned)api->struct_size, (unsigned)HOST_API_MIN_BYTES);
     return NULL;
   }
@@ -193,19 +197,22 @@ static const tf_api *load_api(void *lib, const char *lib_path) {
     return NULL;
   }
   /* every member this host calls; a NULL one would crash later instead of failing here */
-  const struct { const char *name; int present; } needed[] = {
-    {"status_name", api->status_name != NULL},
-    {"cloth_def_init_", api->cloth_def_init_ != NULL},
-    {"cloth_create", api->cloth_create != NULL},
-    {"sim_destroy", api->sim_destroy != NULL},
-    {"sim_last_error", api->sim_last_error != NULL},
-    {"sim_get_param", api->sim_get_param != NULL},
-    {"sim_set_pins", api->sim_set_pins != NULL},
-    {"sim_set_pin_targets", api->sim_set_pin_targets != NULL},
-    {"sim_advance", api->sim_advance != NULL},
-    {"sim_vert_count", api->sim_vert_count != NULL},
-    {"sim_get_positions_f", api->sim_get_positions_f != NULL},
-    {"sim_get_stats", api->sim_get_stats != NULL},
+  const struct {
+    const char *name;
+    int present;
+  } needed[] = {
+      {"status_name", api->status_name != NULL},
+      {"cloth_def_init_", api->cloth_def_init_ != NULL},
+      {"cloth_create", api->cloth_create != NULL},
+      {"sim_destroy", api->sim_destroy != NULL},
+      {"sim_last_error", api->sim_last_error != NULL},
+      {"sim_get_param", api->sim_get_param != NULL},
+      {"sim_set_pins", api->sim_set_pins != NULL},
+      {"sim_set_pin_targets", api->sim_set_pin_targets != NULL},
+      {"sim_advance", api->sim_advance != NULL},
+      {"sim_vert_count", api->sim_vert_count != NULL},
+      {"sim_get_positions_f", api->sim_get_positions_f != NULL},
+      {"sim_get_stats", api->sim_get_stats != NULL},
   };
   for (size_t k = 0; k < sizeof needed / sizeof needed[0]; ++k) {
     if (!needed[k].present) {
@@ -238,8 +245,8 @@ int main(int argc, char **argv) {
   if (rc != 0) return rc;
 
   char path_buf[PATH_MAX];
-  const char *lib_path = opt.lib != NULL ? opt.lib : default_lib_path(argv[0], path_buf,
-                                                                      sizeof path_buf);
+  const char *lib_path =
+      opt.lib != NULL ? opt.lib : default_lib_path(argv[0], path_buf, sizeof path_buf);
   void *lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
   if (lib == NULL) {
     fprintf(stderr, "tauform_host: cannot load %s: %s\n", lib_path, dlerror());
@@ -312,8 +319,8 @@ int main(int argc, char **argv) {
   }
 
   char pc2_err[512] = "";
-  if (pc2_writer_open(&cache, opt.out, CAPE_VERT_COUNT, CAPE_PC2_START_FRAME,
-                      CAPE_PC2_SAMPLE_RATE, pc2_err, sizeof pc2_err) != 0) {
+  if (pc2_writer_open(&cache, opt.out, CAPE_VERT_COUNT, CAPE_PC2_START_FRAME, CAPE_PC2_SAMPLE_RATE,
+                      pc2_err, sizeof pc2_err) != 0) {
     fprintf(stderr, "tauform_host: %s\n", pc2_err);
     goto done;
   }
@@ -375,13 +382,14 @@ int main(int argc, char **argv) {
   }
 
   const double per_step = steps > 0 ? 1.0 / (double)steps : 0.0;
-  printf("tauform_host: %u frames x %u substep%s at %g fps, tau %g s, kappa %g: %.3f ms/frame; "
-         "max edge strain %.3g (frame %u); %.2f Newton and %.1f CG iterations per step "
-         "(max %u Newton, %llu unconverged steps); %d verts -> %s\n",
-         opt.frames, opt.substeps, opt.substeps == 1 ? "" : "s", opt.fps, tau, kappa,
-         1000.0 * advance_seconds / opt.frames,
-         max_strain, max_strain_frame, (double)newton * per_step, (double)cg * per_step,
-         max_newton_per_step, (unsigned long long)unconverged, CAPE_VERT_COUNT, opt.out);
+  printf(
+      "tauform_host: %u frames x %u substep%s at %g fps, tau %g s, kappa %g: %.3f ms/frame; "
+      "max edge strain %.3g (frame %u); %.2f Newton and %.1f CG iterations per step "
+      "(max %u Newton, %llu unconverged steps); %d verts -> %s\n",
+      opt.frames, opt.substeps, opt.substeps == 1 ? "" : "s", opt.fps, tau, kappa,
+      1000.0 * advance_seconds / opt.frames, max_strain, max_strain_frame,
+      (double)newton * per_step, (double)cg * per_step, max_newton_per_step,
+      (unsigned long long)unconverged, CAPE_VERT_COUNT, opt.out);
   rc = 0;
 
 done:

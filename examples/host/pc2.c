@@ -172,8 +172,8 @@ int pc2_read(const char *path, pc2_cache *out, char *err, size_t err_size) {
   const uint64_t data_bytes = (uint64_t)c.sample_count * c.point_count * PC2_BYTES_PER_POINT;
   if ((uint64_t)size != PC2_HEADER_BYTES + data_bytes) {
     set_err(err, err_size,
-            "pc2: %s is %ld bytes but its header (%u points x %u samples) implies %llu", path,
-            size, (unsigned)c.point_count, (unsigned)c.sample_count,
+            "pc2: %s is %ld bytes but its header (%u points x %u samples) implies %llu", path, size,
+            (unsigned)c.point_count, (unsigned)c.sample_count,
             (unsigned long long)(PC2_HEADER_BYTES + data_bytes));
     fclose(f);
     return -1;

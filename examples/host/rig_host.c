@@ -20,15 +20,17 @@
 typedef struct shape {
   const tf_api *api;
   tf_sim *sim;
-  uint32_t n;   /* cached vertices */
+  uint32_t n; /* cached vertices */
   int skin;
   double *buf;
   float *xyz;
 } shape;
 
 static void shape_read(shape *s) {
-  if (s->skin) s->api->sim_get_surface_positions(s->sim, s->buf, s->n);
-  else s->api->sim_get_positions(s->sim, s->buf, s->n);
+  if (s->skin)
+    s->api->sim_get_surface_positions(s->sim, s->buf, s->n);
+  else
+    s->api->sim_get_positions(s->sim, s->buf, s->n);
   for (size_t k = 0; k < 3 * (size_t)s->n; ++k) s->xyz[k] = (float)s->buf[k];
 }
 
@@ -45,12 +47,18 @@ static int fail(const char *what, const char *msg) {
 int main(int argc, char **argv) {
   const char *lib = DEFAULT_LIB, *rig_path = NULL, *out = "rig.pc2", *frames = NULL;
   for (int k = 1; k < argc; ++k) {
-    if (strcmp(argv[k], "--lib") == 0 && k + 1 < argc) lib = argv[++k];
-    else if (strcmp(argv[k], "--frames") == 0 && k + 1 < argc) frames = argv[++k];
-    else if (strcmp(argv[k], "--out") == 0 && k + 1 < argc) out = argv[++k];
-    else if (argv[k][0] != '-' && !rig_path) rig_path = argv[k];
+    if (strcmp(argv[k], "--lib") == 0 && k + 1 < argc)
+      lib = argv[++k];
+    else if (strcmp(argv[k], "--frames") == 0 && k + 1 < argc)
+      frames = argv[++k];
+    else if (strcmp(argv[k], "--out") == 0 && k + 1 < argc)
+      out = argv[++k];
+    else if (argv[k][0] != '-' && !rig_path)
+      rig_path = argv[k];
     else {
-      fprintf(stderr, "usage: tauform_rig_host RIG.lua [--lib PATH] [--frames FIRST-LAST] [--out FILE.pc2]\n");
+      fprintf(
+          stderr,
+          "usage: tauform_rig_host RIG.lua [--lib PATH] [--frames FIRST-LAST] [--out FILE.pc2]\n");
       return 2;
     }
   }
@@ -74,19 +82,23 @@ int main(int argc, char **argv) {
   api->rig_timing(rig, &first, &last, &fps, &substeps);
   if (frames) {
     int a, b;
-    if (sscanf(frames, "%d-%d", &a, &b) != 2 || b < a) return fail("--frames", "expected FIRST-LAST");
+    if (sscanf(frames, "%d-%d", &a, &b) != 2 || b < a)
+      return fail("--frames", "expected FIRST-LAST");
     first = a;
     last = b;
   }
   tf_sim *sim = api->rig_sim(rig);
   shape sh = {api, sim, api->sim_vert_count(sim), 0, NULL, NULL};
-  int has_flesh = api->struct_size >= offsetof(tf_api, sim_get_surface_positions) + sizeof api->sim_get_surface_positions;
-  if (has_flesh && api->sim_surface_vert_count(sim) > 0) sh.skin = 1, sh.n = api->sim_surface_vert_count(sim);
+  int has_flesh = api->struct_size >= offsetof(tf_api, sim_get_surface_positions) +
+                                          sizeof api->sim_get_surface_positions;
+  if (has_flesh && api->sim_surface_vert_count(sim) > 0)
+    sh.skin = 1, sh.n = api->sim_surface_vert_count(sim);
   sh.buf = malloc(sizeof(double) * 3 * sh.n);
   sh.xyz = malloc(sizeof(float) * 3 * sh.n);
   pc2_writer w;
   if (!sh.buf || !sh.xyz) return fail("memory", "out of memory");
-  if (pc2_writer_open(&w, out, sh.n, (float)first, 1.0f, err, sizeof err) != 0) return fail(out, err);
+  if (pc2_writer_open(&w, out, sh.n, (float)first, 1.0f, err, sizeof err) != 0)
+    return fail(out, err);
   int rc = 0;
   /* the frame-range runner's sequence: the state at `first` (set up by tf_rig_load), then apply
    * and advance per frame */

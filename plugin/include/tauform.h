@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * tauform: cloth and flesh simulation with tau damping (Young 2007), as a plugin with a stable C ABI.
+ * tauform: cloth and flesh simulation with tau damping (Young 2007), as a plugin with a stable C
+ * ABI.
  *
  * ABI promise: versions with the same TF_VERSION_MAJOR are ABI compatible. Def and stats structs
  * start with `struct_size` and only ever grow at the end; the library reads min(struct_size, its
@@ -47,17 +48,17 @@ TF_API const char *tf_version_string(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Status codes. Values are part of the ABI. */
-#define TF_STATUS_MAP(XX)                                      \
-  XX(OK, 0, "ok")                                              \
-  XX(E_INVALID_ARG, 1, "invalid argument")                     \
-  XX(E_NOMEM, 2, "out of memory")                              \
-  XX(E_DEF_INIT, 3, "def not initialized")                     \
-  XX(E_BAD_MESH, 4, "bad mesh")                                \
-  XX(E_NOT_CONVERGED, 5, "solver did not converge")            \
-  XX(E_VERSION, 6, "ABI version mismatch")                     \
-  XX(E_UNSUPPORTED, 7, "not supported by this simulation")     \
-  XX(E_IO, 8, "input/output error")                            \
-  XX(E_SCRIPT, 9, "rig script error")                          \
+#define TF_STATUS_MAP(XX)                                  \
+  XX(OK, 0, "ok")                                          \
+  XX(E_INVALID_ARG, 1, "invalid argument")                 \
+  XX(E_NOMEM, 2, "out of memory")                          \
+  XX(E_DEF_INIT, 3, "def not initialized")                 \
+  XX(E_BAD_MESH, 4, "bad mesh")                            \
+  XX(E_NOT_CONVERGED, 5, "solver did not converge")        \
+  XX(E_VERSION, 6, "ABI version mismatch")                 \
+  XX(E_UNSUPPORTED, 7, "not supported by this simulation") \
+  XX(E_IO, 8, "input/output error")                        \
+  XX(E_SCRIPT, 9, "rig script error")                      \
   XX(E_CONTACT, 10, "contact could not be resolved")
 #define TF_XX_ENUM(name, code, msg) TF_##name = code,
 typedef enum tf_status { TF_STATUS_MAP(TF_XX_ENUM) TF_STATUS_COUNT_ } tf_status;
@@ -78,7 +79,12 @@ typedef struct tf_allocator {
   void *ud;
 } tf_allocator;
 
-typedef enum tf_log_level { TF_LOG_DEBUG = 0, TF_LOG_INFO = 1, TF_LOG_WARN = 2, TF_LOG_ERROR = 3 } tf_log_level;
+typedef enum tf_log_level {
+  TF_LOG_DEBUG = 0,
+  TF_LOG_INFO = 1,
+  TF_LOG_WARN = 2,
+  TF_LOG_ERROR = 3
+} tf_log_level;
 
 /* All-zero: silent. Called from the thread that calls into the sim. */
 typedef struct tf_logger {
@@ -101,8 +107,8 @@ typedef enum tf_integrator {
 
 /* Newton solver settings (shared by every simulation kind). */
 typedef struct tf_solver_settings {
-  uint32_t max_newton; /* Newton iterations per step, default 20 */
-  uint32_t max_cg;     /* CG iterations per Newton iteration, default 500 */
+  uint32_t max_newton;  /* Newton iterations per step, default 20 */
+  uint32_t max_cg;      /* CG iterations per Newton iteration, default 500 */
   double tolerance;     /* relative, default 1e-3: a step is converged when every vertex's net force
                            (inertia included) is below tolerance x its weight under standard
                            gravity plus its external load, or when the Newton correction is below
@@ -136,9 +142,10 @@ typedef struct tf_cloth_def {
 
   /* damping */
   tf_integrator integrator; /* default TF_INTEGRATOR_TAU */
-  double tau;               /* s, in (0, 1e6]: time scale of settling (rest time ~ 1/tau), default 0.1 */
-  double kappa;             /* in [0, 1]: 0 pure tau method, 1 undamped; default 0 */
-  double phi, psi;          /* N s/m, in [0, 1e9], strain-rate damping of TF_INTEGRATOR_STRAIN_RATE; default 0 */
+  double tau;   /* s, in (0, 1e6]: time scale of settling (rest time ~ 1/tau), default 0.1 */
+  double kappa; /* in [0, 1]: 0 pure tau method, 1 undamped; default 0 */
+  /* N s/m, in [0, 1e9], strain-rate damping of TF_INTEGRATOR_STRAIN_RATE; default 0 */
+  double phi, psi;
 
   /* soft pins (weight w < 1) pull with an acceleration pin_stiffness * w/(1-w) * distance */
   double pin_stiffness; /* 1/s^2, in (0, 1e12], default 1000 */
@@ -148,7 +155,8 @@ typedef struct tf_cloth_def {
   tf_logger logger;       /* optional */
 
   /* 1.3: the number of the first vertex, triangle or pin in error messages, 0 (C, default) or 1
-   * (hosts in 1-based languages: Lua, Julia, Fortran), for this create and the simulation's calls */
+   * (hosts in 1-based languages: Lua, Julia, Fortran), for this create and the simulation's calls
+   */
   uint32_t index_base;
 } tf_cloth_def;
 
@@ -195,17 +203,18 @@ typedef struct tf_flesh_def {
                              cube, more for flat shapes */
 
   /* material 0 (the base, settable as TF_PARAM_YOUNGS_MODULUS and TF_PARAM_POISSON) */
-  double youngs_modulus; /* Pa, in (0, 1e12] (TF_PARAM_YOUNGS_MODULUS), default 50e3 (soft tissue) */
-  double poisson;        /* default 0.45 */
-  double density;        /* kg/m^3, default 1000 */
+  double
+      youngs_modulus; /* Pa, in (0, 1e12] (TF_PARAM_YOUNGS_MODULUS), default 50e3 (soft tissue) */
+  double poisson;     /* default 0.45 */
+  double density;     /* kg/m^3, default 1000 */
   /* regions: tet_materials[t] = 0 uses the base material, k > 0 uses materials[k - 1] */
-  const uint32_t *tet_materials; /* Nullable: (tet_count) */
+  const uint32_t *tet_materials;      /* Nullable: (tet_count) */
   const tf_flesh_material *materials; /* (material_count) */
   uint32_t material_count;
 
-  double gravity[3]; /* m/s^2, each in [-1e4, 1e4], default {0, 0, -9.81} */
-  double tau;        /* s, in (0, 1e6], default 0.1 */
-  double kappa;      /* [0, 1], default 0 */
+  double gravity[3];    /* m/s^2, each in [-1e4, 1e4], default {0, 0, -9.81} */
+  double tau;           /* s, in (0, 1e6], default 0.1 */
+  double kappa;         /* [0, 1], default 0 */
   double pin_stiffness; /* 1/s^2, in (0, 1e12], default 1000 (soft pins, as for cloth) */
 
   tf_solver_settings solver;
@@ -223,13 +232,15 @@ TF_API void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size);
  * other elements are skipped). Errors name the file and line. */
 typedef struct tf_tetmesh tf_tetmesh; /* opaque */
 typedef struct tf_tetmesh_view {
-  uint32_t struct_size;    /* set by the caller: sizeof(tf_tetmesh_view) */
+  uint32_t struct_size; /* set by the caller: sizeof(tf_tetmesh_view) */
   uint32_t vert_count, tet_count;
   const double *positions; /* (vert_count x 3) */
   const uint32_t *tets;    /* (tet_count x 4) as in the file */
-  const int32_t *regions;  /* (tet_count): TetGen's region attribute or Gmsh's physical tag; 0 if none */
+  const int32_t
+      *regions; /* (tet_count): TetGen's region attribute or Gmsh's physical tag; 0 if none */
 } tf_tetmesh_view;
-TF_API tf_status tf_tetmesh_load(const char *path, tf_tetmesh **out_mesh, char *errbuf, size_t errbuf_size);
+TF_API tf_status tf_tetmesh_load(const char *path, tf_tetmesh **out_mesh, char *errbuf,
+                                 size_t errbuf_size);
 /* Arrays owned by the mesh, valid until tf_tetmesh_destroy. */
 TF_API tf_status tf_tetmesh_get(const tf_tetmesh *mesh, tf_tetmesh_view *out_view);
 /* Name of a region (Gmsh $PhysicalNames), NULL if it has none. */
@@ -242,7 +253,8 @@ TF_API void tf_tetmesh_destroy(tf_tetmesh *mesh); /* NULL is a no-op */
 typedef struct tf_sim tf_sim; /* opaque */
 
 /* Create a flesh simulation; as tf_cloth_create. */
-TF_API tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size);
+TF_API tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbuf,
+                                 size_t errbuf_size);
 /* Create a cloth simulation. On failure *out_sim is NULL and errbuf (Nullable) gets a message
  * naming what was wrong, e.g. "triangle 12 repeats vertex 7". */
 TF_API tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf,
@@ -264,83 +276,93 @@ typedef enum tf_param {
                                   [0, 1e3] (a 4 mm steel plate); cloth */
   TF_PARAM_GRAVITY = 3,        /* 3 values, m/s^2, each in [-1e4, 1e4] (1000 g) */
   TF_PARAM_STRETCH_STIFFNESS = 4, /* 1 value, N/m, (0, 1e9] (5 mm of steel); cloth */
-  TF_PARAM_POISSON = 5,        /* 1 value, cloth (-1, 1), flesh (-1, 0.5): base material */
-  TF_PARAM_PIN_STIFFNESS = 6,  /* 1 value, 1/s^2, (0, 1e12] */
-  TF_PARAM_PHI = 7,            /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
-  TF_PARAM_PSI = 8,            /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
+  TF_PARAM_POISSON = 5,           /* 1 value, cloth (-1, 1), flesh (-1, 0.5): base material */
+  TF_PARAM_PIN_STIFFNESS = 6,     /* 1 value, 1/s^2, (0, 1e12] */
+  TF_PARAM_PHI = 7,               /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
+  TF_PARAM_PSI = 8,               /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
   /* aerodynamics (per triangle drag and lift; on while air_density > 0) */
-  TF_PARAM_WIND = 9,              /* 3 values, m/s, each in [-1e3, 1e3] (Mach 3): base wind velocity, default 0 */
-  TF_PARAM_AIR_DENSITY = 10,      /* 1 value, kg/m^3, [0, 1e4]: 0 = no air (default), 1.225 = air */
-  TF_PARAM_DRAG = 11,             /* 1 value, [0, 100]: drag coefficient, default 1.2 (flat plate) */
-  TF_PARAM_LIFT = 12,             /* 1 value, [0, 100]: lift coefficient, default 0.6 */
-  TF_PARAM_TURBULENCE = 13,       /* 1 value, m/s, [0, 1e3]: turbulence amplitude, default 0 */
+  TF_PARAM_WIND =
+      9, /* 3 values, m/s, each in [-1e3, 1e3] (Mach 3): base wind velocity, default 0 */
+  TF_PARAM_AIR_DENSITY = 10, /* 1 value, kg/m^3, [0, 1e4]: 0 = no air (default), 1.225 = air */
+  TF_PARAM_DRAG = 11,        /* 1 value, [0, 100]: drag coefficient, default 1.2 (flat plate) */
+  TF_PARAM_LIFT = 12,        /* 1 value, [0, 100]: lift coefficient, default 0.6 */
+  TF_PARAM_TURBULENCE = 13,  /* 1 value, m/s, [0, 1e3]: turbulence amplitude, default 0 */
   TF_PARAM_TURBULENCE_SCALE = 14, /* 1 value, m, [1e-4, 1e6]: size of the eddies, default 1 */
   TF_PARAM_TURBULENCE_TIME = 15,  /* 1 value, s, [1e-4, 1e6]: how fast they change, default 0.5 */
   TF_PARAM_TURBULENCE_SEED = 16,  /* 1 value, integer >= 0: same seed, same wind; default 0 */
-  TF_PARAM_GUST = 17,             /* 1 value, [0, 100]: gusts up to (1 + gust) x the base wind, default 0 */
-  TF_PARAM_GUST_PERIOD = 18,      /* 1 value, s, [1e-4, 1e6]: typical time between gusts, default 3 */
-  TF_PARAM_YOUNGS_MODULUS = 19,   /* 1 value, Pa, (0, 1e12] (diamond): flesh base material (cloth:
+  TF_PARAM_GUST = 17, /* 1 value, [0, 100]: gusts up to (1 + gust) x the base wind, default 0 */
+  TF_PARAM_GUST_PERIOD = 18,    /* 1 value, s, [1e-4, 1e6]: typical time between gusts, default 3 */
+  TF_PARAM_YOUNGS_MODULUS = 19, /* 1 value, Pa, (0, 1e12] (diamond): flesh base material (cloth:
                                      stretch_stiffness) */
-  /* 1.3: 1 value, s, |t| <= 1e9: the simulation's clock, 0 at create and advanced by each tf_sim_advance; the
-   * wind's turbulence and gusts follow it. Restoring a cached frame with tf_sim_set_state, set it
-   * too (read it with tf_sim_get_param when caching), and the wind continues as in the first run */
+  /* 1.3: 1 value, s, |t| <= 1e9: the simulation's clock, 0 at create and advanced by each
+   * tf_sim_advance; the wind's turbulence and gusts follow it. Restoring a cached frame with
+   * tf_sim_set_state, set it too (read it with tf_sim_get_param when caching), and the wind
+   * continues as in the first run */
   TF_PARAM_TIME = 20,
   /* 1.5: contact (colliders: tf_sim_add_collider). The contact gap between the simulation and a
    * collider is the sum of their thicknesses; the barrier acts below it and the distance never
    * reaches 0 */
-  TF_PARAM_THICKNESS = 21,        /* 1 value, m, [1e-5, 0.1]: contact thickness of the cloth or skin,
+  TF_PARAM_THICKNESS = 21,     /* 1 value, m, [1e-5, 0.1]: contact thickness of the cloth or skin,
                                      default 0.002 */
-  TF_PARAM_FRICTION = 22,         /* 1 value, [0, 10]: friction coefficient of the simulation, default
+  TF_PARAM_FRICTION = 22,      /* 1 value, [0, 10]: friction coefficient of the simulation, default
                                      0.3; a pair's is sqrt(mu_sim mu_other) (Box2D's mixing rule) */
-  TF_PARAM_GROUND_NORMAL = 23,    /* 3 values, each in [-1, 1]: the ground plane's upward normal
+  TF_PARAM_GROUND_NORMAL = 23, /* 3 values, each in [-1, 1]: the ground plane's upward normal
                                      (normalized by the library); 0 0 0 = no ground (default) */
-  TF_PARAM_GROUND_HEIGHT = 24,    /* 1 value, m, |h| <= 1e4: the plane is n . x = h, default 0 */
-  TF_PARAM_GROUND_FRICTION = 25,  /* 1 value, [0, 10]: friction coefficient of the ground, default 0.5 */
+  TF_PARAM_GROUND_HEIGHT = 24, /* 1 value, m, |h| <= 1e4: the plane is n . x = h, default 0 */
+  TF_PARAM_GROUND_FRICTION =
+      25, /* 1 value, [0, 10]: friction coefficient of the ground, default 0.5 */
   TF_PARAM_COUNT_
 } tf_param;
 
 /* Set a parameter from `count` values (see tf_param for the count each takes). */
-TF_API tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, uint32_t count);
+TF_API tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values,
+                                  uint32_t count);
 /* Check values for a parameter without a simulation: TF_OK, or TF_E_INVALID_ARG with the message
- * tf_sim_set_param would give in errbuf (Nullable). Lets a host validate a batch before applying. */
-TF_API tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size);
+ * tf_sim_set_param would give in errbuf (Nullable). Lets a host validate a batch before applying.
+ */
+TF_API tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf,
+                                size_t errbuf_size);
 /* tf_param_check for this simulation: also refuses a parameter its kind does not have
  * (TF_E_UNSUPPORTED, e.g. stretch_stiffness on flesh) and flesh's poisson >= 0.5. Changes nothing;
  * the message goes to tf_sim_last_error. */
-TF_API tf_status tf_sim_check_param(tf_sim *sim, tf_param param, const double *values, uint32_t count);
+TF_API tf_status tf_sim_check_param(tf_sim *sim, tf_param param, const double *values,
+                                    uint32_t count);
 /* 1.4: what a parameter is, read from the library's one parameter table, so that a host or a
  * binding names, checks and documents parameters with no copy of its own. */
 #define TF_PARAM_FOR_CLOTH 1u
 #define TF_PARAM_FOR_FLESH 2u
 typedef struct tf_param_info {
-  uint32_t struct_size;   /* set by the caller: sizeof(tf_param_info) */
-  const char *name;       /* C name, e.g. "stretch_stiffness" (static storage) */
-  const char *short_name; /* the Lua and rig name, e.g. "stretch" */
-  const char *unit;       /* SI, "" for a pure number */
-  const char *doc;        /* one line: what it does */
-  uint32_t count;         /* values it takes: 1 or 3 */
-  uint32_t kinds;         /* TF_PARAM_FOR_CLOTH | TF_PARAM_FOR_FLESH: simulations that have it */
-  double lo, hi;          /* admissible range, -inf / inf where unbounded */
+  uint32_t struct_size;      /* set by the caller: sizeof(tf_param_info) */
+  const char *name;          /* C name, e.g. "stretch_stiffness" (static storage) */
+  const char *short_name;    /* the Lua and rig name, e.g. "stretch" */
+  const char *unit;          /* SI, "" for a pure number */
+  const char *doc;           /* one line: what it does */
+  uint32_t count;            /* values it takes: 1 or 3 */
+  uint32_t kinds;            /* TF_PARAM_FOR_CLOTH | TF_PARAM_FOR_FLESH: simulations that have it */
+  double lo, hi;             /* admissible range, -inf / inf where unbounded */
   uint32_t lo_open, hi_open; /* 1: the bound itself is excluded */
-  uint32_t integer;       /* 1: whole numbers only */
-  uint32_t keyable;       /* 1: may change every frame (rigs key it) */
-  double default_values[3]; /* the def's default (flesh's where only flesh has it) */
+  uint32_t integer;          /* 1: whole numbers only */
+  uint32_t keyable;          /* 1: may change every frame (rigs key it) */
+  double default_values[3];  /* the def's default (flesh's where only flesh has it) */
 } tf_param_info;
 /* Fill *out (out->struct_size set by the caller) for param: TF_E_INVALID_ARG for an unknown id,
  * TF_E_DEF_INIT for struct_size 0. Iterate 0 .. TF_PARAM_COUNT_ - 1 to list every parameter. */
 TF_API tf_status tf_param_get_info(tf_param param, tf_param_info *out);
 /* Read a parameter into out_values (capacity `count`). */
-TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values, uint32_t count);
+TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values,
+                                  uint32_t count);
 /* Per-vertex map of a parameter: the per-hinge value is the mean of its two edge vertices.
  * Supported: TF_PARAM_BEND_STIFFNESS. values: (vert_count) */
-TF_API tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values, uint32_t vert_count);
+TF_API tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values,
+                                      uint32_t vert_count);
 
 /* Replace the pin set. indices: (count) distinct vertices; weights: Nullable (count) in (0, 1],
  * 1 = hard (follows its target exactly, and carries its piece: a piece with hard pins has no
  * ballistic motion of its own), < 1 = soft goal spring (part of the potential; a piece with only
  * soft pins stays free). count 0 removes all pins. Targets start at the pinned vertices' current
  * positions. */
-TF_API tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count);
+TF_API tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights,
+                                 uint32_t count);
 /* Pin targets for the end of the next tf_sim_advance; substeps interpolate linearly from the
  * previous targets so a moving pin does not jerk. targets: (count x 3) m, count = pin count. */
 TF_API tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count);
@@ -366,9 +388,12 @@ TF_API tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const do
 
 TF_API uint32_t tf_sim_vert_count(const tf_sim *sim);
 /* Read into caller arrays of (vert_count x 3). */
-TF_API tf_status tf_sim_get_positions(const tf_sim *sim, double *out_positions, uint32_t vert_count);
-TF_API tf_status tf_sim_get_positions_f(const tf_sim *sim, float *out_positions, uint32_t vert_count);
-TF_API tf_status tf_sim_get_velocities(const tf_sim *sim, double *out_velocities, uint32_t vert_count);
+TF_API tf_status tf_sim_get_positions(const tf_sim *sim, double *out_positions,
+                                      uint32_t vert_count);
+TF_API tf_status tf_sim_get_positions_f(const tf_sim *sim, float *out_positions,
+                                        uint32_t vert_count);
+TF_API tf_status tf_sim_get_velocities(const tf_sim *sim, double *out_velocities,
+                                       uint32_t vert_count);
 /* Area-weighted unit vertex normals. */
 TF_API tf_status tf_sim_get_normals(const tf_sim *sim, double *out_normals, uint32_t vert_count);
 /* Net force on every vertex at the current positions: -grad(PE) + gravity (+ soft pin pulls), N.
@@ -377,11 +402,13 @@ TF_API tf_status tf_sim_get_forces(const tf_sim *sim, double *out_forces, uint32
 /* Potential energy (elastic + bending + soft pins - gravity work), J. */
 TF_API tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy);
 /* Rest positions (vert_count x 3), e.g. to choose vertices to pin in a generated tet mesh. */
-TF_API tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out_positions, uint32_t vert_count);
+TF_API tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out_positions,
+                                           uint32_t vert_count);
 /* The triangles the simulation's vertices carry (tri_count x 3, 0-based): a cloth's own mesh, or a
  * flesh body's tet boundary (outward), e.g. to display or cache a body without a render surface. */
 TF_API uint32_t tf_sim_tri_count(const tf_sim *sim);
-TF_API tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out_triangles, uint32_t tri_count);
+TF_API tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out_triangles,
+                                      uint32_t tri_count);
 
 /* ---------------------------------------------------------------------------------------------
  * 1.5: colliders. A collider is a triangle mesh the host moves every frame (a skinned body is a
@@ -392,7 +419,7 @@ TF_API tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out_triangles
 typedef struct tf_collider_def {
   uint32_t struct_size; /* first field, always; set by tf_collider_def_init */
   uint32_t vert_count;
-  const double *positions;   /* (vert_count x 3), m: the first pose, and the pose
+  const double *positions; /* (vert_count x 3), m: the first pose, and the pose
                                 tf_sim_transform_collider transforms */
   uint32_t tri_count;
   const uint32_t *triangles; /* (tri_count x 3), numbered from the simulation's index_base */
@@ -406,7 +433,8 @@ TF_API void tf_collider_def_init_(tf_collider_def *def, uint32_t struct_size);
 /* Add a collider at its def's pose; *out_id numbers it from 0. The def's arrays are copied. */
 TF_API tf_status tf_sim_add_collider(tf_sim *sim, const tf_collider_def *def, uint32_t *out_id);
 /* The collider's pose at the end of the next advance: positions (vert_count x 3), m. */
-TF_API tf_status tf_sim_move_collider(tf_sim *sim, uint32_t id, const double *positions, uint32_t vert_count);
+TF_API tf_status tf_sim_move_collider(tf_sim *sim, uint32_t id, const double *positions,
+                                      uint32_t vert_count);
 /* The same from a rigid (or any affine) transform of the def's positions: matrix (16) row-major,
  * p' = M p with the translation in matrix[3], matrix[7], matrix[11]; the last row 0 0 0 1. */
 TF_API tf_status tf_sim_transform_collider(tf_sim *sim, uint32_t id, const double matrix[16]);
@@ -417,49 +445,51 @@ TF_API uint32_t tf_sim_collider_count(const tf_sim *sim);
 
 /* Flesh: the embedded render surface (0 vertices if none) and its deformed positions. */
 TF_API uint32_t tf_sim_surface_vert_count(const tf_sim *sim);
-TF_API tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out_positions, uint32_t surface_vert_count);
+TF_API tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out_positions,
+                                              uint32_t surface_vert_count);
 
 /* Flesh: what the tet mesh is and how the body is doing. */
 typedef struct tf_flesh_info {
-  uint32_t struct_size;          /* set by the caller: sizeof(tf_flesh_info) */
+  uint32_t struct_size; /* set by the caller: sizeof(tf_flesh_info) */
   uint32_t tet_count, vert_count, boundary_face_count;
   double min_dihedral_deg, max_dihedral_deg; /* at rest */
-  uint32_t inverted_rest;        /* tets flat or inverted at rest (0 for a usable mesh) */
-  uint32_t inverted_now;         /* tets inverted in the current shape */
-  double rest_volume, volume;    /* m^3: at rest, now */
-  double mass;                   /* kg */
-  uint32_t surface_outside;      /* render-surface points outside every tet (extrapolated) */
-  double surface_worst_weight;   /* their most negative barycentric weight (0 if none) */
+  uint32_t inverted_rest;      /* tets flat or inverted at rest (0 for a usable mesh) */
+  uint32_t inverted_now;       /* tets inverted in the current shape */
+  double rest_volume, volume;  /* m^3: at rest, now */
+  double mass;                 /* kg */
+  uint32_t surface_outside;    /* render-surface points outside every tet (extrapolated) */
+  double surface_worst_weight; /* their most negative barycentric weight (0 if none) */
 } tf_flesh_info;
 TF_API tf_status tf_sim_flesh_info(const tf_sim *sim, tf_flesh_info *out_info);
 
 /* Per-advance statistics (the last tf_sim_advance). */
 typedef struct tf_stats {
-  uint32_t struct_size;        /* set by the caller: sizeof(tf_stats) */
-  uint32_t steps;              /* substeps taken */
-  uint32_t newton_iterations;  /* summed over substeps */
-  uint32_t cg_iterations;      /* summed over substeps and Newton iterations */
+  uint32_t struct_size;       /* set by the caller: sizeof(tf_stats) */
+  uint32_t steps;             /* substeps taken */
+  uint32_t newton_iterations; /* summed over substeps */
+  uint32_t cg_iterations;     /* summed over substeps and Newton iterations */
   uint32_t max_newton_per_step;
-  uint32_t unconverged_steps;  /* steps that hit max_newton or whose solve broke down (the iterate
+  uint32_t unconverged_steps; /* steps that hit max_newton or whose solve broke down (the iterate
                                   still lowered the energy), plus a step that failed its check */
-  double residual;             /* last step: convergence measure / tolerance, <= 1 when converged;
+  double residual;            /* last step: convergence measure / tolerance, <= 1 when converged;
                                   inf when the advance failed and was rolled back */
-  double seconds;              /* wall time of the advance */
-  uint64_t total_steps;        /* since create */
+  double seconds;             /* wall time of the advance */
+  uint64_t total_steps;       /* since create */
   /* 1.5: contact, over the last advance */
-  uint32_t contacts;           /* contact pairs below the gap at the end of the advance */
-  uint32_t broad_pairs;        /* candidate pairs of the broad phase, largest over the substeps */
-  uint32_t ccd_cuts;           /* Newton steps shortened by the CCD filter */
-  uint32_t intersecting;       /* vertices inside a one-sided collider or below the ground at the
+  uint32_t contacts;          /* contact pairs below the gap at the end of the advance */
+  uint32_t broad_pairs;       /* candidate pairs of the broad phase, largest over the substeps */
+  uint32_t ccd_cuts;          /* Newton steps shortened by the CCD filter */
+  uint32_t intersecting;      /* vertices inside a one-sided collider or below the ground at the
                                   start of the advance (pushed out over the next frames) */
-  uint32_t contact_growths;    /* times the contact storage grew (allocations) since create */
-  uint32_t collider_substeps;  /* extra substeps taken because a collider moved too fast to follow */
-  double min_distance;         /* m, smallest contact distance at the end of a substep; inf: none */
-  double contact_seconds;      /* wall time in broad phase, distances and CCD */
+  uint32_t contact_growths;   /* times the contact storage grew (allocations) since create */
+  uint32_t collider_substeps; /* extra substeps taken because a collider moved too fast to follow */
+  double min_distance;        /* m, smallest contact distance at the end of a substep; inf: none */
+  double contact_seconds;     /* wall time in broad phase, distances and CCD */
 } tf_stats;
 TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
 
-/* Current pin targets (those of the next tf_sim_advance). out_targets: (count x 3), count = pin count. */
+/* Current pin targets (those of the next tf_sim_advance). out_targets: (count x 3), count = pin
+ * count. */
 TF_API tf_status tf_sim_get_pin_targets(const tf_sim *sim, double *out_targets, uint32_t count);
 
 /* ---------------------------------------------------------------------------------------------
@@ -482,7 +512,8 @@ TF_API void tf_rig_def_init_(tf_rig_def *def, uint32_t struct_size);
 /* Load a rig and create its simulation at the rig's first frame (that frame's parameters, pinned
  * vertices at their targets): read it, then tf_rig_apply(frame) and advance for each later frame.
  * On failure errbuf (Nullable) gets the message, with file:line for errors in the script. */
-TF_API tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, size_t errbuf_size);
+TF_API tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf,
+                             size_t errbuf_size);
 TF_API void tf_rig_destroy(tf_rig *rig); /* NULL is a no-op; destroys the rig's simulation */
 /* The rig's simulation (owned by the rig): read positions etc. through the tf_sim_* calls. A rig
  * is Lua, so its simulation's messages number vertices and pins from 1 (index_base 1). */
@@ -492,8 +523,8 @@ TF_API tf_sim *tf_rig_sim(tf_rig *rig);
  * the simulation's parameters and pin targets as they were. */
 TF_API tf_status tf_rig_apply(tf_rig *rig, double frame);
 /* The rig's frame range, frame rate and substeps. All outputs Nullable. */
-TF_API tf_status tf_rig_timing(const tf_rig *rig, double *out_first, double *out_last, double *out_fps,
-                               uint32_t *out_substeps);
+TF_API tf_status tf_rig_timing(const tf_rig *rig, double *out_first, double *out_last,
+                               double *out_fps, uint32_t *out_substeps);
 TF_API const char *tf_rig_last_error(const tf_rig *rig);
 
 /* Settle time as a knob: the tau with which the slowest deformation mode of the pinned cloth,
@@ -502,7 +533,8 @@ TF_API const char *tf_rig_last_error(const tf_rig *rig);
  * (with kappa > 0 the mode oscillates and settles later). Does not change the simulation: set
  * TF_PARAM_TAU to the result. out_lambda Nullable: that mode's
  * eigenvalue of M^-1 K (1/s^2). Recompute when pins, stiffness or loads change much. */
-TF_API tf_status tf_sim_settle_tau(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda);
+TF_API tf_status tf_sim_settle_tau(tf_sim *sim, double settle_time, double dt, double *out_tau,
+                                   double *out_lambda);
 
 /* What a recorded settling achieved: from distances-to-rest d(t) (any norm, e.g. |x - x_rest|),
  * the time after which d stays below 1 % of d(t_0), the decay rate of the tail (log-linear fit
@@ -513,18 +545,20 @@ typedef struct tf_settle_report {
   double rate;        /* 1/s, of the tail; 0 if too few samples in it */
   double tau;         /* s, effective: (exp(rate dt) - 1) / (dt lambda) */
 } tf_settle_report;
-TF_API tf_status tf_measure_settle(const double *times, const double *distances, uint32_t count, double lambda,
-                                   double dt, tf_settle_report *out);
+TF_API tf_status tf_measure_settle(const double *times, const double *distances, uint32_t count,
+                                   double lambda, double dt, tf_settle_report *out);
 
 /* ---------------------------------------------------------------------------------------------
  * Pictures: a small software rasterizer writes PNG previews of a simulation (shaded two-sided
- * triangles, optional wireframe, pins marked), so a headless farm job leaves something to look at. */
+ * triangles, optional wireframe, pins marked), so a headless farm job leaves something to look at.
+ */
 
 typedef struct tf_render_def {
-  uint32_t struct_size; /* first field, always; set by tf_render_def_init */
+  uint32_t struct_size;   /* first field, always; set by tf_render_def_init */
   uint32_t width, height; /* px, default 800 x 600 */
-  double view[3];   /* direction from the mesh towards the camera when it frames the mesh, default {1, -1.5, 0.8} */
-  double eye[3];    /* m; with target: a fixed camera instead of framing (used when eye != target) */
+  double view[3]; /* direction from the mesh towards the camera when it frames the mesh, default {1,
+                     -1.5, 0.8} */
+  double eye[3];  /* m; with target: a fixed camera instead of framing (used when eye != target) */
   double target[3]; /* m */
   double up[3];     /* default {0, 0, 1}: Z up */
   double fov_deg;   /* vertical field of view, default 35 */
@@ -538,10 +572,11 @@ TF_API void tf_render_def_init_(tf_render_def *def, uint32_t struct_size);
  * simulation with an embedded surface that has triangles shows that surface (pins not marked),
  * otherwise the boundary of its tets. */
 TF_API tf_status tf_sim_render_png(tf_sim *sim, const tf_render_def *def, const char *path);
-/* A contact sheet: the simulation's mesh at several recorded shapes (frames[k]: (vert_count x 3) m),
- * `columns` per row, all framed by one camera, as one PNG (each tile width x height). */
-TF_API tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const double *const *frames,
-                                         uint32_t frame_count, uint32_t columns, const char *path);
+/* A contact sheet: the simulation's mesh at several recorded shapes (frames[k]: (vert_count x 3)
+ * m), `columns` per row, all framed by one camera, as one PNG (each tile width x height). */
+TF_API tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def,
+                                         const double *const *frames, uint32_t frame_count,
+                                         uint32_t columns, const char *path);
 
 /* ---------------------------------------------------------------------------------------------
  * Traditional damping (Young 2007 sec. 4.2.1): strain-rate damping parameters (phi, psi) that
@@ -561,16 +596,20 @@ typedef struct tf_api {
   uint32_t (*version_fn)(void);
   const char *(*status_name)(tf_status s);
   void (*cloth_def_init_)(tf_cloth_def *def, uint32_t struct_size);
-  tf_status (*cloth_create)(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size);
+  tf_status (*cloth_create)(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf,
+                            size_t errbuf_size);
   void (*sim_destroy)(tf_sim *sim);
   const char *(*sim_last_error)(const tf_sim *sim);
   tf_status (*sim_set_param)(tf_sim *sim, tf_param param, const double *values, uint32_t count);
   tf_status (*sim_get_param)(const tf_sim *sim, tf_param param, double *out_values, uint32_t count);
-  tf_status (*sim_set_param_map)(tf_sim *sim, tf_param param, const double *values, uint32_t vert_count);
-  tf_status (*sim_set_pins)(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count);
+  tf_status (*sim_set_param_map)(tf_sim *sim, tf_param param, const double *values,
+                                 uint32_t vert_count);
+  tf_status (*sim_set_pins)(tf_sim *sim, const uint32_t *indices, const double *weights,
+                            uint32_t count);
   tf_status (*sim_set_pin_targets)(tf_sim *sim, const double *targets, uint32_t count);
   tf_status (*sim_advance)(tf_sim *sim, double frame_dt, uint32_t substeps);
-  tf_status (*sim_set_state)(tf_sim *sim, const double *positions, const double *velocities, uint32_t vert_count);
+  tf_status (*sim_set_state)(tf_sim *sim, const double *positions, const double *velocities,
+                             uint32_t vert_count);
   uint32_t (*sim_vert_count)(const tf_sim *sim);
   tf_status (*sim_get_positions)(const tf_sim *sim, double *out_positions, uint32_t vert_count);
   tf_status (*sim_get_positions_f)(const tf_sim *sim, float *out_positions, uint32_t vert_count);
@@ -594,21 +633,28 @@ typedef struct tf_api {
   const char *(*rig_last_error)(const tf_rig *rig);
   void (*render_def_init_)(tf_render_def *def, uint32_t struct_size);
   tf_status (*sim_render_png)(tf_sim *sim, const tf_render_def *def, const char *path);
-  tf_status (*sim_render_sheet_png)(tf_sim *sim, const tf_render_def *def, const double *const *frames,
-                                    uint32_t frame_count, uint32_t columns, const char *path);
-  tf_status (*sim_settle_tau)(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda);
-  tf_status (*measure_settle)(const double *times, const double *distances, uint32_t count, double lambda,
-                              double dt, tf_settle_report *out);
-  tf_status (*param_check)(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size);
+  tf_status (*sim_render_sheet_png)(tf_sim *sim, const tf_render_def *def,
+                                    const double *const *frames, uint32_t frame_count,
+                                    uint32_t columns, const char *path);
+  tf_status (*sim_settle_tau)(tf_sim *sim, double settle_time, double dt, double *out_tau,
+                              double *out_lambda);
+  tf_status (*measure_settle)(const double *times, const double *distances, uint32_t count,
+                              double lambda, double dt, tf_settle_report *out);
+  tf_status (*param_check)(tf_param param, const double *values, uint32_t count, char *errbuf,
+                           size_t errbuf_size);
   void (*flesh_def_init_)(tf_flesh_def *def, uint32_t struct_size);
-  tf_status (*flesh_create)(const tf_flesh_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size);
-  tf_status (*tetmesh_load)(const char *path, tf_tetmesh **out_mesh, char *errbuf, size_t errbuf_size);
+  tf_status (*flesh_create)(const tf_flesh_def *def, tf_sim **out_sim, char *errbuf,
+                            size_t errbuf_size);
+  tf_status (*tetmesh_load)(const char *path, tf_tetmesh **out_mesh, char *errbuf,
+                            size_t errbuf_size);
   tf_status (*tetmesh_get)(const tf_tetmesh *mesh, tf_tetmesh_view *out_view);
   const char *(*tetmesh_region_name)(const tf_tetmesh *mesh, int32_t region);
   void (*tetmesh_destroy)(tf_tetmesh *mesh);
-  tf_status (*sim_get_rest_positions)(const tf_sim *sim, double *out_positions, uint32_t vert_count);
+  tf_status (*sim_get_rest_positions)(const tf_sim *sim, double *out_positions,
+                                      uint32_t vert_count);
   uint32_t (*sim_surface_vert_count)(const tf_sim *sim);
-  tf_status (*sim_get_surface_positions)(const tf_sim *sim, double *out_positions, uint32_t surface_vert_count);
+  tf_status (*sim_get_surface_positions)(const tf_sim *sim, double *out_positions,
+                                         uint32_t surface_vert_count);
   tf_status (*sim_flesh_info)(const tf_sim *sim, tf_flesh_info *out_info);
   tf_status (*sim_check_param)(tf_sim *sim, tf_param param, const double *values, uint32_t count);
   /* 1.2 */
@@ -619,7 +665,8 @@ typedef struct tf_api {
   /* 1.5 */
   void (*collider_def_init_)(tf_collider_def *def, uint32_t struct_size);
   tf_status (*sim_add_collider)(tf_sim *sim, const tf_collider_def *def, uint32_t *out_id);
-  tf_status (*sim_move_collider)(tf_sim *sim, uint32_t id, const double *positions, uint32_t vert_count);
+  tf_status (*sim_move_collider)(tf_sim *sim, uint32_t id, const double *positions,
+                                 uint32_t vert_count);
   tf_status (*sim_transform_collider)(tf_sim *sim, uint32_t id, const double matrix[16]);
   tf_status (*sim_set_collider)(tf_sim *sim, uint32_t id, double thickness, double friction);
   uint32_t (*sim_collider_count)(const tf_sim *sim);

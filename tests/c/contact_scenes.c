@@ -9,7 +9,7 @@
 #include "intersect_check.h"
 
 #ifndef M_PI
-#define M_PI 3.14159265358979323846
+#  define M_PI 3.14159265358979323846
 #endif
 
 /* the smallest distance from c to a triangle's plane: the radius of the ball about c inside */
@@ -18,8 +18,10 @@ static double inscribed(const body *b, const double c[3]) {
   for (uint32_t k = 0; k < b->nt; ++k) {
     const double *a = b->pos + 3 * b->tri[3 * k], *bb = b->pos + 3 * b->tri[3 * k + 1],
                  *cc = b->pos + 3 * b->tri[3 * k + 2];
-    double e1[3] = {bb[0] - a[0], bb[1] - a[1], bb[2] - a[2]}, e2[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
-    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    double e1[3] = {bb[0] - a[0], bb[1] - a[1], bb[2] - a[2]},
+           e2[3] = {cc[0] - a[0], cc[1] - a[1], cc[2] - a[2]};
+    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                   e1[0] * e2[1] - e1[1] * e2[0]};
     double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     double d = fabs(((a[0] - c[0]) * n[0] + (a[1] - c[1]) * n[1] + (a[2] - c[2]) * n[2]) / l);
     if (d < inner) inner = d;
@@ -42,12 +44,13 @@ void body_sphere(body *b, const double c[3], double r, int rings, int segs) {
     for (int j = 0; j < segs; ++j) {
       double th = M_PI * i / rings, ph = 2 * M_PI * j / segs;
       double *q = p + 3 * (1 + (i - 1) * segs + j);
-      q[0] = c[0] + r * sin(th) * cos(ph), q[1] = c[1] + r * sin(th) * sin(ph), q[2] = c[2] + r * cos(th);
+      q[0] = c[0] + r * sin(th) * cos(ph), q[1] = c[1] + r * sin(th) * sin(ph),
+      q[2] = c[2] + r * cos(th);
     }
   uint32_t south = b->nv - 1;
   p[3 * south] = c[0], p[3 * south + 1] = c[1], p[3 * south + 2] = c[2] - r;
   uint32_t t = 0;
-#define V(i, j) (uint32_t)(1 + ((i) - 1) * segs + ((j) % segs))
+#define V(i, j) (uint32_t)(1 + ((i)-1) * segs + ((j) % segs))
   for (int j = 0; j < segs; ++j) {
     uint32_t *q = b->tri + 3 * t++;
     q[0] = 0, q[1] = V(1, j), q[2] = V(1, j + 1);
@@ -97,11 +100,13 @@ void body_transform(const body *b, const double M[16], double *out) {
   for (uint32_t i = 0; i < b->nv; ++i) {
     const double *p = b->pos + 3 * (size_t)i;
     for (int r = 0; r < 3; ++r)
-      out[3 * (size_t)i + r] = M[4 * r] * p[0] + M[4 * r + 1] * p[1] + M[4 * r + 2] * p[2] + M[4 * r + 3];
+      out[3 * (size_t)i + r] =
+          M[4 * r] * p[0] + M[4 * r + 1] * p[1] + M[4 * r + 2] * p[2] + M[4 * r + 3];
   }
 }
 
-void rigid_matrix(const double axis[3], double angle, const double c[3], const double t[3], double M[16]) {
+void rigid_matrix(const double axis[3], double angle, const double c[3], const double t[3],
+                  double M[16]) {
   /* Rodrigues: R = cos I + sin [a]x + (1 - cos) a a^T; p' = R (p - c) + c + t */
   double co = cos(angle), si = sin(angle), x = axis[0], y = axis[1], z = axis[2];
   double R[9] = {co + x * x * (1 - co),     x * y * (1 - co) - z * si, x * z * (1 - co) + y * si,
@@ -119,8 +124,8 @@ long cloth_body_crossings(const scene *sc, const double *x, const body *b, const
   int *itri = malloc(3 * (size_t)sc->tri_count * sizeof *itri);
   if (!itri) return -1;
   for (uint32_t k = 0; k < 3 * sc->tri_count; ++k) itri[k] = (int)sc->tri[k];
-  long cr = ic_count_crossings(x, (int)sc->vert_count, itri, (int)sc->tri_count, bx ? bx : b->pos, (int)b->nv,
-                               b->itri, (int)b->nt);
+  long cr = ic_count_crossings(x, (int)sc->vert_count, itri, (int)sc->tri_count, bx ? bx : b->pos,
+                               (int)b->nv, b->itri, (int)b->nt);
   free(itri);
   return cr;
 }

@@ -30,7 +30,8 @@ tf_status body_add(tf_sim *sim, const body *b, double thickness, double friction
  * M[3], M[7], M[11] (the layout tf_sim_transform_collider takes) */
 void body_transform(const body *b, const double M[16], double *out);
 /* M = translation t times a rotation by angle (rad) about the axis through c along unit axis */
-void rigid_matrix(const double axis[3], double angle, const double c[3], const double t[3], double M[16]);
+void rigid_matrix(const double axis[3], double angle, const double c[3], const double t[3],
+                  double M[16]);
 /* edge-triangle crossings between the scene's cloth at x and the body at bx (NULL: as built) */
 long cloth_body_crossings(const scene *sc, const double *x, const body *b, const double *bx);
 

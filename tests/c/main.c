@@ -9,7 +9,10 @@
 #include "tf_test.h"
 
 #define MAX_TESTS 512
-static struct { const char *name; tf_test_fn fn; } g_tests[MAX_TESTS];
+static struct {
+  const char *name;
+  tf_test_fn fn;
+} g_tests[MAX_TESTS];
 static int g_count;
 
 void tf_test_register(const char *name, tf_test_fn fn) {
@@ -38,7 +41,10 @@ int main(int argc, char **argv) {
     double ms = 1000.0 * (double)(clock() - t0) / CLOCKS_PER_SEC;
     fprintf(stdout, "[ %s ] %s (%.0f ms)\n", bad ? "FAIL" : " OK ", g_tests[i].name, ms);
     fflush(stdout);
-    if (bad) failed++; else passed++;
+    if (bad)
+      failed++;
+    else
+      passed++;
   }
   fprintf(stdout, "%d passed, %d failed\n", passed, failed);
   if (passed + failed == 0) {

@@ -23,8 +23,12 @@ void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const do
     for (uint32_t i = 0; i < nx; ++i) {
       uint32_t a = j * (nx + 1) + i, b = a + 1, c = a + nx + 2, d = a + nx + 1;
       uint32_t *q = s->tri + 3 * (size_t)t;
-      q[0] = a; q[1] = b; q[2] = c;
-      q[3] = a; q[4] = c; q[5] = d;
+      q[0] = a;
+      q[1] = b;
+      q[2] = c;
+      q[3] = a;
+      q[4] = c;
+      q[5] = d;
       t += 2;
     }
   if (pin_row0) {
@@ -52,10 +56,16 @@ void scene_young1(scene *s) {
   for (uint32_t r = 0; r < 2; ++r) {
     uint32_t a = start[r], b = start[r + 1], n = row_len[r];
     for (uint32_t i = 0; i + 1 < n; ++i) { /* upward triangles */
-      s->tri[3 * t] = a + i; s->tri[3 * t + 1] = a + i + 1; s->tri[3 * t + 2] = b + i; ++t;
+      s->tri[3 * t] = a + i;
+      s->tri[3 * t + 1] = a + i + 1;
+      s->tri[3 * t + 2] = b + i;
+      ++t;
     }
     for (uint32_t i = 0; i + 2 < n; ++i) { /* downward triangles */
-      s->tri[3 * t] = b + i; s->tri[3 * t + 1] = a + i + 1; s->tri[3 * t + 2] = b + i + 1; ++t;
+      s->tri[3 * t] = b + i;
+      s->tri[3 * t + 1] = a + i + 1;
+      s->tri[3 * t + 2] = b + i + 1;
+      ++t;
     }
   }
   s->pin_count = 5;
@@ -94,8 +104,10 @@ void scene_def(const scene *s, tf_cloth_def *def) {
   def->tri_count = s->tri_count;
 }
 
-void scene_block(tet_scene *s, uint32_t nx, uint32_t ny, uint32_t nz, double sx, double sy, double sz) {
-  static const int kuhn[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
+void scene_block(tet_scene *s, uint32_t nx, uint32_t ny, uint32_t nz, double sx, double sy,
+                 double sz) {
+  static const int kuhn[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7},
+                                 {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
   s->vert_count = (nx + 1) * (ny + 1) * (nz + 1);
   s->tet_count = 6 * nx * ny * nz;
   s->pos = calloc(3 * (size_t)s->vert_count, sizeof *s->pos);
@@ -113,7 +125,8 @@ void scene_block(tet_scene *s, uint32_t nx, uint32_t ny, uint32_t nz, double sx,
         for (int t = 0; t < 6; ++t, ++e)
           for (int a = 0; a < 4; ++a) {
             int c = kuhn[t][a];
-            s->tets[4 * (size_t)e + a] = ((k + (c >> 2 & 1)) * (ny + 1) + j + (c >> 1 & 1)) * (nx + 1) + i + (c & 1);
+            s->tets[4 * (size_t)e + a] =
+                ((k + (c >> 2 & 1)) * (ny + 1) + j + (c >> 1 & 1)) * (nx + 1) + i + (c & 1);
           }
 }
 

@@ -32,7 +32,8 @@ typedef struct tet_scene {
   double *pos;    /* (vert_count x 3) */
   uint32_t *tets; /* (tet_count x 4) */
 } tet_scene;
-void scene_block(tet_scene *s, uint32_t nx, uint32_t ny, uint32_t nz, double sx, double sy, double sz);
+void scene_block(tet_scene *s, uint32_t nx, uint32_t ny, uint32_t nz, double sx, double sy,
+                 double sz);
 void tet_scene_free(tet_scene *s);
 /* a flesh def with the block's tets and defaults */
 void scene_flesh_def(const tet_scene *s, tf_flesh_def *def);

@@ -11,150 +11,153 @@
 #include "api/api_table.h"
 #include "tf_test.h"
 
-typedef struct layout { const char *what; size_t got, want; } layout;
+typedef struct layout {
+  const char *what;
+  size_t got, want;
+} layout;
 
 TF_TEST(abi_struct_layout) {
 #if UINTPTR_MAX == 0xffffffffffffffffu
   const layout L[] = {
-  {"tf_cloth_def.struct_size", offsetof(tf_cloth_def, struct_size), 0},
-  {"tf_cloth_def.rest_positions", offsetof(tf_cloth_def, rest_positions), 8},
-  {"tf_cloth_def.vert_count", offsetof(tf_cloth_def, vert_count), 16},
-  {"tf_cloth_def.triangles", offsetof(tf_cloth_def, triangles), 24},
-  {"tf_cloth_def.tri_count", offsetof(tf_cloth_def, tri_count), 32},
-  {"tf_cloth_def.initial_positions", offsetof(tf_cloth_def, initial_positions), 40},
-  {"tf_cloth_def.density", offsetof(tf_cloth_def, density), 48},
-  {"tf_cloth_def.total_mass", offsetof(tf_cloth_def, total_mass), 56},
-  {"tf_cloth_def.vertex_masses", offsetof(tf_cloth_def, vertex_masses), 64},
-  {"tf_cloth_def.stretch_stiffness", offsetof(tf_cloth_def, stretch_stiffness), 72},
-  {"tf_cloth_def.poisson", offsetof(tf_cloth_def, poisson), 80},
-  {"tf_cloth_def.bend_stiffness", offsetof(tf_cloth_def, bend_stiffness), 88},
-  {"tf_cloth_def.gravity", offsetof(tf_cloth_def, gravity), 96},
-  {"tf_cloth_def.integrator", offsetof(tf_cloth_def, integrator), 120},
-  {"tf_cloth_def.tau", offsetof(tf_cloth_def, tau), 128},
-  {"tf_cloth_def.kappa", offsetof(tf_cloth_def, kappa), 136},
-  {"tf_cloth_def.phi", offsetof(tf_cloth_def, phi), 144},
-  {"tf_cloth_def.psi", offsetof(tf_cloth_def, psi), 152},
-  {"tf_cloth_def.pin_stiffness", offsetof(tf_cloth_def, pin_stiffness), 160},
-  {"tf_cloth_def.solver", offsetof(tf_cloth_def, solver), 168},
-  {"tf_cloth_def.allocator", offsetof(tf_cloth_def, allocator), 192},
-  {"tf_cloth_def.logger", offsetof(tf_cloth_def, logger), 216},
-  {"tf_cloth_def.index_base", offsetof(tf_cloth_def, index_base), 240},
-  {"tf_flesh_material.youngs_modulus", offsetof(tf_flesh_material, youngs_modulus), 0},
-  {"tf_flesh_material.poisson", offsetof(tf_flesh_material, poisson), 8},
-  {"tf_flesh_material.density", offsetof(tf_flesh_material, density), 16},
-  {"tf_flesh_def.struct_size", offsetof(tf_flesh_def, struct_size), 0},
-  {"tf_flesh_def.rest_positions", offsetof(tf_flesh_def, rest_positions), 8},
-  {"tf_flesh_def.vert_count", offsetof(tf_flesh_def, vert_count), 16},
-  {"tf_flesh_def.tets", offsetof(tf_flesh_def, tets), 24},
-  {"tf_flesh_def.tet_count", offsetof(tf_flesh_def, tet_count), 32},
-  {"tf_flesh_def.initial_positions", offsetof(tf_flesh_def, initial_positions), 40},
-  {"tf_flesh_def.surface_positions", offsetof(tf_flesh_def, surface_positions), 48},
-  {"tf_flesh_def.surface_vert_count", offsetof(tf_flesh_def, surface_vert_count), 56},
-  {"tf_flesh_def.surface_triangles", offsetof(tf_flesh_def, surface_triangles), 64},
-  {"tf_flesh_def.surface_tri_count", offsetof(tf_flesh_def, surface_tri_count), 72},
-  {"tf_flesh_def.lattice_cells", offsetof(tf_flesh_def, lattice_cells), 76},
-  {"tf_flesh_def.youngs_modulus", offsetof(tf_flesh_def, youngs_modulus), 80},
-  {"tf_flesh_def.poisson", offsetof(tf_flesh_def, poisson), 88},
-  {"tf_flesh_def.density", offsetof(tf_flesh_def, density), 96},
-  {"tf_flesh_def.tet_materials", offsetof(tf_flesh_def, tet_materials), 104},
-  {"tf_flesh_def.materials", offsetof(tf_flesh_def, materials), 112},
-  {"tf_flesh_def.material_count", offsetof(tf_flesh_def, material_count), 120},
-  {"tf_flesh_def.gravity", offsetof(tf_flesh_def, gravity), 128},
-  {"tf_flesh_def.tau", offsetof(tf_flesh_def, tau), 152},
-  {"tf_flesh_def.kappa", offsetof(tf_flesh_def, kappa), 160},
-  {"tf_flesh_def.pin_stiffness", offsetof(tf_flesh_def, pin_stiffness), 168},
-  {"tf_flesh_def.solver", offsetof(tf_flesh_def, solver), 176},
-  {"tf_flesh_def.allocator", offsetof(tf_flesh_def, allocator), 200},
-  {"tf_flesh_def.logger", offsetof(tf_flesh_def, logger), 224},
-  {"tf_flesh_def.index_base", offsetof(tf_flesh_def, index_base), 248},
-  {"tf_tetmesh_view.struct_size", offsetof(tf_tetmesh_view, struct_size), 0},
-  {"tf_tetmesh_view.vert_count", offsetof(tf_tetmesh_view, vert_count), 4},
-  {"tf_tetmesh_view.tet_count", offsetof(tf_tetmesh_view, tet_count), 8},
-  {"tf_tetmesh_view.positions", offsetof(tf_tetmesh_view, positions), 16},
-  {"tf_tetmesh_view.tets", offsetof(tf_tetmesh_view, tets), 24},
-  {"tf_tetmesh_view.regions", offsetof(tf_tetmesh_view, regions), 32},
-  {"tf_flesh_info.struct_size", offsetof(tf_flesh_info, struct_size), 0},
-  {"tf_flesh_info.tet_count", offsetof(tf_flesh_info, tet_count), 4},
-  {"tf_flesh_info.vert_count", offsetof(tf_flesh_info, vert_count), 8},
-  {"tf_flesh_info.boundary_face_count", offsetof(tf_flesh_info, boundary_face_count), 12},
-  {"tf_flesh_info.min_dihedral_deg", offsetof(tf_flesh_info, min_dihedral_deg), 16},
-  {"tf_flesh_info.max_dihedral_deg", offsetof(tf_flesh_info, max_dihedral_deg), 24},
-  {"tf_flesh_info.inverted_rest", offsetof(tf_flesh_info, inverted_rest), 32},
-  {"tf_flesh_info.inverted_now", offsetof(tf_flesh_info, inverted_now), 36},
-  {"tf_flesh_info.rest_volume", offsetof(tf_flesh_info, rest_volume), 40},
-  {"tf_flesh_info.volume", offsetof(tf_flesh_info, volume), 48},
-  {"tf_flesh_info.mass", offsetof(tf_flesh_info, mass), 56},
-  {"tf_flesh_info.surface_outside", offsetof(tf_flesh_info, surface_outside), 64},
-  {"tf_flesh_info.surface_worst_weight", offsetof(tf_flesh_info, surface_worst_weight), 72},
-  {"tf_rig_def.struct_size", offsetof(tf_rig_def, struct_size), 0},
-  {"tf_rig_def.path", offsetof(tf_rig_def, path), 8},
-  {"tf_rig_def.source", offsetof(tf_rig_def, source), 16},
-  {"tf_rig_def.name", offsetof(tf_rig_def, name), 24},
-  {"tf_settle_report.settle_time", offsetof(tf_settle_report, settle_time), 0},
-  {"tf_settle_report.rate", offsetof(tf_settle_report, rate), 8},
-  {"tf_settle_report.tau", offsetof(tf_settle_report, tau), 16},
-  {"tf_render_def.struct_size", offsetof(tf_render_def, struct_size), 0},
-  {"tf_render_def.width", offsetof(tf_render_def, width), 4},
-  {"tf_render_def.height", offsetof(tf_render_def, height), 8},
-  {"tf_render_def.view", offsetof(tf_render_def, view), 16},
-  {"tf_render_def.eye", offsetof(tf_render_def, eye), 40},
-  {"tf_render_def.target", offsetof(tf_render_def, target), 64},
-  {"tf_render_def.up", offsetof(tf_render_def, up), 88},
-  {"tf_render_def.fov_deg", offsetof(tf_render_def, fov_deg), 112},
-  {"tf_render_def.wireframe", offsetof(tf_render_def, wireframe), 120},
-  {"tf_render_def.show_pins", offsetof(tf_render_def, show_pins), 124},
-  {"tf_stats.struct_size", offsetof(tf_stats, struct_size), 0},
-  {"tf_stats.steps", offsetof(tf_stats, steps), 4},
-  {"tf_stats.newton_iterations", offsetof(tf_stats, newton_iterations), 8},
-  {"tf_stats.cg_iterations", offsetof(tf_stats, cg_iterations), 12},
-  {"tf_stats.max_newton_per_step", offsetof(tf_stats, max_newton_per_step), 16},
-  {"tf_stats.unconverged_steps", offsetof(tf_stats, unconverged_steps), 20},
-  {"tf_stats.residual", offsetof(tf_stats, residual), 24},
-  {"tf_stats.seconds", offsetof(tf_stats, seconds), 32},
-  {"tf_stats.total_steps", offsetof(tf_stats, total_steps), 40},
-  {"tf_stats.contacts", offsetof(tf_stats, contacts), 48},
-  {"tf_stats.broad_pairs", offsetof(tf_stats, broad_pairs), 52},
-  {"tf_stats.ccd_cuts", offsetof(tf_stats, ccd_cuts), 56},
-  {"tf_stats.intersecting", offsetof(tf_stats, intersecting), 60},
-  {"tf_stats.contact_growths", offsetof(tf_stats, contact_growths), 64},
-  {"tf_stats.collider_substeps", offsetof(tf_stats, collider_substeps), 68},
-  {"tf_stats.min_distance", offsetof(tf_stats, min_distance), 72},
-  {"tf_stats.contact_seconds", offsetof(tf_stats, contact_seconds), 80},
-  {"tf_collider_def.struct_size", offsetof(tf_collider_def, struct_size), 0},
-  {"tf_collider_def.vert_count", offsetof(tf_collider_def, vert_count), 4},
-  {"tf_collider_def.positions", offsetof(tf_collider_def, positions), 8},
-  {"tf_collider_def.tri_count", offsetof(tf_collider_def, tri_count), 16},
-  {"tf_collider_def.triangles", offsetof(tf_collider_def, triangles), 24},
-  {"tf_collider_def.thickness", offsetof(tf_collider_def, thickness), 32},
-  {"tf_collider_def.friction", offsetof(tf_collider_def, friction), 40},
-  {"tf_collider_def.one_sided", offsetof(tf_collider_def, one_sided), 48},
-  {"tf_solver_settings.max_newton", offsetof(tf_solver_settings, max_newton), 0},
-  {"tf_solver_settings.max_cg", offsetof(tf_solver_settings, max_cg), 4},
-  {"tf_solver_settings.tolerance", offsetof(tf_solver_settings, tolerance), 8},
-  {"tf_solver_settings.abs_tolerance", offsetof(tf_solver_settings, abs_tolerance), 16},
-  {"tf_allocator.alloc", offsetof(tf_allocator, alloc), 0},
-  {"tf_allocator.free", offsetof(tf_allocator, free), 8},
-  {"tf_allocator.ud", offsetof(tf_allocator, ud), 16},
-  {"tf_logger.fn", offsetof(tf_logger, fn), 0},
-  {"tf_logger.ud", offsetof(tf_logger, ud), 8},
-  {"tf_logger.min_level", offsetof(tf_logger, min_level), 16},
-  {"tf_api.struct_size", offsetof(tf_api, struct_size), 0},
-  {"tf_api.version", offsetof(tf_api, version), 4},
-  {"tf_api.cloth_create", offsetof(tf_api, cloth_create), 32},
-  {"tf_api.critical_damping", offsetof(tf_api, critical_damping), 176},
-  {"tf_param_info.name", offsetof(tf_param_info, name), 8},
-  {"tf_param_info.short_name", offsetof(tf_param_info, short_name), 16},
-  {"tf_param_info.unit", offsetof(tf_param_info, unit), 24},
-  {"tf_param_info.doc", offsetof(tf_param_info, doc), 32},
-  {"tf_param_info.count", offsetof(tf_param_info, count), 40},
-  {"tf_param_info.kinds", offsetof(tf_param_info, kinds), 44},
-  {"tf_param_info.lo", offsetof(tf_param_info, lo), 48},
-  {"tf_param_info.hi", offsetof(tf_param_info, hi), 56},
-  {"tf_param_info.lo_open", offsetof(tf_param_info, lo_open), 64},
-  {"tf_param_info.hi_open", offsetof(tf_param_info, hi_open), 68},
-  {"tf_param_info.integer", offsetof(tf_param_info, integer), 72},
-  {"tf_param_info.keyable", offsetof(tf_param_info, keyable), 76},
-  {"tf_param_info.default_values", offsetof(tf_param_info, default_values), 80},
+      {"tf_cloth_def.struct_size", offsetof(tf_cloth_def, struct_size), 0},
+      {"tf_cloth_def.rest_positions", offsetof(tf_cloth_def, rest_positions), 8},
+      {"tf_cloth_def.vert_count", offsetof(tf_cloth_def, vert_count), 16},
+      {"tf_cloth_def.triangles", offsetof(tf_cloth_def, triangles), 24},
+      {"tf_cloth_def.tri_count", offsetof(tf_cloth_def, tri_count), 32},
+      {"tf_cloth_def.initial_positions", offsetof(tf_cloth_def, initial_positions), 40},
+      {"tf_cloth_def.density", offsetof(tf_cloth_def, density), 48},
+      {"tf_cloth_def.total_mass", offsetof(tf_cloth_def, total_mass), 56},
+      {"tf_cloth_def.vertex_masses", offsetof(tf_cloth_def, vertex_masses), 64},
+      {"tf_cloth_def.stretch_stiffness", offsetof(tf_cloth_def, stretch_stiffness), 72},
+      {"tf_cloth_def.poisson", offsetof(tf_cloth_def, poisson), 80},
+      {"tf_cloth_def.bend_stiffness", offsetof(tf_cloth_def, bend_stiffness), 88},
+      {"tf_cloth_def.gravity", offsetof(tf_cloth_def, gravity), 96},
+      {"tf_cloth_def.integrator", offsetof(tf_cloth_def, integrator), 120},
+      {"tf_cloth_def.tau", offsetof(tf_cloth_def, tau), 128},
+      {"tf_cloth_def.kappa", offsetof(tf_cloth_def, kappa), 136},
+      {"tf_cloth_def.phi", offsetof(tf_cloth_def, phi), 144},
+      {"tf_cloth_def.psi", offsetof(tf_cloth_def, psi), 152},
+      {"tf_cloth_def.pin_stiffness", offsetof(tf_cloth_def, pin_stiffness), 160},
+      {"tf_cloth_def.solver", offsetof(tf_cloth_def, solver), 168},
+      {"tf_cloth_def.allocator", offsetof(tf_cloth_def, allocator), 192},
+      {"tf_cloth_def.logger", offsetof(tf_cloth_def, logger), 216},
+      {"tf_cloth_def.index_base", offsetof(tf_cloth_def, index_base), 240},
+      {"tf_flesh_material.youngs_modulus", offsetof(tf_flesh_material, youngs_modulus), 0},
+      {"tf_flesh_material.poisson", offsetof(tf_flesh_material, poisson), 8},
+      {"tf_flesh_material.density", offsetof(tf_flesh_material, density), 16},
+      {"tf_flesh_def.struct_size", offsetof(tf_flesh_def, struct_size), 0},
+      {"tf_flesh_def.rest_positions", offsetof(tf_flesh_def, rest_positions), 8},
+      {"tf_flesh_def.vert_count", offsetof(tf_flesh_def, vert_count), 16},
+      {"tf_flesh_def.tets", offsetof(tf_flesh_def, tets), 24},
+      {"tf_flesh_def.tet_count", offsetof(tf_flesh_def, tet_count), 32},
+      {"tf_flesh_def.initial_positions", offsetof(tf_flesh_def, initial_positions), 40},
+      {"tf_flesh_def.surface_positions", offsetof(tf_flesh_def, surface_positions), 48},
+      {"tf_flesh_def.surface_vert_count", offsetof(tf_flesh_def, surface_vert_count), 56},
+      {"tf_flesh_def.surface_triangles", offsetof(tf_flesh_def, surface_triangles), 64},
+      {"tf_flesh_def.surface_tri_count", offsetof(tf_flesh_def, surface_tri_count), 72},
+      {"tf_flesh_def.lattice_cells", offsetof(tf_flesh_def, lattice_cells), 76},
+      {"tf_flesh_def.youngs_modulus", offsetof(tf_flesh_def, youngs_modulus), 80},
+      {"tf_flesh_def.poisson", offsetof(tf_flesh_def, poisson), 88},
+      {"tf_flesh_def.density", offsetof(tf_flesh_def, density), 96},
+      {"tf_flesh_def.tet_materials", offsetof(tf_flesh_def, tet_materials), 104},
+      {"tf_flesh_def.materials", offsetof(tf_flesh_def, materials), 112},
+      {"tf_flesh_def.material_count", offsetof(tf_flesh_def, material_count), 120},
+      {"tf_flesh_def.gravity", offsetof(tf_flesh_def, gravity), 128},
+      {"tf_flesh_def.tau", offsetof(tf_flesh_def, tau), 152},
+      {"tf_flesh_def.kappa", offsetof(tf_flesh_def, kappa), 160},
+      {"tf_flesh_def.pin_stiffness", offsetof(tf_flesh_def, pin_stiffness), 168},
+      {"tf_flesh_def.solver", offsetof(tf_flesh_def, solver), 176},
+      {"tf_flesh_def.allocator", offsetof(tf_flesh_def, allocator), 200},
+      {"tf_flesh_def.logger", offsetof(tf_flesh_def, logger), 224},
+      {"tf_flesh_def.index_base", offsetof(tf_flesh_def, index_base), 248},
+      {"tf_tetmesh_view.struct_size", offsetof(tf_tetmesh_view, struct_size), 0},
+      {"tf_tetmesh_view.vert_count", offsetof(tf_tetmesh_view, vert_count), 4},
+      {"tf_tetmesh_view.tet_count", offsetof(tf_tetmesh_view, tet_count), 8},
+      {"tf_tetmesh_view.positions", offsetof(tf_tetmesh_view, positions), 16},
+      {"tf_tetmesh_view.tets", offsetof(tf_tetmesh_view, tets), 24},
+      {"tf_tetmesh_view.regions", offsetof(tf_tetmesh_view, regions), 32},
+      {"tf_flesh_info.struct_size", offsetof(tf_flesh_info, struct_size), 0},
+      {"tf_flesh_info.tet_count", offsetof(tf_flesh_info, tet_count), 4},
+      {"tf_flesh_info.vert_count", offsetof(tf_flesh_info, vert_count), 8},
+      {"tf_flesh_info.boundary_face_count", offsetof(tf_flesh_info, boundary_face_count), 12},
+      {"tf_flesh_info.min_dihedral_deg", offsetof(tf_flesh_info, min_dihedral_deg), 16},
+      {"tf_flesh_info.max_dihedral_deg", offsetof(tf_flesh_info, max_dihedral_deg), 24},
+      {"tf_flesh_info.inverted_rest", offsetof(tf_flesh_info, inverted_rest), 32},
+      {"tf_flesh_info.inverted_now", offsetof(tf_flesh_info, inverted_now), 36},
+      {"tf_flesh_info.rest_volume", offsetof(tf_flesh_info, rest_volume), 40},
+      {"tf_flesh_info.volume", offsetof(tf_flesh_info, volume), 48},
+      {"tf_flesh_info.mass", offsetof(tf_flesh_info, mass), 56},
+      {"tf_flesh_info.surface_outside", offsetof(tf_flesh_info, surface_outside), 64},
+      {"tf_flesh_info.surface_worst_weight", offsetof(tf_flesh_info, surface_worst_weight), 72},
+      {"tf_rig_def.struct_size", offsetof(tf_rig_def, struct_size), 0},
+      {"tf_rig_def.path", offsetof(tf_rig_def, path), 8},
+      {"tf_rig_def.source", offsetof(tf_rig_def, source), 16},
+      {"tf_rig_def.name", offsetof(tf_rig_def, name), 24},
+      {"tf_settle_report.settle_time", offsetof(tf_settle_report, settle_time), 0},
+      {"tf_settle_report.rate", offsetof(tf_settle_report, rate), 8},
+      {"tf_settle_report.tau", offsetof(tf_settle_report, tau), 16},
+      {"tf_render_def.struct_size", offsetof(tf_render_def, struct_size), 0},
+      {"tf_render_def.width", offsetof(tf_render_def, width), 4},
+      {"tf_render_def.height", offsetof(tf_render_def, height), 8},
+      {"tf_render_def.view", offsetof(tf_render_def, view), 16},
+      {"tf_render_def.eye", offsetof(tf_render_def, eye), 40},
+      {"tf_render_def.target", offsetof(tf_render_def, target), 64},
+      {"tf_render_def.up", offsetof(tf_render_def, up), 88},
+      {"tf_render_def.fov_deg", offsetof(tf_render_def, fov_deg), 112},
+      {"tf_render_def.wireframe", offsetof(tf_render_def, wireframe), 120},
+      {"tf_render_def.show_pins", offsetof(tf_render_def, show_pins), 124},
+      {"tf_stats.struct_size", offsetof(tf_stats, struct_size), 0},
+      {"tf_stats.steps", offsetof(tf_stats, steps), 4},
+      {"tf_stats.newton_iterations", offsetof(tf_stats, newton_iterations), 8},
+      {"tf_stats.cg_iterations", offsetof(tf_stats, cg_iterations), 12},
+      {"tf_stats.max_newton_per_step", offsetof(tf_stats, max_newton_per_step), 16},
+      {"tf_stats.unconverged_steps", offsetof(tf_stats, unconverged_steps), 20},
+      {"tf_stats.residual", offsetof(tf_stats, residual), 24},
+      {"tf_stats.seconds", offsetof(tf_stats, seconds), 32},
+      {"tf_stats.total_steps", offsetof(tf_stats, total_steps), 40},
+      {"tf_stats.contacts", offsetof(tf_stats, contacts), 48},
+      {"tf_stats.broad_pairs", offsetof(tf_stats, broad_pairs), 52},
+      {"tf_stats.ccd_cuts", offsetof(tf_stats, ccd_cuts), 56},
+      {"tf_stats.intersecting", offsetof(tf_stats, intersecting), 60},
+      {"tf_stats.contact_growths", offsetof(tf_stats, contact_growths), 64},
+      {"tf_stats.collider_substeps", offsetof(tf_stats, collider_substeps), 68},
+      {"tf_stats.min_distance", offsetof(tf_stats, min_distance), 72},
+      {"tf_stats.contact_seconds", offsetof(tf_stats, contact_seconds), 80},
+      {"tf_collider_def.struct_size", offsetof(tf_collider_def, struct_size), 0},
+      {"tf_collider_def.vert_count", offsetof(tf_collider_def, vert_count), 4},
+      {"tf_collider_def.positions", offsetof(tf_collider_def, positions), 8},
+      {"tf_collider_def.tri_count", offsetof(tf_collider_def, tri_count), 16},
+      {"tf_collider_def.triangles", offsetof(tf_collider_def, triangles), 24},
+      {"tf_collider_def.thickness", offsetof(tf_collider_def, thickness), 32},
+      {"tf_collider_def.friction", offsetof(tf_collider_def, friction), 40},
+      {"tf_collider_def.one_sided", offsetof(tf_collider_def, one_sided), 48},
+      {"tf_solver_settings.max_newton", offsetof(tf_solver_settings, max_newton), 0},
+      {"tf_solver_settings.max_cg", offsetof(tf_solver_settings, max_cg), 4},
+      {"tf_solver_settings.tolerance", offsetof(tf_solver_settings, tolerance), 8},
+      {"tf_solver_settings.abs_tolerance", offsetof(tf_solver_settings, abs_tolerance), 16},
+      {"tf_allocator.alloc", offsetof(tf_allocator, alloc), 0},
+      {"tf_allocator.free", offsetof(tf_allocator, free), 8},
+      {"tf_allocator.ud", offsetof(tf_allocator, ud), 16},
+      {"tf_logger.fn", offsetof(tf_logger, fn), 0},
+      {"tf_logger.ud", offsetof(tf_logger, ud), 8},
+      {"tf_logger.min_level", offsetof(tf_logger, min_level), 16},
+      {"tf_api.struct_size", offsetof(tf_api, struct_size), 0},
+      {"tf_api.version", offsetof(tf_api, version), 4},
+      {"tf_api.cloth_create", offsetof(tf_api, cloth_create), 32},
+      {"tf_api.critical_damping", offsetof(tf_api, critical_damping), 176},
+      {"tf_param_info.name", offsetof(tf_param_info, name), 8},
+      {"tf_param_info.short_name", offsetof(tf_param_info, short_name), 16},
+      {"tf_param_info.unit", offsetof(tf_param_info, unit), 24},
+      {"tf_param_info.doc", offsetof(tf_param_info, doc), 32},
+      {"tf_param_info.count", offsetof(tf_param_info, count), 40},
+      {"tf_param_info.kinds", offsetof(tf_param_info, kinds), 44},
+      {"tf_param_info.lo", offsetof(tf_param_info, lo), 48},
+      {"tf_param_info.hi", offsetof(tf_param_info, hi), 56},
+      {"tf_param_info.lo_open", offsetof(tf_param_info, lo_open), 64},
+      {"tf_param_info.hi_open", offsetof(tf_param_info, hi_open), 68},
+      {"tf_param_info.integer", offsetof(tf_param_info, integer), 72},
+      {"tf_param_info.keyable", offsetof(tf_param_info, keyable), 76},
+      {"tf_param_info.default_values", offsetof(tf_param_info, default_values), 80},
       {"sizeof tf_cloth_def", sizeof(tf_cloth_def), 248},
       {"sizeof tf_flesh_material", sizeof(tf_flesh_material), 24},
       {"sizeof tf_flesh_def", sizeof(tf_flesh_def), 256},
@@ -176,10 +179,11 @@ TF_TEST(abi_struct_layout) {
   ENSURE(sizeof(tf_api) >= 184);
 #endif
   /* enum values are part of the ABI */
-  ENSURE(TF_OK == 0 && TF_E_INVALID_ARG == 1 && TF_E_NOMEM == 2 && TF_E_DEF_INIT == 3 && TF_E_BAD_MESH == 4 &&
-         TF_E_NOT_CONVERGED == 5 && TF_E_VERSION == 6 && TF_E_UNSUPPORTED == 7 && TF_E_IO == 8 && TF_E_SCRIPT == 9);
-  ENSURE(TF_PARAM_TAU == 0 && TF_PARAM_KAPPA == 1 && TF_PARAM_BEND_STIFFNESS == 2 && TF_PARAM_GRAVITY == 3 &&
-         TF_PARAM_PSI == 8);
+  ENSURE(TF_OK == 0 && TF_E_INVALID_ARG == 1 && TF_E_NOMEM == 2 && TF_E_DEF_INIT == 3 &&
+         TF_E_BAD_MESH == 4 && TF_E_NOT_CONVERGED == 5 && TF_E_VERSION == 6 &&
+         TF_E_UNSUPPORTED == 7 && TF_E_IO == 8 && TF_E_SCRIPT == 9);
+  ENSURE(TF_PARAM_TAU == 0 && TF_PARAM_KAPPA == 1 && TF_PARAM_BEND_STIFFNESS == 2 &&
+         TF_PARAM_GRAVITY == 3 && TF_PARAM_PSI == 8);
   ENSURE(TF_PARAM_WIND == 9 && TF_PARAM_AIR_DENSITY == 10 && TF_PARAM_GUST_PERIOD == 18);
   ENSURE(TF_INTEGRATOR_TAU == 0 && TF_INTEGRATOR_STRAIN_RATE == 1);
 }
@@ -259,22 +263,26 @@ TF_TEST(abi_param_info_is_the_checked_table) {
     const tf_param_info *in = &info[p];
     ENSURE_MSG(in->name && in->short_name && in->unit && in->doc && in->doc[0], "param %d", p);
     ENSURE_MSG(in->count == 1 || in->count == 3, "%s", in->name);
-    ENSURE_MSG(in->kinds != 0 && (in->kinds & ~(TF_PARAM_FOR_CLOTH | TF_PARAM_FOR_FLESH)) == 0, "%s", in->name);
+    ENSURE_MSG(in->kinds != 0 && (in->kinds & ~(TF_PARAM_FOR_CLOTH | TF_PARAM_FOR_FLESH)) == 0,
+               "%s", in->name);
     for (int q = 0; q < p; ++q) {
       ENSURE_MSG(strcmp(info[q].name, in->name) != 0, "%s twice", in->name);
       ENSURE_MSG(strcmp(info[q].short_name, in->short_name) != 0, "%s twice", in->short_name);
     }
     char err[256];
-    ENSURE_MSG(tf_param_check((tf_param)p, in->default_values, in->count, err, sizeof err) == TF_OK, "%s", err);
+    ENSURE_MSG(tf_param_check((tf_param)p, in->default_values, in->count, err, sizeof err) == TF_OK,
+               "%s", err);
     double v[3] = {0, 0, 0};
     if (isfinite(in->lo)) {
       v[0] = v[1] = v[2] = in->lo_open ? in->lo : in->lo - 1e-9 * (1 + fabs(in->lo));
-      ENSURE_MSG(tf_param_check((tf_param)p, v, in->count, err, sizeof err) == TF_E_INVALID_ARG, "%s below lo", in->name);
+      ENSURE_MSG(tf_param_check((tf_param)p, v, in->count, err, sizeof err) == TF_E_INVALID_ARG,
+                 "%s below lo", in->name);
       ENSURE_MSG(strstr(err, in->name) != NULL, "%s", err);
     }
     if (isfinite(in->hi)) {
       v[0] = v[1] = v[2] = in->hi_open ? in->hi : in->hi + 1e-9 * (1 + fabs(in->hi));
-      ENSURE_MSG(tf_param_check((tf_param)p, v, in->count, err, sizeof err) == TF_E_INVALID_ARG, "%s above hi", in->name);
+      ENSURE_MSG(tf_param_check((tf_param)p, v, in->count, err, sizeof err) == TF_E_INVALID_ARG,
+                 "%s above hi", in->name);
     }
   }
   /* defaults are the defs' */
@@ -283,7 +291,8 @@ TF_TEST(abi_param_info_is_the_checked_table) {
   ENSURE(info[TF_PARAM_BEND_STIFFNESS].default_values[0] == cd.bend_stiffness);
   ENSURE(info[TF_PARAM_STRETCH_STIFFNESS].default_values[0] == cd.stretch_stiffness);
   ENSURE(info[TF_PARAM_POISSON].default_values[0] == cd.poisson);
-  ENSURE(info[TF_PARAM_PIN_STIFFNESS].default_values[0] == cd.pin_stiffness && cd.pin_stiffness == fd.pin_stiffness);
+  ENSURE(info[TF_PARAM_PIN_STIFFNESS].default_values[0] == cd.pin_stiffness &&
+         cd.pin_stiffness == fd.pin_stiffness);
   ENSURE(info[TF_PARAM_YOUNGS_MODULUS].default_values[0] == fd.youngs_modulus);
   for (int k = 0; k < 3; ++k) ENSURE(info[TF_PARAM_GRAVITY].default_values[k] == cd.gravity[k]);
   ENSURE(info[TF_PARAM_STRETCH_STIFFNESS].kinds == TF_PARAM_FOR_CLOTH);
@@ -304,9 +313,9 @@ TF_TEST(abi_plugin_table_is_complete_and_named) {
   const tf_api *api = tf_get_api(TF_VERSION_MAJOR);
   ENSURE(api != NULL);
   size_t entries = 0;
-#define TF_CHECK_ENTRY(field, fn)                                             \
-  ++entries;                                                                  \
-  ENSURE_MSG(api->field == fn, "tf_api.%s does not hold %s", #field, #fn);    \
+#define TF_CHECK_ENTRY(field, fn)                                          \
+  ++entries;                                                               \
+  ENSURE_MSG(api->field == fn, "tf_api.%s does not hold %s", #field, #fn); \
   ENSURE_MSG(entry_named(#field, #fn), "tf_api.%s is filled with %s", #field, #fn);
   TF_API_TABLE(TF_CHECK_ENTRY)
 #undef TF_CHECK_ENTRY

@@ -29,13 +29,16 @@ static int build_system(lin_system *s, uint32_t cells, double k, double m) {
   memset(s, 0, sizeof *s);
   mem_init(&s->mem, NULL);
   char err[128];
-  if (trimesh_build(&s->mem, &s->mesh, sc.vert_count, sc.tri, sc.tri_count, 0, err, sizeof err) != TF_OK) return 0;
+  if (trimesh_build(&s->mem, &s->mesh, sc.vert_count, sc.tri, sc.tri_count, 0, err, sizeof err) !=
+      TF_OK)
+    return 0;
   uint32_t n = s->n = sc.vert_count;
   s->row_ptr = calloc(n + 1, sizeof *s->row_ptr);
   s->col = calloc(s->mesh.adj_count, sizeof *s->col);
   s->A.val = calloc(9 * (size_t)s->mesh.adj_count, sizeof(double));
   s->fixed = calloc(n, 1);
-  bsr_init_upper(&s->A, n, s->mesh.adj_ptr, s->mesh.adj, s->row_ptr, s->col, calloc(n, sizeof(uint32_t)));
+  bsr_init_upper(&s->A, n, s->mesh.adj_ptr, s->mesh.adj, s->row_ptr, s->col,
+                 calloc(n, sizeof(uint32_t)));
   /* Laplacian over the triangle edges */
   for (uint32_t e = 0; e < s->mesh.edge_count; ++e) {
     uint32_t a = s->mesh.edges[2 * e], b = s->mesh.edges[2 * e + 1];
@@ -76,7 +79,8 @@ TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
   ENSURE(a && amg_level_count(a) >= 3);
   amg_setup(a, &s.A, s.fixed);
   size_t m = 3 * (size_t)s.n;
-  double *u = malloc(m * sizeof *u), *w = malloc(m * sizeof *w), *mu = malloc(m * sizeof *mu), *mw = malloc(m * sizeof *mw);
+  double *u = malloc(m * sizeof *u), *w = malloc(m * sizeof *w), *mu = malloc(m * sizeof *mu),
+         *mw = malloc(m * sizeof *mw);
   unsigned seed = 1;
   for (size_t k = 0; k < m; ++k) {
     seed = seed * 1664525u + 1013904223u;
@@ -99,12 +103,16 @@ TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
   amg_apply(a, u, mu);
   amg_apply(a, w, mw);
   double uw = dot(u, mw, m), wu = dot(w, mu, m);
-  TF_NOTE("%u levels; u.Mw = %.12e, w.Mu = %.12e; u.Mu = %.3e", amg_level_count(a), uw, wu, dot(u, mu, m));
+  TF_NOTE("%u levels; u.Mw = %.12e, w.Mu = %.12e; u.Mu = %.3e", amg_level_count(a), uw, wu,
+          dot(u, mu, m));
   ENSURE(fabs(uw - wu) <= 1e-9 * fabs(uw));
   ENSURE(dot(u, mu, m) > 0.0 && dot(w, mw, m) > 0.0);
   for (uint32_t i = 0; i < s.n; ++i)
     if (s.fixed[i]) ENSURE(mu[3 * i] == 0.0 && mu[3 * i + 1] == 0.0 && mu[3 * i + 2] == 0.0);
-  free(u); free(w); free(mu); free(mw);
+  free(u);
+  free(w);
+  free(mu);
+  free(mw);
   amg_destroy(&s.mem, a);
   free_system(&s);
   ENSURE(s.mem.live_bytes == 0);
@@ -119,10 +127,13 @@ TF_TEST(amg_beats_block_jacobi_on_stiff_systems) {
   size_t m = 3 * (size_t)s.n;
   double *b = malloc(m * sizeof *b), *x = malloc(m * sizeof *x), *r = malloc(m * sizeof *r);
   pcg_work wk;
-  wk.r = malloc(m * sizeof(double)); wk.z = malloc(m * sizeof(double));
-  wk.p = malloc(m * sizeof(double)); wk.q = malloc(m * sizeof(double));
+  wk.r = malloc(m * sizeof(double));
+  wk.z = malloc(m * sizeof(double));
+  wk.p = malloc(m * sizeof(double));
+  wk.q = malloc(m * sizeof(double));
   wk.pinv = malloc(3 * m * sizeof(double));
-  for (size_t k = 0; k < m; ++k) b[k] = s.fixed[k / 3] ? 0.0 : (k % 3 == 2 ? -1.0 : 0.1 * (double)(k % 7)); /* gravity-like */
+  for (size_t k = 0; k < m; ++k)
+    b[k] = s.fixed[k / 3] ? 0.0 : (k % 3 == 2 ? -1.0 : 0.1 * (double)(k % 7)); /* gravity-like */
   pcg_result rj, ra;
   pcg_precond pre = {amg_apply, a};
   pcg_solve(&s.A, b, x, s.fixed, 1e-8, 20000, NULL, &wk, &rj);
@@ -130,13 +141,24 @@ TF_TEST(amg_beats_block_jacobi_on_stiff_systems) {
   /* the AMG answer solves the lin_system */
   bsr_mul(&s.A, x, r, s.fixed);
   double res = 0.0, bn = 0.0;
-  for (size_t k = 0; k < m; ++k) { res += (r[k] - (s.fixed[k / 3] ? 0.0 : b[k])) * (r[k] - (s.fixed[k / 3] ? 0.0 : b[k])); bn += b[k] * b[k]; }
-  TF_NOTE("PCG to 1e-8 on a %u-vertex stiff grid: block Jacobi %u iterations, AMG %u; residual %.1e", s.n,
-          rj.iterations, ra.iterations, sqrt(res / bn));
+  for (size_t k = 0; k < m; ++k) {
+    res += (r[k] - (s.fixed[k / 3] ? 0.0 : b[k])) * (r[k] - (s.fixed[k / 3] ? 0.0 : b[k]));
+    bn += b[k] * b[k];
+  }
+  TF_NOTE(
+      "PCG to 1e-8 on a %u-vertex stiff grid: block Jacobi %u iterations, AMG %u; residual %.1e",
+      s.n, rj.iterations, ra.iterations, sqrt(res / bn));
   ENSURE(rj.converged && ra.converged);
   ENSURE(ra.iterations * 10 < rj.iterations);
   ENSURE(sqrt(res / bn) < 1e-5);
-  free(b); free(x); free(r); free(wk.r); free(wk.z); free(wk.p); free(wk.q); free(wk.pinv);
+  free(b);
+  free(x);
+  free(r);
+  free(wk.r);
+  free(wk.z);
+  free(wk.p);
+  free(wk.q);
+  free(wk.pinv);
   amg_destroy(&s.mem, a);
   free_system(&s);
 }
@@ -149,7 +171,8 @@ TF_TEST(amg_on_the_edge_pattern_lumps_hinge_couplings) {
   lin_system s;
   ENSURE(build_system(&s, 64, 1e4, 1e-3));
   for (uint32_t h = 0; h < s.mesh.hinge_count; ++h) {
-    uint32_t a2 = s.mesh.hinges[4 * h + 2], b2 = s.mesh.hinges[4 * h + 3], lo = a2 < b2 ? a2 : b2, hi = a2 ^ b2 ^ lo;
+    uint32_t a2 = s.mesh.hinges[4 * h + 2], b2 = s.mesh.hinges[4 * h + 3], lo = a2 < b2 ? a2 : b2,
+             hi = a2 ^ b2 ^ lo;
     double *ab = s.A.val + 9 * (size_t)bsr_slot(&s.A, lo, hi);
     double *aa = s.A.val + 9 * (size_t)s.A.diag[lo], *bb = s.A.val + 9 * (size_t)s.A.diag[hi];
     for (int d = 0; d < 3; ++d) ab[4 * d] -= 50.0, aa[4 * d] += 50.0, bb[4 * d] += 50.0;
@@ -157,12 +180,14 @@ TF_TEST(amg_on_the_edge_pattern_lumps_hinge_couplings) {
   uint32_t *eptr, *eadj, ecount;
   ENSURE(trimesh_edge_adjacency(&s.mem, &s.mesh, &eptr, &eadj, &ecount));
   ENSURE(ecount < s.mesh.adj_count);
-  amg *narrow = amg_create(&s.mem, s.n, eptr, eadj), *full = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj);
+  amg *narrow = amg_create(&s.mem, s.n, eptr, eadj),
+      *full = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj);
   ENSURE(narrow && full);
   amg_setup(narrow, &s.A, s.fixed);
   amg_setup(full, &s.A, s.fixed);
   size_t m = 3 * (size_t)s.n;
-  double *u = malloc(m * sizeof *u), *w = malloc(m * sizeof *w), *mu = malloc(m * sizeof *mu), *mw = malloc(m * sizeof *mw);
+  double *u = malloc(m * sizeof *u), *w = malloc(m * sizeof *w), *mu = malloc(m * sizeof *mu),
+         *mw = malloc(m * sizeof *mw);
   unsigned seed = 3;
   for (size_t k = 0; k < m; ++k) {
     seed = seed * 1664525u + 1013904223u;
@@ -176,10 +201,13 @@ TF_TEST(amg_on_the_edge_pattern_lumps_hinge_couplings) {
   ENSURE(fabs(uw - wu) <= 1e-9 * fabs(uw));
   ENSURE(dot(u, mu, m) > 0.0 && dot(w, mw, m) > 0.0);
   pcg_work wk;
-  wk.r = malloc(m * sizeof(double)); wk.z = malloc(m * sizeof(double));
-  wk.p = malloc(m * sizeof(double)); wk.q = malloc(m * sizeof(double));
+  wk.r = malloc(m * sizeof(double));
+  wk.z = malloc(m * sizeof(double));
+  wk.p = malloc(m * sizeof(double));
+  wk.q = malloc(m * sizeof(double));
   wk.pinv = malloc(3 * m * sizeof(double));
-  for (size_t k = 0; k < m; ++k) u[k] = s.fixed[k / 3] ? 0.0 : (k % 3 == 2 ? -1.0 : 0.1 * (double)(k % 7));
+  for (size_t k = 0; k < m; ++k)
+    u[k] = s.fixed[k / 3] ? 0.0 : (k % 3 == 2 ? -1.0 : 0.1 * (double)(k % 7));
   pcg_result rn, rf;
   pcg_precond pn = {amg_apply, narrow}, pf = {amg_apply, full};
   pcg_solve(&s.A, u, w, s.fixed, 1e-8, 20000, &pn, &wk, &rn);
@@ -187,11 +215,22 @@ TF_TEST(amg_on_the_edge_pattern_lumps_hinge_couplings) {
   uint32_t n0, z0, n1, z1;
   amg_level_size(narrow, 0, &n0, &z0);
   amg_level_size(full, 0, &n1, &z1);
-  TF_NOTE("hinge springs 50 (edges 1e4): PCG to 1e-8 in %u iterations on the edge pattern (%.1f blocks per row), "
-          "%u on the full one (%.1f)", rn.iterations, (double)z0 / n0, rf.iterations, (double)z1 / n1);
+  TF_NOTE(
+      "hinge springs 50 (edges 1e4): PCG to 1e-8 in %u iterations on the edge pattern (%.1f blocks "
+      "per row), "
+      "%u on the full one (%.1f)",
+      rn.iterations, (double)z0 / n0, rf.iterations, (double)z1 / n1);
   ENSURE(rn.converged && rf.converged);
   ENSURE(rn.iterations <= rf.iterations + rf.iterations / 2);
-  free(u); free(w); free(mu); free(mw); free(wk.r); free(wk.z); free(wk.p); free(wk.q); free(wk.pinv);
+  free(u);
+  free(w);
+  free(mu);
+  free(mw);
+  free(wk.r);
+  free(wk.z);
+  free(wk.p);
+  free(wk.q);
+  free(wk.pinv);
   MEM_FREE_ARRAY(&s.mem, eptr, (size_t)s.n + 1);
   MEM_FREE_ARRAY(&s.mem, eadj, ecount);
   amg_destroy(&s.mem, narrow);

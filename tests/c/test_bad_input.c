@@ -15,38 +15,90 @@ static tf_status try_create(scene *sc, void (*edit)(tf_cloth_def *, scene *), ch
   if (edit) edit(&def, sc);
   tf_sim *sim = (tf_sim *)0x1; /* must be reset to NULL on failure */
   tf_status st = tf_cloth_create(&def, &sim, err, n);
-  if (st == TF_OK) tf_sim_destroy(sim);
-  else if (sim != NULL) return (tf_status)99;
+  if (st == TF_OK)
+    tf_sim_destroy(sim);
+  else if (sim != NULL)
+    return (tf_status)99;
   return st;
 }
 
-static void e_index_range(tf_cloth_def *d, scene *s) { s->tri[7] = 1000; (void)d; }
-static void e_repeat(tf_cloth_def *d, scene *s) { s->tri[4] = s->tri[3]; (void)d; }
+static void e_index_range(tf_cloth_def *d, scene *s) {
+  s->tri[7] = 1000;
+  (void)d;
+}
+static void e_repeat(tf_cloth_def *d, scene *s) {
+  s->tri[4] = s->tri[3];
+  (void)d;
+}
 static void e_degenerate(tf_cloth_def *d, scene *s) {
   (void)d; /* put vertex 1 on the line through vertices 0 and 10 */
-  s->pos[3 * 10] = 0.5; s->pos[3 * 10 + 1] = 0.0; s->pos[3 * 1] = 0.25;
-  s->tri[0] = 0; s->tri[1] = 1; s->tri[2] = 10; /* zero area */
+  s->pos[3 * 10] = 0.5;
+  s->pos[3 * 10 + 1] = 0.0;
+  s->pos[3 * 1] = 0.25;
+  s->tri[0] = 0;
+  s->tri[1] = 1;
+  s->tri[2] = 10; /* zero area */
 }
-static void e_nan(tf_cloth_def *d, scene *s) { s->pos[3 * 5 + 2] = NAN; (void)d; }
-static void e_inf(tf_cloth_def *d, scene *s) { s->pos[3 * 6] = INFINITY; (void)d; }
-static void e_tau0(tf_cloth_def *d, scene *s) { d->tau = 0.0; (void)s; }
-static void e_tau_neg(tf_cloth_def *d, scene *s) { d->tau = -1.0; (void)s; }
-static void e_kappa(tf_cloth_def *d, scene *s) { d->kappa = 1.5; (void)s; }
-static void e_kappa_neg(tf_cloth_def *d, scene *s) { d->kappa = -0.1; (void)s; }
-static void e_poisson(tf_cloth_def *d, scene *s) { d->poisson = 1.0; (void)s; }
-static void e_density(tf_cloth_def *d, scene *s) { d->density = 0.0; (void)s; }
-static void e_uninit(tf_cloth_def *d, scene *s) { d->struct_size = 0; (void)s; }
+static void e_nan(tf_cloth_def *d, scene *s) {
+  s->pos[3 * 5 + 2] = NAN;
+  (void)d;
+}
+static void e_inf(tf_cloth_def *d, scene *s) {
+  s->pos[3 * 6] = INFINITY;
+  (void)d;
+}
+static void e_tau0(tf_cloth_def *d, scene *s) {
+  d->tau = 0.0;
+  (void)s;
+}
+static void e_tau_neg(tf_cloth_def *d, scene *s) {
+  d->tau = -1.0;
+  (void)s;
+}
+static void e_kappa(tf_cloth_def *d, scene *s) {
+  d->kappa = 1.5;
+  (void)s;
+}
+static void e_kappa_neg(tf_cloth_def *d, scene *s) {
+  d->kappa = -0.1;
+  (void)s;
+}
+static void e_poisson(tf_cloth_def *d, scene *s) {
+  d->poisson = 1.0;
+  (void)s;
+}
+static void e_density(tf_cloth_def *d, scene *s) {
+  d->density = 0.0;
+  (void)s;
+}
+static void e_uninit(tf_cloth_def *d, scene *s) {
+  d->struct_size = 0;
+  (void)s;
+}
 static void e_nonmanifold(tf_cloth_def *d, scene *s) {
   /* a third triangle on edge (0, 1): reuse triangle 1's slot with vertex 5 */
-  (void)d; s->tri[3] = 0; s->tri[4] = 1; s->tri[5] = 6;
+  (void)d;
+  s->tri[3] = 0;
+  s->tri[4] = 1;
+  s->tri[5] = 6;
 }
 static void e_dup(tf_cloth_def *d, scene *s) {
-  (void)d; s->tri[3] = s->tri[0]; s->tri[4] = s->tri[2]; s->tri[5] = s->tri[1];
+  (void)d;
+  s->tri[3] = s->tri[0];
+  s->tri[4] = s->tri[2];
+  s->tri[5] = s->tri[1];
 }
-static void e_nullpos(tf_cloth_def *d, scene *s) { d->rest_positions = NULL; (void)s; }
+static void e_nullpos(tf_cloth_def *d, scene *s) {
+  d->rest_positions = NULL;
+  (void)s;
+}
 
 TF_TEST(bad_input_create) {
-  struct { void (*edit)(tf_cloth_def *, scene *); tf_status want; const char *needle; } cases[] = {
+  struct {
+    void (*edit)(tf_cloth_def *, scene *);
+    tf_status want;
+    const char *needle;
+  } cases[] = {
       {e_index_range, TF_E_BAD_MESH, "out of range"},
       {e_repeat, TF_E_BAD_MESH, "repeats a vertex"},
       {e_degenerate, TF_E_BAD_MESH, "degenerate"},
@@ -70,7 +122,8 @@ TF_TEST(bad_input_create) {
     tf_status st = try_create(&sc, cases[c].edit, err, sizeof err);
     ENSURE_MSG(st == cases[c].want, "case %zu: got %s, want %s (%s)", c, tf_status_name(st),
                tf_status_name(cases[c].want), err);
-    ENSURE_MSG(strstr(err, cases[c].needle) != NULL, "case %zu: message '%s' lacks '%s'", c, err, cases[c].needle);
+    ENSURE_MSG(strstr(err, cases[c].needle) != NULL, "case %zu: message '%s' lacks '%s'", c, err,
+               cases[c].needle);
     scene_free(&sc);
   }
   /* NULL errbuf is allowed, NULL out_sim is not */
@@ -86,7 +139,10 @@ TF_TEST(bad_input_create) {
 }
 
 /* snapshot of everything a failed call must leave alone */
-typedef struct snap { double x[48], v[48], f[48], energy, tau, kappa, bend, g[3]; tf_stats st; } snap;
+typedef struct snap {
+  double x[48], v[48], f[48], energy, tau, kappa, bend, g[3];
+  tf_stats st;
+} snap;
 
 static void take(tf_sim *s, snap *p) {
   memset(p, 0, sizeof *p);
@@ -123,18 +179,19 @@ TF_TEST(bad_input_leaves_sim_unchanged) {
   double bad_w[1] = {1.5};
   double map[15] = {0};
   /* each rejected call must name the problem in the sim's last error */
-#define REJECTS(call, needle)                                                                    \
-  do {                                                                                           \
-    tf_status st_ = (call);                                                                      \
-    ENSURE_MSG(st_ != TF_OK, "%s succeeded", #call);                                             \
-    ENSURE_MSG(strstr(tf_sim_last_error(sim), needle), "%s: message '%s' lacks '%s'", #call,     \
-               tf_sim_last_error(sim), needle);                                                  \
+#define REJECTS(call, needle)                                                                \
+  do {                                                                                       \
+    tf_status st_ = (call);                                                                  \
+    ENSURE_MSG(st_ != TF_OK, "%s succeeded", #call);                                         \
+    ENSURE_MSG(strstr(tf_sim_last_error(sim), needle), "%s: message '%s' lacks '%s'", #call, \
+               tf_sim_last_error(sim), needle);                                              \
   } while (0)
   REJECTS(tf_sim_set_param(sim, TF_PARAM_TAU, &bad_tau, 1), "tau must be > 0");
   REJECTS(tf_sim_set_param(sim, TF_PARAM_KAPPA, &bad_kappa, 1), "kappa must be in [0, 1]");
   REJECTS(tf_sim_set_param(sim, TF_PARAM_GRAVITY, nan_g, 3), "gravity must be finite");
   REJECTS(tf_sim_set_param(sim, TF_PARAM_GRAVITY, nan_g, 1), "gravity takes 3 values");
-  REJECTS(tf_sim_set_param(sim, TF_PARAM_BEND_STIFFNESS, &inf1, 1), "bend_stiffness must be finite");
+  REJECTS(tf_sim_set_param(sim, TF_PARAM_BEND_STIFFNESS, &inf1, 1),
+          "bend_stiffness must be finite");
   REJECTS(tf_sim_set_param(sim, (tf_param)77, &bad_tau, 1), "unknown parameter");
   REJECTS(tf_sim_set_pin_targets(sim, targets, 4), "target 1 (vertex 1) is not finite");
   REJECTS(tf_sim_set_pin_targets(sim, targets, 3), "4 vertices are pinned");
@@ -191,8 +248,8 @@ TF_TEST(bad_input_blowup_rolls_back) {
 }
 
 /* index_base 1 (hosts in 1-based languages): every index in a message is the host's own */
-static tf_status create_base(scene *sc, uint32_t base, void (*edit)(tf_cloth_def *, scene *), tf_sim **sim, char *err,
-                             size_t n) {
+static tf_status create_base(scene *sc, uint32_t base, void (*edit)(tf_cloth_def *, scene *),
+                             tf_sim **sim, char *err, size_t n) {
   tf_cloth_def def;
   scene_def(sc, &def);
   def.index_base = base;
@@ -201,9 +258,13 @@ static tf_status create_base(scene *sc, uint32_t base, void (*edit)(tf_cloth_def
 }
 
 TF_TEST(bad_input_messages_count_from_index_base) {
-  struct { void (*edit)(tf_cloth_def *, scene *); const char *base0, *base1; } cases[] = {
+  struct {
+    void (*edit)(tf_cloth_def *, scene *);
+    const char *base0, *base1;
+  } cases[] = {
       /* triangle 1 (0-based) gets vertex 1000; triangle 1 = (tri[3], tri[4], tri[5]) */
-      {e_index_range, "triangle 2: vertex index 1000 out of range 0..15", "triangle 3: vertex index 1001 out of range 1..16"},
+      {e_index_range, "triangle 2: vertex index 1000 out of range 0..15",
+       "triangle 3: vertex index 1001 out of range 1..16"},
       {e_nan, "vertex 5 has a non-finite position", "vertex 6 has a non-finite position"},
       {e_dup, "triangle 1 duplicates triangle 0", "triangle 2 duplicates triangle 1"},
   };
@@ -215,7 +276,8 @@ TF_TEST(bad_input_messages_count_from_index_base) {
       tf_sim *sim = NULL;
       ENSURE(create_base(&sc, base, cases[c].edit, &sim, err, sizeof err) != TF_OK && sim == NULL);
       const char *want = base ? cases[c].base1 : cases[c].base0;
-      ENSURE_MSG(strstr(err, want) != NULL, "case %zu base %u: message '%s' lacks '%s'", c, base, err, want);
+      ENSURE_MSG(strstr(err, want) != NULL, "case %zu base %u: message '%s' lacks '%s'", c, base,
+                 err, want);
       scene_free(&sc);
     }
   /* the repeated vertex is named as the host numbers it: (tri[3], tri[3], tri[5]) */
@@ -224,28 +286,35 @@ TF_TEST(bad_input_messages_count_from_index_base) {
   char err[256] = "", want[64];
   tf_sim *sim = NULL;
   ENSURE(create_base(&sc, 1, e_repeat, &sim, err, sizeof err) == TF_E_BAD_MESH);
-  snprintf(want, sizeof want, "triangle 2 repeats a vertex (%u %u %u)", sc.tri[3] + 1, sc.tri[4] + 1, sc.tri[5] + 1);
+  snprintf(want, sizeof want, "triangle 2 repeats a vertex (%u %u %u)", sc.tri[3] + 1,
+           sc.tri[4] + 1, sc.tri[5] + 1);
   ENSURE_MSG(strstr(err, want), "'%s' lacks '%s'", err, want);
   scene_free(&sc);
   scene_grid(&sc, 3, 3, 1.0, 1.0, O, EX, EY, 0);
-  ENSURE(create_base(&sc, 2, NULL, &sim, err, sizeof err) == TF_E_INVALID_ARG && strstr(err, "index_base must be 0 or 1"));
+  ENSURE(create_base(&sc, 2, NULL, &sim, err, sizeof err) == TF_E_INVALID_ARG &&
+         strstr(err, "index_base must be 0 or 1"));
   /* and the simulation's own calls */
   ENSURE_MSG(create_base(&sc, 1, NULL, &sim, err, sizeof err) == TF_OK, "%s", err);
   uint32_t twice[2] = {3, 3}, far_pin[1] = {16};
   double w[1] = {1.5}, bad[6] = {0, 0, 0, 0, NAN, 0}, pos[48];
   ENSURE(tf_sim_set_pins(sim, twice, NULL, 2) != TF_OK);
-  ENSURE_MSG(strstr(tf_sim_last_error(sim), "vertex 4 is pinned twice (indices[2])"), "%s", tf_sim_last_error(sim));
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "vertex 4 is pinned twice (indices[2])"), "%s",
+             tf_sim_last_error(sim));
   ENSURE(tf_sim_set_pins(sim, far_pin, NULL, 1) != TF_OK);
-  ENSURE_MSG(strstr(tf_sim_last_error(sim), "indices[1] = 17 out of range 1..16"), "%s", tf_sim_last_error(sim));
-  ENSURE(tf_sim_set_pins(sim, twice, w, 1) != TF_OK && strstr(tf_sim_last_error(sim), "weights[1] = 1.5"));
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "indices[1] = 17 out of range 1..16"), "%s",
+             tf_sim_last_error(sim));
+  ENSURE(tf_sim_set_pins(sim, twice, w, 1) != TF_OK &&
+         strstr(tf_sim_last_error(sim), "weights[1] = 1.5"));
   uint32_t two[2] = {0, 5};
   ENSURE(tf_sim_set_pins(sim, two, NULL, 2) == TF_OK);
   ENSURE(tf_sim_set_pin_targets(sim, bad, 2) != TF_OK);
-  ENSURE_MSG(strstr(tf_sim_last_error(sim), "target 2 (vertex 6) is not finite"), "%s", tf_sim_last_error(sim));
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "target 2 (vertex 6) is not finite"), "%s",
+             tf_sim_last_error(sim));
   tf_sim_get_positions(sim, pos, 16);
   pos[3 * 7 + 1] = INFINITY;
   ENSURE(tf_sim_set_state(sim, pos, NULL, 16) != TF_OK);
-  ENSURE_MSG(strstr(tf_sim_last_error(sim), "position of vertex 8 is not finite"), "%s", tf_sim_last_error(sim));
+  ENSURE_MSG(strstr(tf_sim_last_error(sim), "position of vertex 8 is not finite"), "%s",
+             tf_sim_last_error(sim));
   tf_sim_destroy(sim);
   scene_free(&sc);
 }
@@ -289,7 +358,10 @@ static const absurd ABSURD[] = {
     {TF_PARAM_DRAG, {1e5}, 1, "drag must be in [0, 100], got 100000"},
     {TF_PARAM_LIFT, {1e5}, 1, "lift must be in [0, 100]"},
     {TF_PARAM_TURBULENCE, {1e4}, 1, "turbulence must be in [0, 1e3] m/s"},
-    {TF_PARAM_TURBULENCE_SCALE, {1e-9}, 1, "turbulence_scale must be in [0.0001, 1e6] m, got 1e-09"},
+    {TF_PARAM_TURBULENCE_SCALE,
+     {1e-9},
+     1,
+     "turbulence_scale must be in [0.0001, 1e6] m, got 1e-09"},
     {TF_PARAM_TURBULENCE_TIME, {1e-9}, 1, "turbulence_time must be in [0.0001, 1e6] s"},
     {TF_PARAM_GUST, {1e3}, 1, "gust must be in [0, 100]"},
     {TF_PARAM_GUST_PERIOD, {1e9}, 1, "gust_period must be in [0.0001, 1e6] s"},
@@ -337,7 +409,8 @@ static void refuses_absurd(int *tf_failed_, tf_sim *sim, tf_sim *twin, uint32_t 
     if (!(info.kinds & kind)) continue;
     ++tried;
     ENSURE(tf_sim_set_param(sim, t->p, t->v, t->count) == TF_E_INVALID_ARG);
-    ENSURE_MSG(strstr(tf_sim_last_error(sim), t->says), "'%s' lacks '%s'", tf_sim_last_error(sim), t->says);
+    ENSURE_MSG(strstr(tf_sim_last_error(sim), t->says), "'%s' lacks '%s'", tf_sim_last_error(sim),
+               t->says);
   }
   ENSURE(tried >= 12);
   fingerprint(sim, after, 4096, &na);
@@ -358,7 +431,8 @@ TF_TEST(bad_input_absurd_values_refused_by_name) {
   tf_cloth_def def;
   scene_def(&sc, &def);
   tf_sim *sim = NULL, *twin = NULL;
-  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK && tf_cloth_create(&def, &twin, NULL, 0) == TF_OK);
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK &&
+         tf_cloth_create(&def, &twin, NULL, 0) == TF_OK);
   ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
   ENSURE(tf_sim_set_pins(twin, sc.pins, NULL, sc.pin_count) == TF_OK);
   refuses_absurd(tf_failed_, sim, twin, TF_PARAM_FOR_CLOTH);
@@ -368,7 +442,8 @@ TF_TEST(bad_input_absurd_values_refused_by_name) {
   for (int i = 0; i < 25; ++i) map[i] = 1e-5;
   map[7] = 1e4;
   ENSURE(tf_sim_set_param_map(sim, TF_PARAM_BEND_STIFFNESS, map, 25) == TF_E_INVALID_ARG);
-  ENSURE(strstr(tf_sim_last_error(sim), "vertex 7: bend_stiffness must be in [0, 1e3] N m, got 10000"));
+  ENSURE(strstr(tf_sim_last_error(sim),
+                "vertex 7: bend_stiffness must be in [0, 1e3] N m, got 10000"));
   tf_sim_destroy(sim);
   tf_sim_destroy(twin);
 
@@ -376,7 +451,8 @@ TF_TEST(bad_input_absurd_values_refused_by_name) {
   scene_block(&ts, 2, 2, 2, 0.1, 0.1, 0.1);
   tf_flesh_def fd;
   scene_flesh_def(&ts, &fd);
-  ENSURE(tf_flesh_create(&fd, &sim, NULL, 0) == TF_OK && tf_flesh_create(&fd, &twin, NULL, 0) == TF_OK);
+  ENSURE(tf_flesh_create(&fd, &sim, NULL, 0) == TF_OK &&
+         tf_flesh_create(&fd, &twin, NULL, 0) == TF_OK);
   refuses_absurd(tf_failed_, sim, twin, TF_PARAM_FOR_FLESH);
   tf_sim_destroy(sim);
   tf_sim_destroy(twin);
@@ -385,14 +461,32 @@ TF_TEST(bad_input_absurd_values_refused_by_name) {
 }
 
 /* the def fields at create go through the same table: one code path */
-static void e_gravity(tf_cloth_def *d, scene *s) { d->gravity[1] = 1e200; (void)s; }
-static void e_tau_huge(tf_cloth_def *d, scene *s) { d->tau = 1e7; (void)s; }
-static void e_stretch_huge(tf_cloth_def *d, scene *s) { d->stretch_stiffness = 1e10; (void)s; }
-static void e_bend_huge(tf_cloth_def *d, scene *s) { d->bend_stiffness = 1e4; (void)s; }
-static void e_pin_huge(tf_cloth_def *d, scene *s) { d->pin_stiffness = 1e13; (void)s; }
+static void e_gravity(tf_cloth_def *d, scene *s) {
+  d->gravity[1] = 1e200;
+  (void)s;
+}
+static void e_tau_huge(tf_cloth_def *d, scene *s) {
+  d->tau = 1e7;
+  (void)s;
+}
+static void e_stretch_huge(tf_cloth_def *d, scene *s) {
+  d->stretch_stiffness = 1e10;
+  (void)s;
+}
+static void e_bend_huge(tf_cloth_def *d, scene *s) {
+  d->bend_stiffness = 1e4;
+  (void)s;
+}
+static void e_pin_huge(tf_cloth_def *d, scene *s) {
+  d->pin_stiffness = 1e13;
+  (void)s;
+}
 
 TF_TEST(bad_input_absurd_def_values_refused_at_create) {
-  struct { void (*edit)(tf_cloth_def *, scene *); const char *says; } cases[] = {
+  struct {
+    void (*edit)(tf_cloth_def *, scene *);
+    const char *says;
+  } cases[] = {
       {e_gravity, "gravity must be in [-1e4, 1e4] m/s^2, got 1e+200"},
       {e_tau_huge, "tau must be in (0, 1e6] s, got 1e+07"},
       {e_stretch_huge, "stretch_stiffness must be in (0, 1e9] N/m"},

@@ -18,7 +18,9 @@
 static const double PI = 3.14159265358979323846;
 
 /* xorshift64*; deterministic across platforms */
-typedef struct rng { unsigned long long s; } rng;
+typedef struct rng {
+  unsigned long long s;
+} rng;
 
 static double rng_uniform(rng *r, double lo, double hi) {
   r->s ^= r->s >> 12;
@@ -135,7 +137,8 @@ TF_TEST(energy_hinge_angle_sign_convention) {
     if (err > worst) worst = err;
     ENSURE_MSG(err < 1e-12, "deg %d: theta %.17g", deg, hinge_angle(x));
 
-    /* relabeling (v0 v1 v2 v3) -> (v1 v0 v3 v2) swaps the triangles and flips the edge: same angle */
+    /* relabeling (v0 v1 v2 v3) -> (v1 v0 v3 v2) swaps the triangles and flips the edge: same angle
+     */
     double y[12];
     v3_copy(y, x + 3);
     v3_copy(y + 3, x);
@@ -375,7 +378,9 @@ static void mesh_equilateral(mesh *m, int n, double s) {
   m->area = 0.5 * s * dy * m->tri_count;
 }
 
-typedef struct half_edge { int lo, hi, from, to, opp; } half_edge;
+typedef struct half_edge {
+  int lo, hi, from, to, opp;
+} half_edge;
 
 static int half_edge_cmp(const void *pa, const void *pb) {
   const half_edge *a = pa, *b = pb;
@@ -385,11 +390,11 @@ static int half_edge_cmp(const void *pa, const void *pb) {
 }
 
 typedef struct bend_result {
-  double energy;      /* summed hinge energy, J */
-  double analytic;    /* 1/2 B c^2 * flat area, J */
-  int hinge_count;    /* interior edges */
-  int bent_count;     /* hinges with |theta| > 1e-9 */
-  double max_theta;   /* largest |theta| */
+  double energy;       /* summed hinge energy, J */
+  double analytic;     /* 1/2 B c^2 * flat area, J */
+  int hinge_count;     /* interior edges */
+  int bent_count;      /* hinges with |theta| > 1e-9 */
+  double max_theta;    /* largest |theta| */
   double max_positive; /* largest theta (all negative when only bent towards the normals) */
 } bend_result;
 
@@ -446,10 +451,11 @@ TF_TEST(energy_hinge_cylinder_resolution) {
     /* each cell column is planar (its corners sit on two generators), so only the n (n - 1)
      * hinges along the axis bend, by exactly hc / R, with k = (B/2) hc^2 / hc^2 */
     double lattice = 0.5 * B * (hc / R) * (hc / R) * n * (n - 1);
-    TF_NOTE("grid %2d: E = %.6e J, 1/2 B c^2 L^2 = %.6e J, ratio %.4f; without the boundary "
-            "half columns (x n/(n-1)) %.4f; %d of %d hinges bent, max theta %.1e, max |theta| %.4f",
-            n, br.energy, br.analytic, ratio[s], ratio[s] * n / (n - 1), br.bent_count,
-            br.hinge_count, br.max_positive, br.max_theta);
+    TF_NOTE(
+        "grid %2d: E = %.6e J, 1/2 B c^2 L^2 = %.6e J, ratio %.4f; without the boundary "
+        "half columns (x n/(n-1)) %.4f; %d of %d hinges bent, max theta %.1e, max |theta| %.4f",
+        n, br.energy, br.analytic, ratio[s], ratio[s] * n / (n - 1), br.bent_count, br.hinge_count,
+        br.max_positive, br.max_theta);
     ENSURE_NEAR(br.energy, lattice, 1e-10 * lattice);
     ENSURE(br.bent_count == n * (n - 1));
     ENSURE_NEAR(br.max_theta, hc / R, 1e-12);
@@ -503,13 +509,13 @@ TF_TEST(energy_hinge_cylinder_resolution) {
 TF_TEST(energy_hinge_degenerate) {
   const double nan = NAN, inf = INFINITY;
   double cases[][12] = {
-      {0, 0, 0, 0, 0, 0, 0.5, 1, 0, 0.5, -1, 0},      /* zero-length edge */
-      {0, 0, 0, 1, 0, 0, 0.5, 0, 0, 0.5, -1, 0},      /* v2 on the edge: zero-area triangle A */
-      {0, 0, 0, 1, 0, 0, 0.5, 1, 0, 2.0, 0, 0},       /* v3 on the edge line */
-      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},           /* everything at one point */
-      {0, 0, 0, 1, 0, 0, 0.5, 1e-14, 0, 0.5, -1, 0},  /* height 1e-14 of the edge */
-      {0, 0, 0, 1, 0, 0, nan, 1, 0, 0.5, -1, 0},      /* NaN input */
-      {0, 0, 0, 1, 0, 0, 0.5, inf, 0, 0.5, -1, 0},    /* infinite input */
+      {0, 0, 0, 0, 0, 0, 0.5, 1, 0, 0.5, -1, 0},     /* zero-length edge */
+      {0, 0, 0, 1, 0, 0, 0.5, 0, 0, 0.5, -1, 0},     /* v2 on the edge: zero-area triangle A */
+      {0, 0, 0, 1, 0, 0, 0.5, 1, 0, 2.0, 0, 0},      /* v3 on the edge line */
+      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},          /* everything at one point */
+      {0, 0, 0, 1, 0, 0, 0.5, 1e-14, 0, 0.5, -1, 0}, /* height 1e-14 of the edge */
+      {0, 0, 0, 1, 0, 0, nan, 1, 0, 0.5, -1, 0},     /* NaN input */
+      {0, 0, 0, 1, 0, 0, 0.5, inf, 0, 0.5, -1, 0},   /* infinite input */
       {0, 0, 0, 1e-200, 0, 0, 0, 1e-200, 0, 0, -1e-200, 0}, /* underflowing scale */
   };
   int count = (int)(sizeof cases / sizeof cases[0]);
@@ -518,8 +524,8 @@ TF_TEST(energy_hinge_degenerate) {
     ENSURE_MSG(hinge_angle(cases[c]) == 0.0, "case %d", c);
     ENSURE_MSG(hinge_rest_stiffness(cases[c], 1.0) == 0.0, "case %d", c);
     for (int psd = 0; psd < 2; ++psd) {
-      double e = psd ? hinge_energy_psd(cases[c], 1.0, 0.5, g, H)
-                     : hinge_energy(cases[c], 1.0, 0.5, g, H);
+      double e =
+          psd ? hinge_energy_psd(cases[c], 1.0, 0.5, g, H) : hinge_energy(cases[c], 1.0, 0.5, g, H);
       ENSURE_MSG(e == 0.0, "case %d psd %d: energy %g", c, psd, e);
       ENSURE_MSG(maxabs(g, 12) == 0.0, "case %d psd %d", c, psd);
       ENSURE_MSG(maxabs(H, 144) == 0.0, "case %d psd %d", c, psd);
@@ -534,4 +540,3 @@ TF_TEST(energy_hinge_degenerate) {
   for (int i = 0; i < 12; ++i) ENSURE(isfinite(g[i]));
   ENSURE(maxabs(g, 12) > 1e6); /* dtheta/dx2 ~ 1 / height */
 }
-

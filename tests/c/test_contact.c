@@ -14,16 +14,18 @@
 
 typedef struct check {
   long crossings;
-  uint32_t inside; /* vertices within the sphere's inscribed radius */
+  uint32_t inside;  /* vertices within the sphere's inscribed radius */
   double min_clear; /* smallest distance from the centre minus the sphere's radius */
 } check;
 
-static void check_frame(const scene *sc, const double *x, const body *b, const double c[3], double r, check *out) {
+static void check_frame(const scene *sc, const double *x, const body *b, const double c[3],
+                        double r, check *out) {
   long cr = cloth_body_crossings(sc, x, b, NULL);
   if (cr > out->crossings) out->crossings = cr;
   for (uint32_t i = 0; i < sc->vert_count; ++i) {
     const double *p = x + 3 * i;
-    double d = sqrt((p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) + (p[2] - c[2]) * (p[2] - c[2]));
+    double d = sqrt((p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]) +
+                    (p[2] - c[2]) * (p[2] - c[2]));
     if (d < b->inner) out->inside++;
     if (d - r < out->min_clear) out->min_clear = d - r;
   }
@@ -45,7 +47,8 @@ static tf_sim *drape(scene *sc, body *b, int n, double tau, double *sphere_c, do
   tf_sim *sim = NULL;
   if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
   uint32_t id;
-  if (body_add(sim, b, 0.002, getenv("TF_MU") ? atof(getenv("TF_MU")) : 0.3, &id) != TF_OK) return tf_sim_destroy(sim), NULL;
+  if (body_add(sim, b, 0.002, getenv("TF_MU") ? atof(getenv("TF_MU")) : 0.3, &id) != TF_OK)
+    return tf_sim_destroy(sim), NULL;
   double gn[3] = {0, 0, 1}, gh = -0.35;
   tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3);
   tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1);
@@ -71,11 +74,15 @@ TF_TEST(contact_sheet_drapes_on_sphere_never_crossing) {
     for (uint32_t i = 0; i < sc.vert_count; ++i) zmin = fmin(zmin, x[3 * i + 2]);
     if (getenv("TF_TRACE")) fprintf(stderr, "zmin %.6f ", zmin);
     if (getenv("TF_TRACE"))
-      fprintf(stderr, "frame %2d: z0 %.4f newton %u cg %u contacts %u pairs %u cuts %u dmin %.3g ms %.1f (contact %.1f)\n",
-              f, x[3 * (sc.vert_count / 2) + 2], st.newton_iterations, st.cg_iterations, st.contacts,
-              st.broad_pairs, st.ccd_cuts, st.min_distance, 1e3 * st.seconds, 1e3 * st.contact_seconds);
+      fprintf(stderr,
+              "frame %2d: z0 %.4f newton %u cg %u contacts %u pairs %u cuts %u dmin %.3g ms %.1f "
+              "(contact %.1f)\n",
+              f, x[3 * (sc.vert_count / 2) + 2], st.newton_iterations, st.cg_iterations,
+              st.contacts, st.broad_pairs, st.ccd_cuts, st.min_distance, 1e3 * st.seconds,
+              1e3 * st.contact_seconds);
   }
-  ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside", ck.crossings, ck.inside);
+  ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside", ck.crossings,
+             ck.inside);
   /* it rests on the sphere: the centre vertex just above the top, within the gap */
   double top = x[3 * (sc.vert_count / 2) + 2] - r;
   ENSURE_MSG(top > 0.0 && top < 0.004 * 1.1 + 0.01, "centre vertex %.4g m above the sphere", top);
@@ -130,8 +137,8 @@ TF_TEST(contact_sets_gradients_match_energies) {
       set->ops->eval(s, set->data, &a, yp, &em, NULL, NULL);
       free(yp);
       double fd = (ep - em) / (2 * h);
-      ENSURE_MSG(fabs(fd - gd) <= 1e-4 * fabs(gd) + 1e-9, "set %s: gradient . d %.9g, finite difference %.9g",
-                 set->ops->name, gd, fd);
+      ENSURE_MSG(fabs(fd - gd) <= 1e-4 * fabs(gd) + 1e-9,
+                 "set %s: gradient . d %.9g, finite difference %.9g", set->ops->name, gd, fd);
     }
   }
   free(g), free(y), free(dd);
@@ -145,7 +152,8 @@ TF_TEST(contact_sets_gradients_match_energies) {
 TF_TEST(contact_flesh_block_lands_on_sphere_and_ground) {
   tet_scene blk;
   scene_block(&blk, 3, 3, 3, 0.1, 0.1, 0.1);
-  for (uint32_t i = 0; i < blk.vert_count; ++i) blk.pos[3 * i] += 0.05, blk.pos[3 * i + 1] -= 0.15, blk.pos[3 * i + 2] += 0.35;
+  for (uint32_t i = 0; i < blk.vert_count; ++i)
+    blk.pos[3 * i] += 0.05, blk.pos[3 * i + 1] -= 0.15, blk.pos[3 * i + 2] += 0.35;
   tf_flesh_def def;
   scene_flesh_def(&blk, &def);
   def.youngs_modulus = 2e5;
@@ -177,7 +185,8 @@ TF_TEST(contact_flesh_block_lands_on_sphere_and_ground) {
     tf_sim_get_stats(sim, &s);
     touched |= s.contacts > 0;
   }
-  ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside", ck.crossings, ck.inside);
+  ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside", ck.crossings,
+             ck.inside);
   ENSURE_MSG(zmin > gh, "a vertex reached z = %.4f, the ground is at %.2f", zmin, gh);
   ENSURE(touched);
   free(x), free(skin.tri);
@@ -194,7 +203,8 @@ enum { PUSH_OUT_FRAMES = 6 };
 TF_TEST(contact_start_inside_collider_is_pushed_out) {
   const double O[3] = {-0.4, -0.4, 0.2}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0};
   scene sc;
-  scene_grid(&sc, 16, 16, 0.8, 0.8, O, EX, EY, 0); /* z 0.2: its middle is inside the 0.3 m sphere */
+  scene_grid(&sc, 16, 16, 0.8, 0.8, O, EX, EY,
+             0); /* z 0.2: its middle is inside the 0.3 m sphere */
   body b;
   body_sphere(&b, C, 0.3, 16, 32);
   tf_cloth_def def;
@@ -204,7 +214,8 @@ TF_TEST(contact_start_inside_collider_is_pushed_out) {
   ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
   tf_collider_def d;
   tf_collider_def_init(&d);
-  d.vert_count = b.nv, d.positions = b.pos, d.tri_count = b.nt, d.triangles = b.tri, d.one_sided = 1;
+  d.vert_count = b.nv, d.positions = b.pos, d.tri_count = b.nt, d.triangles = b.tri,
+  d.one_sided = 1;
   uint32_t id;
   ENSURE(tf_sim_add_collider(sim, &d, &id) == TF_OK);
   double *x = malloc(3 * sc.vert_count * sizeof *x);
@@ -261,7 +272,8 @@ TF_TEST(contact_start_below_ground_is_pushed_out) {
     if (below) below_at = (uint32_t)f + 1;
   }
   ENSURE_MSG(first > 20, "%u vertices reported below at the start", first);
-  ENSURE_MSG(below_at <= PUSH_OUT_FRAMES, "vertices still below the ground after frame %u", below_at);
+  ENSURE_MSG(below_at <= PUSH_OUT_FRAMES, "vertices still below the ground after frame %u",
+             below_at);
   free(x);
   tf_sim_destroy(sim);
   scene_free(&sc);

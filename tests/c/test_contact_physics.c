@@ -16,12 +16,12 @@
 #include "tf_test.h"
 
 #ifndef M_PI
-#define M_PI 3.14159265358979323846
+#  define M_PI 3.14159265358979323846
 #endif
 
-static const double G = 9.81;          /* m/s^2, the defs' default gravity */
-static const double FPS = 24.0;        /* frames per second of every test */
-static const double THICK = 0.002;     /* m, TF_PARAM_THICKNESS's default */
+static const double G = 9.81;      /* m/s^2, the defs' default gravity */
+static const double FPS = 24.0;    /* frames per second of every test */
+static const double THICK = 0.002; /* m, TF_PARAM_THICKNESS's default */
 
 static int trace(void) { return getenv("TF_TRACE") != NULL; }
 
@@ -116,7 +116,8 @@ static slope_run slope(double theta, double mu, double seconds) {
       }
       tf_stats st = {.struct_size = sizeof st};
       tf_sim_get_stats(sim, &st);
-      fprintf(stderr, "slope f %d s %.6f h %.4f..%.4f mm contacts %u newton %u\n", f, sdown[f], 1e3 * hmin, 1e3 * hmax, st.contacts, st.newton_iterations);
+      fprintf(stderr, "slope f %d s %.6f h %.4f..%.4f mm contacts %u newton %u\n", f, sdown[f],
+              1e3 * hmin, 1e3 * hmax, st.contacts, st.newton_iterations);
     }
   }
   /* least squares s = a0 + a1 t + a2 t^2 over frames SETTLE.. (in contact, sliding) */
@@ -150,11 +151,15 @@ TF_TEST(contact_phys_friction_holds_below_atan_mu) {
   for (int k = 0; k < 2; ++k) {
     double theta = atan(SHARE[k] * MU);
     slope_run r = slope(theta, MU, 2.25);
-    TF_NOTE("tan theta = %.2f mu (theta %.2f deg, mu %.2f): moved %.4g mm in 2 s after settling; fitted accel %.4g "
-            "m/s^2; height over the plane %.3g..%.3g mm",
-            SHARE[k], theta * 180 / M_PI, MU, 1e3 * r.moved, r.accel, 1e3 * r.min_height, 1e3 * r.max_height);
+    TF_NOTE(
+        "tan theta = %.2f mu (theta %.2f deg, mu %.2f): moved %.4g mm in 2 s after settling; "
+        "fitted accel %.4g "
+        "m/s^2; height over the plane %.3g..%.3g mm",
+        SHARE[k], theta * 180 / M_PI, MU, 1e3 * r.moved, r.accel, 1e3 * r.min_height,
+        1e3 * r.max_height);
     ENSURE_MSG(r.ok_frames == r.frames, "%d of %d frames advanced", r.ok_frames, r.frames);
-    ENSURE_MSG(r.moved < 1e-3, "tan theta = %.2f mu: the sheet moved %.4g mm in 2 s", SHARE[k], 1e3 * r.moved);
+    ENSURE_MSG(r.moved < 1e-3, "tan theta = %.2f mu: the sheet moved %.4g mm in 2 s", SHARE[k],
+               1e3 * r.moved);
   }
 }
 
@@ -164,15 +169,18 @@ TF_TEST(contact_phys_friction_slides_with_g_sin_minus_mu_cos) {
   for (int k = 0; k < 3; ++k) {
     double theta = CASES[k][0] * M_PI / 180, mu = CASES[k][1];
     slope_run r = slope(theta, mu, 1.0);
-    TF_NOTE("theta %.0f deg, mu %.2f: fitted accel %.5g m/s^2, expected %.5g (ratio %.4f); height %.3g..%.3g mm",
-            CASES[k][0], mu, r.accel, r.expected, r.accel / r.expected, 1e3 * r.min_height, 1e3 * r.max_height);
+    TF_NOTE(
+        "theta %.0f deg, mu %.2f: fitted accel %.5g m/s^2, expected %.5g (ratio %.4f); height "
+        "%.3g..%.3g mm",
+        CASES[k][0], mu, r.accel, r.expected, r.accel / r.expected, 1e3 * r.min_height,
+        1e3 * r.max_height);
     ENSURE_MSG(r.ok_frames == r.frames, "%d of %d frames advanced", r.ok_frames, r.frames);
-    ENSURE_MSG(fabs(r.accel - r.expected) <= 0.05 * r.expected, "theta %.0f, mu %.2f: %.5g m/s^2, expected %.5g",
-               CASES[k][0], mu, r.accel, r.expected);
+    ENSURE_MSG(fabs(r.accel - r.expected) <= 0.05 * r.expected,
+               "theta %.0f, mu %.2f: %.5g m/s^2, expected %.5g", CASES[k][0], mu, r.accel,
+               r.expected);
     /* it slides on the plane, neither lifting off nor going through */
   }
 }
-
 
 /* ---------------------------------------------------------------------------------------------
  * 3. A collider swept at 20 m/s through a sheet hanging from its pinned top edge, and one that
@@ -182,7 +190,8 @@ static tf_sim *hanging(scene *sc) {
   const double O[3] = {-0.3, 0, 1.0}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, -1};
   scene_grid(sc, 10, 10, 0.6, 0.6, O, EX, EZ, 1);
   tf_sim *sim = cloth(sc, 0.1, 1000);
-  if (sim && tf_sim_set_pins(sim, sc->pins, NULL, sc->pin_count) != TF_OK) tf_sim_destroy(sim), sim = NULL;
+  if (sim && tf_sim_set_pins(sim, sc->pins, NULL, sc->pin_count) != TF_OK)
+    tf_sim_destroy(sim), sim = NULL;
   return sim;
 }
 
@@ -220,13 +229,17 @@ TF_TEST(contact_phys_collider_at_20_m_s_never_crosses_a_hanging_sheet) {
     tf_stats st = {.struct_size = sizeof st};
     tf_sim_get_stats(sim, &st);
     extra += st.collider_substeps;
-    if (trace()) fprintf(stderr, "sweep f %d y %.3f crossings %ld dmin %.3g extra %u\n", f, y, cr, st.min_distance, st.collider_substeps);
+    if (trace())
+      fprintf(stderr, "sweep f %d y %.3f crossings %ld dmin %.3g extra %u\n", f, y, cr,
+              st.min_distance, st.collider_substeps);
     if (cr > worst) worst = cr;
   }
   double ymax = -INFINITY;
   for (uint32_t i = 0; i < nv; ++i) ymax = fmax(ymax, x[3 * i + 1]);
-  TF_NOTE("%d frames: most crossings in a frame %ld; extra collider substeps %u; cloth reaches y = %.3f m", frames,
-          worst, extra, ymax);
+  TF_NOTE(
+      "%d frames: most crossings in a frame %ld; extra collider substeps %u; cloth reaches y = "
+      "%.3f m",
+      frames, worst, extra, ymax);
   ENSURE_MSG(worst == 0, "%ld crossings", worst);
   free(x), free(bx);
   tf_sim_destroy(sim);
@@ -241,15 +254,16 @@ TF_TEST(contact_phys_collider_through_a_hard_pin_fails_and_rolls_back) {
   ENSURE(sim);
   for (int f = 0; f < 3; ++f) ENSURE(tf_sim_advance(sim, 1.0 / FPS, 1) == TF_OK);
   body b;
-  const double C[3] = {0, -0.1, 1.0}, HALF[3] = {0.02, 0.02, 0.02}, Z[3] = {0, 0, 1}, T[3] = {0, 0.2, 0};
+  const double C[3] = {0, -0.1, 1.0}, HALF[3] = {0.02, 0.02, 0.02}, Z[3] = {0, 0, 1},
+               T[3] = {0, 0.2, 0};
   body_box(&b, C, HALF);
   uint32_t id, nv = sc.vert_count;
   ENSURE(body_add(sim, &b, 0.001, 0.3, &id) == TF_OK);
   double M[16], t0, t1;
   rigid_matrix(Z, 0.0, C, T, M);
   ENSURE(tf_sim_transform_collider(sim, id, M) == TF_OK);
-  double *x0 = malloc(3 * sizeof *x0 * nv), *v0 = malloc(3 * sizeof *v0 * nv), *x1 = malloc(3 * sizeof *x1 * nv),
-         *v1 = malloc(3 * sizeof *v1 * nv);
+  double *x0 = malloc(3 * sizeof *x0 * nv), *v0 = malloc(3 * sizeof *v0 * nv),
+         *x1 = malloc(3 * sizeof *x1 * nv), *v1 = malloc(3 * sizeof *v1 * nv);
   tf_sim_get_positions(sim, x0, nv);
   tf_sim_get_velocities(sim, v0, nv);
   tf_sim_get_param(sim, TF_PARAM_TIME, &t0, 1);
@@ -262,11 +276,13 @@ TF_TEST(contact_phys_collider_through_a_hard_pin_fails_and_rolls_back) {
   ENSURE(strstr(msg, "collider 0 ") && at && strstr(msg, "rolled back"));
   unsigned named = 0;
   ENSURE(sscanf(at, "hard-pinned vertex %u", &named) == 1 && named < nv);
-  ENSURE_MSG(fabs(x0[3 * named + 2] - 1.0) < 1e-9, "vertex %u is not a pinned top-row vertex", named);
+  ENSURE_MSG(fabs(x0[3 * named + 2] - 1.0) < 1e-9, "vertex %u is not a pinned top-row vertex",
+             named);
   tf_sim_get_positions(sim, x1, nv);
   tf_sim_get_velocities(sim, v1, nv);
   tf_sim_get_param(sim, TF_PARAM_TIME, &t1, 1);
-  ENSURE(memcmp(x0, x1, 3 * sizeof *x0 * nv) == 0 && memcmp(v0, v1, 3 * sizeof *v0 * nv) == 0 && t0 == t1);
+  ENSURE(memcmp(x0, x1, 3 * sizeof *x0 * nv) == 0 && memcmp(v0, v1, 3 * sizeof *v0 * nv) == 0 &&
+         t0 == t1);
   free(x0), free(v0), free(x1), free(v1);
   tf_sim_destroy(sim);
   body_free(&b);
@@ -277,8 +293,10 @@ TF_TEST(contact_phys_collider_through_a_hard_pin_fails_and_rolls_back) {
  * 4. A 1 mm plate and a rotating box: a 0.5 m sheet (8 x 8 cells) dropped on each, no crossing
  * at any frame. */
 
-static long drop_on(body *b, double z0, const double axis[3], double omega, int frames, int *ok, double *zmin) {
-  const double O[3] = {-0.25, -0.25, z0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0}, T0[3] = {0, 0, 0};
+static long drop_on(body *b, double z0, const double axis[3], double omega, int frames, int *ok,
+                    double *zmin) {
+  const double O[3] = {-0.25, -0.25, z0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0},
+               T0[3] = {0, 0, 0};
   scene sc;
   scene_grid(&sc, 8, 8, 0.5, 0.5, O, EX, EY, 0);
   tf_sim *sim = cloth(&sc, 0.1, 1000);
@@ -384,10 +402,11 @@ TF_TEST(contact_phys_gap_rests_within_thickness) {
   for (int plate = 0; plate < 2; ++plate) {
     double dhat = plate ? THICK + 0.001 : THICK, lo, hi, lor;
     gap_run(plate, &lo, &hi, &lor);
-    TF_NOTE("%s (dhat %.3g mm): lowest over the run %.4g mm; at rest (1..1.5 s) %.4g..%.4g mm", plate ? "plate" : "ground",
-            1e3 * dhat, 1e3 * lo, 1e3 * lor, 1e3 * hi);
+    TF_NOTE("%s (dhat %.3g mm): lowest over the run %.4g mm; at rest (1..1.5 s) %.4g..%.4g mm",
+            plate ? "plate" : "ground", 1e3 * dhat, 1e3 * lo, 1e3 * lor, 1e3 * hi);
     ENSURE_MSG(lo > 0.0, "a vertex reached %.4g mm", 1e3 * lo);
-    ENSURE_MSG(hi <= dhat * 1.1 && lor > 0.0, "at rest %.4g..%.4g mm over the surface, dhat %.3g mm", 1e3 * lor, 1e3 * hi,
+    ENSURE_MSG(hi <= dhat * 1.1 && lor > 0.0,
+               "at rest %.4g..%.4g mm over the surface, dhat %.3g mm", 1e3 * lor, 1e3 * hi,
                1e3 * dhat);
   }
 }
@@ -402,8 +421,8 @@ TF_TEST(contact_phys_gap_rests_within_thickness) {
 static const int OUT_FRAMES = 2;
 
 TF_TEST(contact_phys_start_below_ground_is_pushed_out) {
-  const double a = 10 * M_PI / 180, O[3] = {-0.15, -0.15, -0.3 * sin(a) / 2},
-               EX[3] = {1, 0, 0}, EV[3] = {0, cos(a), sin(a)}, N[3] = {0, 0, 1};
+  const double a = 10 * M_PI / 180, O[3] = {-0.15, -0.15, -0.3 * sin(a) / 2}, EX[3] = {1, 0, 0},
+               EV[3] = {0, cos(a), sin(a)}, N[3] = {0, 0, 1};
   scene sc;
   scene_grid(&sc, 6, 6, 0.3, 0.3, O, EX, EV, 0);
   uint32_t nv = sc.vert_count, below = 0;
@@ -424,12 +443,13 @@ TF_TEST(contact_phys_start_below_ground_is_pushed_out) {
     ENSURE(all_finite(x, 3 * (size_t)nv));
     double zmin = INFINITY;
     for (uint32_t i = 0; i < nv; ++i) zmin = fmin(zmin, x[3 * i + 2]);
-    if (trace()) fprintf(stderr, "below f %d intersecting %u zmin %.5f\n", f, st.intersecting, zmin);
+    if (trace())
+      fprintf(stderr, "below f %d intersecting %u zmin %.5f\n", f, st.intersecting, zmin);
     if (zmin > 0.0 && out_at < 0) out_at = f + 1;
     if (zmin <= 0.0) out_at = -1;
   }
-  TF_NOTE("%u of %u vertices start below; first advance reports %u; all above from frame %d on", below, nv, first,
-          out_at);
+  TF_NOTE("%u of %u vertices start below; first advance reports %u; all above from frame %d on",
+          below, nv, first, out_at);
   ENSURE(below > 0 && first == below);
   ENSURE_MSG(out_at > 0 && out_at <= OUT_FRAMES, "all out at frame %d", out_at);
   free(x);
@@ -446,17 +466,18 @@ static tf_sim *twin(scene *sc, const body *b, int with_collider) {
   scene_grid(sc, 5, 5, 0.3, 0.3, O, EX, EY, 0);
   tf_sim *sim = cloth(sc, 0.1, 1000);
   uint32_t id;
-  if (sim && with_collider && body_add(sim, b, 0.001, 0.3, &id) != TF_OK) tf_sim_destroy(sim), sim = NULL;
+  if (sim && with_collider && body_add(sim, b, 0.001, 0.3, &id) != TF_OK)
+    tf_sim_destroy(sim), sim = NULL;
   return sim;
 }
 
-#define EXPECT_FAIL(call, status, text)                                                                      \
-  do {                                                                                                      \
-    tf_status s_ = (call);                                                                                  \
-    const char *m_ = tf_sim_last_error(a);                                                                  \
-    if (trace()) fprintf(stderr, "%s -> %s: %s\n", #call, tf_status_name(s_), m_);                        \
-    ENSURE_MSG(s_ == (status) && strstr(m_, text), "%s gave %s \"%s\", expected %s \"%s\"", #call,          \
-               tf_status_name(s_), m_, tf_status_name(status), text);                                       \
+#define EXPECT_FAIL(call, status, text)                                                            \
+  do {                                                                                             \
+    tf_status s_ = (call);                                                                         \
+    const char *m_ = tf_sim_last_error(a);                                                         \
+    if (trace()) fprintf(stderr, "%s -> %s: %s\n", #call, tf_status_name(s_), m_);                 \
+    ENSURE_MSG(s_ == (status) && strstr(m_, text), "%s gave %s \"%s\", expected %s \"%s\"", #call, \
+               tf_status_name(s_), m_, tf_status_name(status), text);                              \
   } while (0)
 
 TF_TEST(contact_phys_bad_collider_input_named_and_harmless) {
@@ -474,7 +495,8 @@ TF_TEST(contact_phys_bad_collider_input_named_and_harmless) {
     d.vert_count = 4, d.positions = P, d.tri_count = 2, d.triangles = T;
     /* positions */
     P[7] = NaN;
-    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "collider vertex 2 is not finite");
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG,
+                "collider vertex 2 is not finite");
     P[7] = 1;
     d.positions = NULL;
     EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_INVALID_ARG, "positions is NULL");
@@ -485,11 +507,13 @@ TF_TEST(contact_phys_bad_collider_input_named_and_harmless) {
     d.vert_count = 4, d.tri_count = 0;
     EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "0 triangles");
     d.tri_count = 2, d.vert_count = 3; /* triangle 1 uses vertex 3 */
-    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "triangle 1: vertex 3 out of range");
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH,
+                "triangle 1: vertex 3 out of range");
     d.vert_count = 4;
     /* triangles */
     T[4] = 7;
-    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "triangle 1: vertex 7 out of range");
+    EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH,
+                "triangle 1: vertex 7 out of range");
     T[4] = 1;
     EXPECT_FAIL(tf_sim_add_collider(a, &d, &id), TF_E_BAD_MESH, "triangle 1 repeats a vertex");
     T[4] = 3;
@@ -516,12 +540,15 @@ TF_TEST(contact_phys_bad_collider_input_named_and_harmless) {
     EXPECT_FAIL(tf_sim_add_collider(a, &d, NULL), TF_E_INVALID_ARG, "out_id is NULL");
     ENSURE(id == 99 && tf_sim_collider_count(a) == (uint32_t)with);
     /* moving one */
-    double *q = malloc(3 * sizeof *q * b.nv), M[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    double *q = malloc(3 * sizeof *q * b.nv),
+           M[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     memcpy(q, b.pos, 3 * sizeof *q * b.nv);
     if (with) {
-      EXPECT_FAIL(tf_sim_move_collider(a, 0, q, b.nv - 1), TF_E_INVALID_ARG, "has 62 vertices, got 61");
+      EXPECT_FAIL(tf_sim_move_collider(a, 0, q, b.nv - 1), TF_E_INVALID_ARG,
+                  "has 62 vertices, got 61");
       q[3 * 5 + 1] = NaN;
-      EXPECT_FAIL(tf_sim_move_collider(a, 0, q, b.nv), TF_E_INVALID_ARG, "collider vertex 5 is not finite");
+      EXPECT_FAIL(tf_sim_move_collider(a, 0, q, b.nv), TF_E_INVALID_ARG,
+                  "collider vertex 5 is not finite");
       EXPECT_FAIL(tf_sim_move_collider(a, 0, NULL, b.nv), TF_E_INVALID_ARG, "positions is NULL");
       M[14] = 0.5;
       EXPECT_FAIL(tf_sim_transform_collider(a, 0, M), TF_E_INVALID_ARG, "last row must be 0 0 0 1");
@@ -583,8 +610,8 @@ static const int BUSY_FRAMES = 24, WARM = 6;
 static busy_run busy(void) {
   busy_run r;
   memset(&r, 0, sizeof r);
-  const double O[3] = {-0.2, -0.2, 0.22}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0}, Z[3] = {0, 0, 1},
-               N[3] = {0, 0, 1};
+  const double O[3] = {-0.2, -0.2, 0.22}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0},
+               Z[3] = {0, 0, 1}, N[3] = {0, 0, 1};
   scene sc;
   scene_grid(&sc, 8, 8, 0.4, 0.4, O, EX, EY, 0);
   body b;
@@ -595,7 +622,8 @@ static busy_run busy(void) {
   def.allocator.alloc = count_alloc, def.allocator.free = count_free, def.allocator.ud = &c;
   tf_sim *sim = NULL;
   uint32_t id, nv = sc.vert_count;
-  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK || body_add(sim, &b, 0.001, 0.3, &id) != TF_OK) goto done;
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK || body_add(sim, &b, 0.001, 0.3, &id) != TF_OK)
+    goto done;
   set_ground(sim, N, -0.21, 0.5);
   double *x = malloc(3 * sizeof *x * nv), M[16];
   r.hash = 1469598103934665603ull;
@@ -604,7 +632,9 @@ static busy_run busy(void) {
     if (f == WARM) r.warm_allocs = c.allocs - before, before = c.allocs;
     double T[3] = {0.004 * f, 0, 0};
     rigid_matrix(Z, 0.0, C, T, M);
-    if (tf_sim_transform_collider(sim, id, M) != TF_OK || tf_sim_advance(sim, 1.0 / FPS, 2) != TF_OK) break;
+    if (tf_sim_transform_collider(sim, id, M) != TF_OK ||
+        tf_sim_advance(sim, 1.0 / FPS, 2) != TF_OK)
+      break;
     r.ok_frames++;
     tf_sim_get_positions(sim, x, nv);
     const unsigned char *p = (const unsigned char *)x;
@@ -624,10 +654,12 @@ done:
 
 TF_TEST(contact_phys_no_allocation_per_step_and_bitwise_runs) {
   busy_run a = busy(), b = busy();
-  TF_NOTE("hash %016llx / %016llx; allocations in the first %d frames %ld, in the next %d %ld; contact growths %u; "
-          "contacts at the end %u",
-          (unsigned long long)a.hash, (unsigned long long)b.hash, WARM, a.warm_allocs, BUSY_FRAMES - WARM,
-          a.step_allocs, a.growths, a.contacts);
+  TF_NOTE(
+      "hash %016llx / %016llx; allocations in the first %d frames %ld, in the next %d %ld; contact "
+      "growths %u; "
+      "contacts at the end %u",
+      (unsigned long long)a.hash, (unsigned long long)b.hash, WARM, a.warm_allocs,
+      BUSY_FRAMES - WARM, a.step_allocs, a.growths, a.contacts);
   ENSURE(a.ok_frames == BUSY_FRAMES && b.ok_frames == BUSY_FRAMES);
   ENSURE(a.contacts > 0);
   ENSURE_MSG(a.step_allocs == 0, "%ld allocations after warm-up", a.step_allocs);
@@ -644,11 +676,14 @@ TF_TEST(contact_phys_no_allocation_per_step_and_bitwise_runs) {
  * stays within the same tolerance of 0 while it slides off. */
 
 static double carried(double mu, double *sphere_angle) {
-  const double R = 0.3, C[3] = {0, 0, 0}, Z[3] = {0, 0, 1}, T0[3] = {0, 0, 0}, OMEGA = 0.5, W = 0.12;
+  const double R = 0.3, C[3] = {0, 0, 0}, Z[3] = {0, 0, 1}, T0[3] = {0, 0, 0}, OMEGA = 0.5,
+               W = 0.12;
   const double th = 20 * M_PI / 180, gap = THICK + 0.001, rr = R + 0.7 * gap;
   /* tangent frame at the contact point: e1 along y, e2 along the meridian */
-  const double P[3] = {rr * sin(th), 0, rr * cos(th)}, E1[3] = {0, 1, 0}, E2[3] = {-cos(th), 0, sin(th)};
-  const double O[3] = {P[0] - W / 2 * (E1[0] + E2[0]), P[1] - W / 2 * (E1[1] + E2[1]), P[2] - W / 2 * (E1[2] + E2[2])};
+  const double P[3] = {rr * sin(th), 0, rr * cos(th)}, E1[3] = {0, 1, 0},
+               E2[3] = {-cos(th), 0, sin(th)};
+  const double O[3] = {P[0] - W / 2 * (E1[0] + E2[0]), P[1] - W / 2 * (E1[1] + E2[1]),
+                       P[2] - W / 2 * (E1[2] + E2[2])};
   scene sc;
   scene_grid(&sc, 5, 5, W, W, O, E1, E2, 0);
   body b;
@@ -668,7 +703,9 @@ static double carried(double mu, double *sphere_angle) {
     tf_sim_get_positions(sim, x, nv);
     double cc[3];
     centre(x, nv, cc);
-    if (trace()) fprintf(stderr, "mu %.2f f %d az %.4f sphere %.4f r %.4f z %.4f\n", mu, f, atan2(cc[1], cc[0]), OMEGA * (f + 1) / FPS, hypot(cc[0], cc[1]), cc[2]);
+    if (trace())
+      fprintf(stderr, "mu %.2f f %d az %.4f sphere %.4f r %.4f z %.4f\n", mu, f,
+              atan2(cc[1], cc[0]), OMEGA * (f + 1) / FPS, hypot(cc[0], cc[1]), cc[2]);
   }
   if (f == FRAMES) {
     double cc[3];
@@ -687,7 +724,8 @@ done:
 TF_TEST(contact_phys_rotating_sphere_carries_the_sheet_by_friction) {
   static const double TOL = 0.05; /* rad */
   double turn, az = carried(0.8, &turn), az0 = carried(0.0, &turn);
-  TF_NOTE("sphere turned %.4f rad; sheet's centre: mu 0.8 %.4f rad (lag %.4f), mu 0 %.4f rad", turn, az, turn - az, az0);
+  TF_NOTE("sphere turned %.4f rad; sheet's centre: mu 0.8 %.4f rad (lag %.4f), mu 0 %.4f rad", turn,
+          az, turn - az, az0);
   ENSURE_MSG(fabs(az - turn) <= TOL, "with friction the sheet turned %.4f rad of %.4f", az, turn);
   ENSURE_MSG(fabs(az0) <= TOL, "without friction the sheet turned %.4f rad", az0);
 }

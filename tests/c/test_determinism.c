@@ -20,8 +20,8 @@ static uint64_t hash_bytes(const void *p, size_t n, uint64_t h) {
 typedef struct drape {
   uint64_t hash;
   int ok_frames;
-  double moved;         /* m, max over vertices and frames of |x - x_start| */
-  double corner[2][3];  /* m */
+  double moved;        /* m, max over vertices and frames of |x - x_start| */
+  double corner[2][3]; /* m */
 } drape;
 
 static const int DRAPE_FRAMES = 120;
@@ -66,11 +66,13 @@ TF_TEST(determinism_drape_bitwise) {
   /* every advance must succeed and the sheet must move: two runs that both fail at the first
    * step hash the same start and used to pass */
   drape a = drape_run(1e-3), b = drape_run(1e-3);
-  TF_NOTE("120-frame drape hash %016llx, moved %.4g m, corner at 60: (%.9f, %.9f, %.9f), at 120: (%.9f, %.9f, %.9f)",
-          (unsigned long long)a.hash, a.moved, a.corner[0][0], a.corner[0][1], a.corner[0][2], a.corner[1][0],
-          a.corner[1][1], a.corner[1][2]);
-  ENSURE_MSG(a.ok_frames == DRAPE_FRAMES && b.ok_frames == DRAPE_FRAMES, "%d, %d frames advanced", a.ok_frames,
-             b.ok_frames);
+  TF_NOTE(
+      "120-frame drape hash %016llx, moved %.4g m, corner at 60: (%.9f, %.9f, %.9f), at 120: "
+      "(%.9f, %.9f, %.9f)",
+      (unsigned long long)a.hash, a.moved, a.corner[0][0], a.corner[0][1], a.corner[0][2],
+      a.corner[1][0], a.corner[1][1], a.corner[1][2]);
+  ENSURE_MSG(a.ok_frames == DRAPE_FRAMES && b.ok_frames == DRAPE_FRAMES, "%d, %d frames advanced",
+             a.ok_frames, b.ok_frames);
   ENSURE_MSG(a.moved > 0.5, "the sheet moved only %g m", a.moved);
   ENSURE(a.hash == b.hash && memcmp(a.corner, b.corner, sizeof a.corner) == 0);
   /* against a recorded trajectory, not a recorded hash: the bits depend on the compiler's FMA
@@ -87,8 +89,9 @@ TF_TEST(determinism_drape_bitwise) {
   static const double RECORD_TOL = 1e-4; /* m */
   for (int s = 0; s < 2; ++s)
     for (int k = 0; k < 3; ++k)
-      ENSURE_MSG(fabs(a.corner[s][k] - RECORDED[s][k]) <= RECORD_TOL, "corner at frame %d, axis %d: %.9f, recorded %.9f",
-                 60 * (s + 1), k, a.corner[s][k], RECORDED[s][k]);
+      ENSURE_MSG(fabs(a.corner[s][k] - RECORDED[s][k]) <= RECORD_TOL,
+                 "corner at frame %d, axis %d: %.9f, recorded %.9f", 60 * (s + 1), k,
+                 a.corner[s][k], RECORDED[s][k]);
 }
 
 /* A 25 x 25 sheet (625 vertices: the multigrid preconditioner is on) hanging from its top edge,
@@ -139,8 +142,8 @@ TF_TEST(determinism_restore_and_settle_query_continue_bitwise) {
   double tau = 0.0, lambda = 0.0;
   ENSURE(tf_sim_settle_tau(sim, 1.0, 1.0 / 24.0, &tau, &lambda) == TF_OK);
   uint64_t c = run_frames(sim, n, 6, x);
-  TF_NOTE("hashes %016llx %016llx %016llx, settle tau %.4g s", (unsigned long long)a, (unsigned long long)b,
-          (unsigned long long)c, tau);
+  TF_NOTE("hashes %016llx %016llx %016llx, settle tau %.4g s", (unsigned long long)a,
+          (unsigned long long)b, (unsigned long long)c, tau);
   ENSURE(a != 0 && a == b && a == c);
   free(x), free(x0), free(v0);
   tf_sim_destroy(sim);

@@ -36,7 +36,8 @@ static tf_status deform(tf_sim *s, unsigned seed, double amp) {
   s->drag->on = 1;
   memset(s->work.f, 0, sizeof(double) * 3 * n);
   elem_drag_forces(s, s->drag, s->state.x, s->state.v, 0.0, s->work.f);
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) s->drag->ydrag[k] = s->state.x[k] + s->work.dt * s->state.v[k];
+  for (size_t k = 0; k < 3 * (size_t)n; ++k)
+    s->drag->ydrag[k] = s->state.x[k] + s->work.dt * s->state.v[k];
   return st;
 }
 
@@ -70,7 +71,8 @@ static void check_sets(int *tf_failed_, tf_sim *s, double h, int expect_sets) {
       double em = set_energy(s, set, y, NULL);
       double fd = (ep - em) / (2.0 * h);
       ENSURE_MSG(fabs(fd - gd) <= 1e-5 * (fabs(gd) + 1e-6 * fabs(E) + 1e-12),
-                 "set %s: directional derivative %.9g, finite difference %.9g", set->ops->name, gd, fd);
+                 "set %s: directional derivative %.9g, finite difference %.9g", set->ops->name, gd,
+                 fd);
     }
   }
   /* the objective's sets are exactly these: the step objective minus inertia and f.y */

@@ -24,7 +24,8 @@ static tf_sim *make_block(tet_scene *b, uint32_t n, double size, void (*edit)(tf
   if (edit) edit(&def);
   tf_sim *sim = NULL;
   char err[256];
-  if (tf_flesh_create(&def, &sim, err, sizeof err) != TF_OK) fprintf(stderr, "  flesh create: %s\n", err);
+  if (tf_flesh_create(&def, &sim, err, sizeof err) != TF_OK)
+    fprintf(stderr, "  flesh create: %s\n", err);
   return sim;
 }
 
@@ -69,7 +70,8 @@ TF_TEST(flesh_forces_are_minus_energy_gradient) {
     worst = fmax(worst, fabs(fd - f[k]));
     scale = fmax(scale, fabs(f[k]));
   }
-  TF_NOTE("assembled flesh force vs -dE/dx by central differences: max error %.3g N of %.3g N", worst, scale);
+  TF_NOTE("assembled flesh force vs -dE/dx by central differences: max error %.3g N of %.3g N",
+          worst, scale);
   ENSURE(scale > 1e-3);
   ENSURE(worst < 1e-5 * scale);
   free(x), free(f);
@@ -96,7 +98,8 @@ TF_TEST(flesh_no_force_at_rest_or_rotated) {
   tf_sim_set_state(sim, x, NULL, n);
   tf_sim_get_forces(sim, f, n);
   double poke = v3_norm(f);
-  TF_NOTE("net force: at rest %.2e N, rotated 1.9 rad %.2e N; a 1 mm poke %.2e N", worst[0], worst[1], poke);
+  TF_NOTE("net force: at rest %.2e N, rotated 1.9 rad %.2e N; a 1 mm poke %.2e N", worst[0],
+          worst[1], poke);
   ENSURE(poke > 1.0);
   ENSURE(worst[0] < 1e-9 * poke && worst[1] < 1e-9 * poke);
   free(x), free(f);
@@ -147,8 +150,10 @@ TF_TEST(flesh_tau_law_rest_time) {
   double t1 = block_rest_time(0.05, 0.005, &m1);
   double t2 = block_rest_time(0.1, 0.005, &m2);
   double t1h = block_rest_time(0.05, 0.0025, &m3);
-  TF_NOTE("sheared flesh block rest time: tau=0.05 %.3f s, tau=0.1 %.3f s (ratio %.3f); at dt/2 %.3f s (%.2f %%)", t1, t2,
-          t1 / t2, t1h, 100.0 * (t1 - t1h) / t1h);
+  TF_NOTE(
+      "sheared flesh block rest time: tau=0.05 %.3f s, tau=0.1 %.3f s (ratio %.3f); at dt/2 %.3f s "
+      "(%.2f %%)",
+      t1, t2, t1 / t2, t1h, 100.0 * (t1 - t1h) / t1h);
   ENSURE(t1 > 0 && t2 > 0 && t1h > 0);
   ENSURE(fabs(t1 / t2 - 2.0) < 0.2);
   ENSURE(fabs(t1 - t1h) < 0.05 * t1h);
@@ -162,7 +167,8 @@ TF_TEST(flesh_free_body_is_ballistic_and_keeps_momenta) {
   tf_sim *sim = make_block(&b, 3, 0.2, spin_free);
   ENSURE(sim);
   uint32_t n = b.vert_count;
-  double *x = malloc(sizeof(double) * 3 * n), *v = malloc(sizeof(double) * 3 * n), *m = malloc(sizeof(double) * n);
+  double *x = malloc(sizeof(double) * 3 * n), *v = malloc(sizeof(double) * 3 * n),
+         *m = malloc(sizeof(double) * n);
   const double T = 0.5;
   const int N = 25;
   /* deformed (stretched along x) and spinning about z while flying */
@@ -198,8 +204,10 @@ TF_TEST(flesh_free_body_is_ballistic_and_keeps_momenta) {
   double com[3] = {0, 0, 0}, P[3] = {0, 0, 0}, L = 0.0;
   for (uint32_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) com[k] += m[i] * x[3 * i + k] / M, P[k] += m[i] * v[3 * i + k];
-  for (uint32_t i = 0; i < n; ++i) L += m[i] * ((x[3 * i] - com[0]) * v[3 * i + 1] - (x[3 * i + 1] - com[1]) * v[3 * i]);
-  /* the discrete parabola of the step (symplectic Euler of the centre of mass: V += dt g, c += dt V) */
+  for (uint32_t i = 0; i < n; ++i)
+    L += m[i] * ((x[3 * i] - com[0]) * v[3 * i + 1] - (x[3 * i + 1] - com[1]) * v[3 * i]);
+  /* the discrete parabola of the step (symplectic Euler of the centre of mass: V += dt g, c += dt
+   * V) */
   const double dt = T / N;
   double want[3], dev = 0.0;
   for (int k = 0; k < 3; ++k) {
@@ -207,8 +215,11 @@ TF_TEST(flesh_free_body_is_ballistic_and_keeps_momenta) {
     dev = fmax(dev, fabs(com[k] - want[k]));
   }
   double dP = fmax(fabs(P[0] - M * v0[0]), fabs(P[2] - M * (v0[2] + g[2] * T)));
-  TF_NOTE("free flesh block after %.1f s: centre of mass off the parabola by %.2e m, momentum off by %.2e kg m/s, "
-          "L_z %.6f -> %.6f", T, dev, dP, L0, L);
+  TF_NOTE(
+      "free flesh block after %.1f s: centre of mass off the parabola by %.2e m, momentum off by "
+      "%.2e kg m/s, "
+      "L_z %.6f -> %.6f",
+      T, dev, dP, L0, L);
   ENSURE(dev < 1e-9);
   ENSURE(dP < 1e-9 * M);
   ENSURE(fabs(L - L0) < 1e-6 * fabs(L0));
@@ -260,12 +271,14 @@ TF_TEST(flesh_hanging_block_equilibrium_and_volume) {
   double dv49 = hanging_volume_change(0.49, 0.05, &r49, &tip49);
   double dv49b = hanging_volume_change(0.49, 0.5, &r49b, &tip49b);
   double dv30 = hanging_volume_change(0.3, 0.05, &r30, &tip30);
-  TF_NOTE("hanging block (E 10 kPa, 1000 kg/m^3, 20 cm): volume change nu=0.49 %.3f %%, nu=0.3 %.3f %%; corner sag "
-          "%.2f mm (tau 0.05) / %.2f mm (tau 0.5); residual force <= %.1e / %.1e of a vertex weight",
-          100 * dv49, 100 * dv30, -1e3 * tip49, -1e3 * tip49b, r49, r49b);
+  TF_NOTE(
+      "hanging block (E 10 kPa, 1000 kg/m^3, 20 cm): volume change nu=0.49 %.3f %%, nu=0.3 %.3f "
+      "%%; corner sag "
+      "%.2f mm (tau 0.05) / %.2f mm (tau 0.5); residual force <= %.1e / %.1e of a vertex weight",
+      100 * dv49, 100 * dv30, -1e3 * tip49, -1e3 * tip49b, r49, r49b);
   ENSURE(fabs(dv49) < 0.02 && fabs(dv49b) < 0.02);
-  ENSURE(fabs(dv30) > 3 * fabs(dv49)); /* the measure sees compressibility */
-  ENSURE(tip49 < -0.005);               /* it really sagged */
+  ENSURE(fabs(dv30) > 3 * fabs(dv49));               /* the measure sees compressibility */
+  ENSURE(tip49 < -0.005);                            /* it really sagged */
   ENSURE(fabs(tip49 - tip49b) < 1e-3 * fabs(tip49)); /* equilibrium does not depend on tau */
   ENSURE(r49 < 1e-3 && r49b < 1e-3);
 }
@@ -295,8 +308,10 @@ TF_TEST(flesh_squashed_and_inverted_block_recovers) {
     for (int f = 0; f < 48 && st == TF_OK; ++f) st = tf_sim_advance(sim, 1.0 / 24.0, 1);
     tf_sim_flesh_info(sim, &info);
     static const char *what[] = {"squashed flat", "corner pushed through", "mirrored cube"};
-    TF_NOTE("%s: %u inverted tets, volume %.3g of rest -> after 2 s: %u inverted, volume %.4f of rest", what[c],
-            inverted0, v0 / info.rest_volume, info.inverted_now, info.volume / info.rest_volume);
+    TF_NOTE(
+        "%s: %u inverted tets, volume %.3g of rest -> after 2 s: %u inverted, volume %.4f of rest",
+        what[c], inverted0, v0 / info.rest_volume, info.inverted_now,
+        info.volume / info.rest_volume);
     ENSURE(st == TF_OK);
     if (c > 0) ENSURE(inverted0 > 0);
     ENSURE(info.inverted_now == 0);
@@ -318,10 +333,11 @@ static uint32_t sphere(double r, int nu, int nv, double **pos, uint32_t **tris) 
   for (int j = 1; j < nv; ++j)
     for (int i = 0; i < nu; ++i) {
       double th = TF_PI * j / nv - TF_PI / 2, ph = 2 * TF_PI * i / nu;
-      v3_set(p + 3 * (2 + (j - 1) * nu + i), r * cos(th) * cos(ph), r * cos(th) * sin(ph), r * sin(th));
+      v3_set(p + 3 * (2 + (j - 1) * nu + i), r * cos(th) * cos(ph), r * cos(th) * sin(ph),
+             r * sin(th));
     }
   uint32_t t = 0, *q = *tris;
-#define RING(j, i) (2u + (uint32_t)(((j) - 1) * nu + ((i) % nu)))
+#define RING(j, i) (2u + (uint32_t)(((j)-1) * nu + ((i) % nu)))
   for (int i = 0; i < nu; ++i) {
     q[3 * t] = 0, q[3 * t + 1] = RING(1, i + 1), q[3 * t + 2] = RING(1, i), ++t;
     q[3 * t] = 1, q[3 * t + 1] = RING(nv - 1, i), q[3 * t + 2] = RING(nv - 1, i + 1), ++t;
@@ -357,21 +373,24 @@ TF_TEST(flesh_from_surface_embeds_it_and_weighs_its_volume) {
   for (uint32_t t = 0; t < stc; ++t) {
     double c[3];
     const double *a = sp + 3 * st[3 * t], *b = sp + 3 * st[3 * t + 1], *d = sp + 3 * st[3 * t + 2];
-    c[0] = b[1] * d[2] - b[2] * d[1], c[1] = b[2] * d[0] - b[0] * d[2], c[2] = b[0] * d[1] - b[1] * d[0];
+    c[0] = b[1] * d[2] - b[2] * d[1], c[1] = b[2] * d[0] - b[0] * d[2],
+    c[2] = b[0] * d[1] - b[1] * d[0];
     vol += (a[0] * c[0] + a[1] * c[1] + a[2] * c[2]) / 6.0;
   }
-  TF_NOTE("sphere r=10 cm, 8 cells: %u tets, dihedral %.1f-%.1f deg, %u inverted; lattice volume %.2f x the sphere's; "
-          "mass %.3f kg (rho V = %.3f kg); %u surface points outside",
-          info.tet_count, info.min_dihedral_deg, info.max_dihedral_deg, info.inverted_rest, info.rest_volume / vol,
-          info.mass, 1000 * vol, info.surface_outside);
+  TF_NOTE(
+      "sphere r=10 cm, 8 cells: %u tets, dihedral %.1f-%.1f deg, %u inverted; lattice volume %.2f "
+      "x the sphere's; "
+      "mass %.3f kg (rho V = %.3f kg); %u surface points outside",
+      info.tet_count, info.min_dihedral_deg, info.max_dihedral_deg, info.inverted_rest,
+      info.rest_volume / vol, info.mass, 1000 * vol, info.surface_outside);
   ENSURE(info.inverted_rest == 0 && info.tet_count > 100);
   ENSURE(fabs(info.mass - 1000 * vol) < 1e-9 * info.mass);
   ENSURE(info.surface_outside == 0);
   ENSURE(tf_sim_surface_vert_count(sim) == sn);
   /* at rest the surface comes back as given; moved rigidly it follows rigidly */
   uint32_t n = tf_sim_vert_count(sim);
-  double *rest = malloc(sizeof(double) * 3 * n), *x = malloc(sizeof(double) * 3 * n), *s = malloc(sizeof(double) * 3 * sn),
-         *want = malloc(sizeof(double) * 3 * sn);
+  double *rest = malloc(sizeof(double) * 3 * n), *x = malloc(sizeof(double) * 3 * n),
+         *s = malloc(sizeof(double) * 3 * sn), *want = malloc(sizeof(double) * 3 * sn);
   ENSURE(tf_sim_get_surface_positions(sim, s, sn) == TF_OK);
   double e0 = 0.0, e1 = 0.0;
   for (uint32_t k = 0; k < 3 * sn; ++k) e0 = fmax(e0, fabs(s[k] - sp[k]));
@@ -395,11 +414,16 @@ TF_TEST(flesh_bad_input_names_the_problem) {
   tf_flesh_def def;
   char err[256];
   tf_sim *sim = (tf_sim *)&def;
-  struct { const char *want; tf_status st; } cases[] = {
-      {"poisson must be in (-1, 0.5)", TF_E_INVALID_ARG}, {"out of range", TF_E_BAD_MESH},
-      {"tet_materials[2] = 3", TF_E_INVALID_ARG},        {"give tets", TF_E_INVALID_ARG},
-      {"lattice_cells", TF_E_INVALID_ARG},              {"materials is NULL", TF_E_INVALID_ARG},
-      {"wound inward", TF_E_BAD_MESH}};
+  struct {
+    const char *want;
+    tf_status st;
+  } cases[] = {{"poisson must be in (-1, 0.5)", TF_E_INVALID_ARG},
+               {"out of range", TF_E_BAD_MESH},
+               {"tet_materials[2] = 3", TF_E_INVALID_ARG},
+               {"give tets", TF_E_INVALID_ARG},
+               {"lattice_cells", TF_E_INVALID_ARG},
+               {"materials is NULL", TF_E_INVALID_ARG},
+               {"wound inward", TF_E_BAD_MESH}};
   double *sp;
   uint32_t *stri;
   uint32_t packed = sphere(0.1, 12, 6, &sp, &stri), stc = packed >> 16;
@@ -415,7 +439,9 @@ TF_TEST(flesh_bad_input_names_the_problem) {
     if (c == 1) b.tets[5] = 99;
     if (c == 2) def.tet_materials = mats, def.materials = table, def.material_count = 1;
     if (c == 3) def.tets = NULL;
-    if (c == 4) def.tets = NULL, def.surface_positions = b.pos, def.surface_vert_count = 8, def.lattice_cells = 1;
+    if (c == 4)
+      def.tets = NULL, def.surface_positions = b.pos, def.surface_vert_count = 8,
+      def.lattice_cells = 1;
     if (c == 5) def.material_count = 1;
     if (c == 6) {
       def.tets = NULL, def.surface_positions = sp, def.surface_vert_count = packed & 0xffff;
@@ -469,9 +495,11 @@ TF_TEST(flesh_tet_files_through_the_api) {
   snprintf(node, sizeof node, "%s/two.node", dir);
   snprintf(ele, sizeof ele, "%s/two.ele", dir);
   snprintf(bad, sizeof bad, "%s/bad.msh", dir);
-  write_text(msh, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n3 11 \"fat\"\n3 12 \"muscle\"\n"
-                  "$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n$EndNodes\n"
-                  "$Elements\n2\n1 4 2 11 1 1 2 3 4\n2 4 2 12 1 2 3 4 5\n$EndElements\n");
+  write_text(
+      msh,
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n3 11 \"fat\"\n3 12 \"muscle\"\n"
+      "$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n$EndNodes\n"
+      "$Elements\n2\n1 4 2 11 1 1 2 3 4\n2 4 2 12 1 2 3 4 5\n$EndElements\n");
   write_text(node, "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n");
   write_text(ele, "2 4 0\n0 0 1 2 3\n1 1 2 3 4\n");
   write_text(bad, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 zero\n");
@@ -488,7 +516,8 @@ TF_TEST(flesh_tet_files_through_the_api) {
   tf_flesh_material muscle = {500e3, 0.45, 1100};
   tf_flesh_def def;
   tf_flesh_def_init(&def);
-  def.rest_positions = v.positions, def.vert_count = v.vert_count, def.tets = v.tets, def.tet_count = v.tet_count;
+  def.rest_positions = v.positions, def.vert_count = v.vert_count, def.tets = v.tets,
+  def.tet_count = v.tet_count;
   def.tet_materials = mats, def.materials = &muscle, def.material_count = 1;
   def.density = 900;
   tf_sim *sim = NULL;
@@ -498,7 +527,8 @@ TF_TEST(flesh_tet_files_through_the_api) {
   info.struct_size = sizeof info;
   ENSURE(tf_sim_flesh_info(sim, &info) == TF_OK);
   /* the unit corner tet (1/6 m^3) is fat, the other (1/3 m^3) muscle */
-  ENSURE(fabs(info.mass - (900 / 6.0 + 1100 / 3.0)) < 1e-9 && info.tet_count == 2 && info.inverted_rest == 0);
+  ENSURE(fabs(info.mass - (900 / 6.0 + 1100 / 3.0)) < 1e-9 && info.tet_count == 2 &&
+         info.inverted_rest == 0);
   tf_sim_destroy(sim);
   tf_tetmesh_destroy(m);
   /* TetGen, by the .ele and the .face name */
@@ -533,7 +563,8 @@ TF_TEST(flesh_wind_pushes_the_windward_faces) {
     ENSURE(tf_sim_set_param(sim, TF_PARAM_AIR_DENSITY, &rho, 1) == TF_OK);
     ENSURE(tf_sim_advance(sim, dt, 1) == TF_OK);
     uint32_t n = b.vert_count;
-    double *v = malloc(sizeof(double) * 3 * n), *f = malloc(sizeof(double) * 3 * n), P[3] = {0, 0, 0};
+    double *v = malloc(sizeof(double) * 3 * n), *f = malloc(sizeof(double) * 3 * n),
+           P[3] = {0, 0, 0};
     /* masses from the forces under unit gravity at rest */
     const double g1[3] = {0, 0, -1};
     double *x = malloc(sizeof(double) * 3 * n);
@@ -544,10 +575,13 @@ TF_TEST(flesh_wind_pushes_the_windward_faces) {
     tf_sim_get_forces(sim, f, n);
     for (uint32_t i = 0; i < n; ++i)
       for (int k = 0; k < 3; ++k) P[k] += -f[3 * i + 2] * v[3 * i + k];
-    double want = dt * 0.5 * rho * cd * 0.2 * 0.2 * U * U, got = sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]);
+    double want = dt * 0.5 * rho * cd * 0.2 * 0.2 * U * U,
+           got = sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]);
     double along = (P[0] * wind[0] + P[1] * wind[1]) / (U * got);
-    TF_NOTE("cube in wind %s: momentum after one step %.6g N s (1/2 rho c_d A U^2 dt = %.6g), along the flow %.6f",
-            c ? "at 45 degrees" : "head-on", got, want, along);
+    TF_NOTE(
+        "cube in wind %s: momentum after one step %.6g N s (1/2 rho c_d A U^2 dt = %.6g), along "
+        "the flow %.6f",
+        c ? "at 45 degrees" : "head-on", got, want, along);
     ENSURE(fabs(got - want) < 1e-6 * want);
     ENSURE(along > 1.0 - 1e-9);
     free(v), free(f), free(x);

@@ -19,7 +19,8 @@ static const double LAMBDA = 3.0, MU = 1.0;
 
 static void random_triangle(unsigned *seed, double rest[9], double x[9], double strain) {
   for (int k = 0; k < 9; ++k) rest[k] = frand(seed);
-  for (int k = 0; k < 9; ++k) x[k] = rest[k] * (1.0 + strain * frand(seed)) + 0.3 * strain * frand(seed);
+  for (int k = 0; k < 9; ++k)
+    x[k] = rest[k] * (1.0 + strain * frand(seed)) + 0.3 * strain * frand(seed);
 }
 
 static double min_eigenvalue(const double *A, int n) { return sym_min_eigenvalue(A, n); }
@@ -42,7 +43,9 @@ TF_TEST(energy_membrane_gradient_fd) {
       memcpy(xm, x, sizeof xm);
       xp[k] += h;
       xm[k] -= h;
-      double fd = (membrane_energy(&r, xp, LAMBDA, MU, NULL, NULL, 0) - membrane_energy(&r, xm, LAMBDA, MU, NULL, NULL, 0)) / (2 * h);
+      double fd = (membrane_energy(&r, xp, LAMBDA, MU, NULL, NULL, 0) -
+                   membrane_energy(&r, xm, LAMBDA, MU, NULL, NULL, 0)) /
+                  (2 * h);
       worst = fmax(worst, fabs(fd - g[k]) / fmax(gmax, 1e-12));
     }
   }
@@ -70,7 +73,8 @@ TF_TEST(energy_membrane_hessian_fd) {
       xm[k] -= h;
       membrane_energy(&r, xp, LAMBDA, MU, gp, NULL, 0);
       membrane_energy(&r, xm, LAMBDA, MU, gm, NULL, 0);
-      for (int i = 0; i < 9; ++i) worst = fmax(worst, fabs((gp[i] - gm[i]) / (2 * h) - H[9 * i + k]) / hmax);
+      for (int i = 0; i < 9; ++i)
+        worst = fmax(worst, fabs((gp[i] - gm[i]) / (2 * h) - H[9 * i + k]) / hmax);
     }
   }
   TF_NOTE("membrane exact Hessian vs central FD of the gradient: max rel err %.2e", worst);
@@ -96,7 +100,8 @@ TF_TEST(energy_membrane_psd_projection) {
     worst_exact = fmin(worst_exact, min_eigenvalue(H, 9) / hmax);
     worst_psd = fmin(worst_psd, min_eigenvalue(P, 9) / hmax);
     for (int i = 0; i < 9; ++i)
-      for (int j = 0; j < 9; ++j) ENSURE(P[9 * i + j] == P[9 * j + i] || fabs(P[9 * i + j] - P[9 * j + i]) < 1e-14 * hmax);
+      for (int j = 0; j < 9; ++j)
+        ENSURE(P[9 * i + j] == P[9 * j + i] || fabs(P[9 * i + j] - P[9 * j + i]) < 1e-14 * hmax);
   }
   /* in pure tension (stretched 10 % both ways) the projection changes nothing */
   double rest[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, x[9] = {0, 0, 0, 1.1, 0, 0.01, 0, 1.1, 0};
@@ -107,7 +112,8 @@ TF_TEST(energy_membrane_psd_projection) {
   membrane_energy(&r, x, LAMBDA, MU, NULL, P, 1);
   for (int k = 0; k < 81; ++k)
     if (H[k] != P[k]) tension_exact = 0;
-  TF_NOTE("min eigenvalue / max|H|: exact %.3f (indefinite in compression), projected %.2e", worst_exact, worst_psd);
+  TF_NOTE("min eigenvalue / max|H|: exact %.3f (indefinite in compression), projected %.2e",
+          worst_exact, worst_psd);
   ENSURE(worst_exact < -1e-3); /* the test can see indefiniteness */
   ENSURE(worst_psd > -1e-12);
   ENSURE(tension_exact);
@@ -124,14 +130,16 @@ TF_TEST(energy_membrane_rest_and_rigid_motion) {
     ENSURE(fabs(e) < 1e-14);
     for (int k = 0; k < 9; ++k) ENSURE(fabs(g[k]) < 1e-12);
     /* random rotation (Rodrigues) + translation of the rest shape */
-    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed), shift[3] = {0.7, 1.4, 2.1};
+    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed),
+           shift[3] = {0.7, 1.4, 2.1};
     rigid_motion(rest, 3, axis, ang, shift, x);
     e = membrane_energy(&r, x, LAMBDA, MU, g, NULL, 0);
     ENSURE(fabs(e) < 1e-13);
     for (int k = 0; k < 9; ++k) ENSURE(fabs(g[k]) < 1e-12);
   }
   /* a deformed triangle: net force and torque vanish */
-  double rest[9] = {0, 0, 0, 1, 0, 0, 0.3, 0.8, 0}, x[9] = {0.1, 0, 0.2, 1.3, 0.1, 0, 0.2, 1.1, 0.4}, g[9];
+  double rest[9] = {0, 0, 0, 1, 0, 0, 0.3, 0.8, 0},
+         x[9] = {0.1, 0, 0.2, 1.3, 0.1, 0, 0.2, 1.1, 0.4}, g[9];
   membrane_rest r;
   membrane_rest_init(&r, rest, rest + 3, rest + 6);
   membrane_energy(&r, x, LAMBDA, MU, g, NULL, 0);
@@ -147,7 +155,8 @@ TF_TEST(energy_membrane_rest_and_rigid_motion) {
 
 TF_TEST(energy_membrane_damping_is_rayleigh_derivative) {
   /* the damping force is -dR/dv of R = A (phi/2 tr(G')^2 + psi G':G'), which is linear in v */
-  double rest[9] = {0, 0, 0, 1, 0, 0, 0.3, 0.8, 0}, x[9] = {0.1, 0, 0.2, 1.3, 0.1, 0, 0.2, 1.1, 0.4};
+  double rest[9] = {0, 0, 0, 1, 0, 0, 0.3, 0.8, 0},
+         x[9] = {0.1, 0, 0.2, 1.3, 0.1, 0, 0.2, 1.1, 0.4};
   double v[9] = {0.3, -0.2, 0.1, 0.5, 0.7, -0.4, 0.0, 0.2, 0.9};
   const double phi = 0.3, psi = 0.7;
   membrane_rest r;
@@ -167,7 +176,10 @@ TF_TEST(energy_membrane_damping_is_rayleigh_derivative) {
     membrane_damping_force(&r, x, vp, phi, psi, fp);
     membrane_damping_force(&r, x, vm, phi, psi, fm);
     double pp = 0, pm = 0;
-    for (int i = 0; i < 9; ++i) { pp += fp[i] * vp[i]; pm += fm[i] * vm[i]; }
+    for (int i = 0; i < 9; ++i) {
+      pp += fp[i] * vp[i];
+      pm += fm[i] * vm[i];
+    }
     worst = fmax(worst, fabs((pp - pm) / (2 * h) - 2.0 * f[k]));
   }
   double pw = 0.0;

@@ -119,7 +119,8 @@ TF_TEST(memory_flesh_create_and_step) {
     char err[256] = "";
     tf_status st = tf_flesh_create(&def, &sim, err, sizeof err);
     if (st != TF_OK) {
-      ENSURE_MSG(st == TF_E_NOMEM, "failing allocation %ld gave %s: %s", n, tf_status_name(st), err);
+      ENSURE_MSG(st == TF_E_NOMEM, "failing allocation %ld gave %s: %s", n, tf_status_name(st),
+                 err);
       ENSURE(sim == NULL && strstr(err, "out of memory"));
       ENSURE_MSG(c.live == 0, "failing allocation %ld leaked %lld bytes", n, c.live);
       continue;
@@ -140,7 +141,8 @@ TF_TEST(memory_flesh_create_and_step) {
     tf_sim_destroy(sim);
     ENSURE(c.live == 0 && c.frees == c.allocs);
   }
-  TF_NOTE("flesh create from a surface needs %ld allocations; every earlier failure was clean", needed);
+  TF_NOTE("flesh create from a surface needs %ld allocations; every earlier failure was clean",
+          needed);
   ENSURE(needed > 10);
   tet_scene_free(&box);
 }

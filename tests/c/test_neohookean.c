@@ -22,7 +22,8 @@ static const double LAMBDA = 4.0, MU = 1.5;
 static void random_tet(unsigned *seed, double rest[12], double x[12], double strain) {
   static const double reg[12] = {0, 0, 0, 1, 0, 0, 0.5, 0.866, 0, 0.5, 0.289, 0.816};
   for (int k = 0; k < 12; ++k) rest[k] = reg[k] + 0.2 * frand(seed);
-  for (int k = 0; k < 12; ++k) x[k] = rest[k] * (1.0 + strain * frand(seed)) + 0.3 * strain * frand(seed);
+  for (int k = 0; k < 12; ++k)
+    x[k] = rest[k] * (1.0 + strain * frand(seed)) + 0.3 * strain * frand(seed);
 }
 
 TF_TEST(core_eigen_sym_reconstructs) {
@@ -45,7 +46,8 @@ TF_TEST(core_eigen_sym_reconstructs) {
           worst_orth = fmax(worst_orth, fabs(o - (i == j)));
         }
     }
-  TF_NOTE("Jacobi eigen-decomposition: max |V W V^T - A| %.1e, max |V^T V - I| %.1e", worst, worst_orth);
+  TF_NOTE("Jacobi eigen-decomposition: max |V W V^T - A| %.1e, max |V^T V - I| %.1e", worst,
+          worst_orth);
   ENSURE(worst < 1e-12 && worst_orth < 1e-12);
   /* projection: eigenvalues -2, 1, 3 -> 0, 1, 3 with the same eigenvectors */
   double A[9] = {1, 2, 0, 2, 1, 0, 0, 0, 1}, w[3];
@@ -62,7 +64,8 @@ TF_TEST(energy_tet_gradient_hessian_fd) {
   double worst_g = 0.0, worst_h = 0.0;
   for (int trial = 0; trial < 60; ++trial) {
     double rest[12], x[12], g[12], H[144];
-    random_tet(&seed, rest, x, trial < 20 ? 0.2 : 0.8); /* the large strains include inverted tets */
+    random_tet(&seed, rest, x,
+               trial < 20 ? 0.2 : 0.8); /* the large strains include inverted tets */
     tet_rest r;
     ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
     tet_energy(&r, x, LAMBDA, MU, g, H, 0);
@@ -76,14 +79,17 @@ TF_TEST(energy_tet_gradient_hessian_fd) {
       memcpy(xm, x, sizeof xm);
       xp[k] += h;
       xm[k] -= h;
-      double ep = tet_energy(&r, xp, LAMBDA, MU, gp, NULL, 0), em = tet_energy(&r, xm, LAMBDA, MU, gm, NULL, 0);
+      double ep = tet_energy(&r, xp, LAMBDA, MU, gp, NULL, 0),
+             em = tet_energy(&r, xm, LAMBDA, MU, gm, NULL, 0);
       worst_g = fmax(worst_g, fabs((ep - em) / (2 * h) - g[k]) / gmax);
-      for (int i = 0; i < 12; ++i) worst_h = fmax(worst_h, fabs((gp[i] - gm[i]) / (2 * h) - H[12 * i + k]) / hmax);
+      for (int i = 0; i < 12; ++i)
+        worst_h = fmax(worst_h, fabs((gp[i] - gm[i]) / (2 * h) - H[12 * i + k]) / hmax);
     }
     for (int i = 0; i < 12; ++i)
       for (int j = 0; j < 12; ++j) ENSURE(fabs(H[12 * i + j] - H[12 * j + i]) <= 1e-13 * hmax);
   }
-  TF_NOTE("tet gradient vs FD of energy %.1e, Hessian vs FD of gradient %.1e (60 tets)", worst_g, worst_h);
+  TF_NOTE("tet gradient vs FD of energy %.1e, Hessian vs FD of gradient %.1e (60 tets)", worst_g,
+          worst_h);
   ENSURE(worst_g < 1e-7 && worst_h < 1e-7);
 }
 
@@ -102,11 +108,13 @@ TF_TEST(energy_tet_rest_rigid_and_orientation) {
     ENSURE(tet_rest_init(&r, rest, rest + 3, rest + 6, rest + 9));
     ENSURE(r.swapped == (trial % 2));
     double loc[12];
-    for (int v = 0; v < 4; ++v) memcpy(loc + 3 * v, rest + 3 * tet_local_vertex(&r, v), 3 * sizeof(double));
+    for (int v = 0; v < 4; ++v)
+      memcpy(loc + 3 * v, rest + 3 * tet_local_vertex(&r, v), 3 * sizeof(double));
     ENSURE(fabs(tet_energy(&r, loc, LAMBDA, MU, g, NULL, 0)) < 1e-14);
     ENSURE_NEAR(tet_volume_ratio(&r, loc), 1.0, 1e-12);
     for (int k = 0; k < 12; ++k) ENSURE(fabs(g[k]) < 1e-12);
-    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed), shift[3] = {0.0, -0.4, -0.8};
+    double axis[3] = {frand(&seed), frand(&seed), frand(&seed)}, ang = 3.0 * frand(&seed),
+           shift[3] = {0.0, -0.4, -0.8};
     rigid_motion(loc, 4, axis, ang, shift, x);
     ENSURE(fabs(tet_energy(&r, x, LAMBDA, MU, g, NULL, 0)) < 1e-13);
     for (int k = 0; k < 12; ++k) ENSURE(fabs(g[k]) < 1e-12);
@@ -184,7 +192,8 @@ TF_TEST(energy_tet_psd_projection) {
   ENSURE(worst_psd > -1e-12);
 }
 
-/* Newton on the free vertex 3 (0..2 held) with the projected Hessian and a backtracking line search */
+/* Newton on the free vertex 3 (0..2 held) with the projected Hessian and a backtracking line search
+ */
 static int relax_apex(const tet_rest *r, double x[12], double lambda, double mu) {
   for (int it = 0; it < 100; ++it) {
     double g[12], H[144];
@@ -202,7 +211,9 @@ static int relax_apex(const tet_rest *r, double x[12], double lambda, double mu)
       for (int k = 0; k < 3; ++k) y[9 + k] += t * p[k];
       double gy[12];
       /* near the minimum the energy decrease drowns in round-off; a smaller force also counts */
-      if (tet_energy(r, y, lambda, mu, gy, NULL, 0) <= e || v3_norm(gy + 9) < v3_norm(g + 9) || t < 1e-10) break;
+      if (tet_energy(r, y, lambda, mu, gy, NULL, 0) <= e || v3_norm(gy + 9) < v3_norm(g + 9) ||
+          t < 1e-10)
+        break;
       t *= 0.5;
     }
     memcpy(x, y, sizeof y);
@@ -226,7 +237,8 @@ TF_TEST(energy_tet_flat_and_inverted_recover) {
     tet_energy(&r, x, lambda, mu, g, NULL, 0);
     ENSURE(g[11] < 0.0); /* the force -g on the apex points up, out of the inversion */
     int its = relax_apex(&r, x, lambda, mu);
-    TF_NOTE("apex start J = %+.2f: back to rest in %d Newton steps, J = %.12f", J0, its, tet_volume_ratio(&r, x));
+    TF_NOTE("apex start J = %+.2f: back to rest in %d Newton steps, J = %.12f", J0, its,
+            tet_volume_ratio(&r, x));
     ENSURE(its >= 0);
     for (int k = 0; k < 3; ++k) ENSURE_NEAR(x[9 + k], rest[9 + k], 1e-9);
   }
@@ -250,11 +262,14 @@ TF_TEST(energy_tet_analytic_projection_matches_jacobi) {
     tet_stress_derivative(F, LAMBDA, MU, 0, B);
     clamped_cases += eigen_sym_project_psd(B, 9) > 0;
     double scale = 0.0, err = 0.0;
-    for (int k = 0; k < 81; ++k) scale = fmax(scale, fabs(B[k])), err = fmax(err, fabs(A[k] - B[k]));
+    for (int k = 0; k < 81; ++k)
+      scale = fmax(scale, fabs(B[k])), err = fmax(err, fabs(A[k] - B[k]));
     worst = fmax(worst, err / scale);
   }
-  TF_NOTE("analytic vs Jacobi PSD projection of d2psi/dF2: max relative difference %.1e (%d of 400 clamped)", worst,
-          clamped_cases);
+  TF_NOTE(
+      "analytic vs Jacobi PSD projection of d2psi/dF2: max relative difference %.1e (%d of 400 "
+      "clamped)",
+      worst, clamped_cases);
   ENSURE(clamped_cases > 100);
   ENSURE(worst < 1e-9);
 }

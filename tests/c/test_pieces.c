@@ -140,18 +140,27 @@ static double restart_difference(double w, double kappa, int slide) {
   double wt[9], t[10][27], xa[81 * 3], va[81 * 3], xb[81 * 3], d = -1.0;
   for (int q = 0; q < 9; ++q) wt[q] = w;
   tf_sim *a = NULL, *b = NULL;
-  if (tf_cloth_create(&def, &a, NULL, 0) != TF_OK || tf_cloth_create(&def, &b, NULL, 0) != TF_OK) goto done;
-  if (tf_sim_set_pins(a, sc.pins, wt, 9) != TF_OK || tf_sim_set_pins(b, sc.pins, wt, 9) != TF_OK) goto done;
+  if (tf_cloth_create(&def, &a, NULL, 0) != TF_OK || tf_cloth_create(&def, &b, NULL, 0) != TF_OK)
+    goto done;
+  if (tf_sim_set_pins(a, sc.pins, wt, 9) != TF_OK || tf_sim_set_pins(b, sc.pins, wt, 9) != TF_OK)
+    goto done;
   for (int f = 1; f <= 20; ++f) {
     double *tf = t[f % 10];
     for (int q = 0; q < 9; ++q) {
       memcpy(tf + 3 * q, sc.pos + 3 * q, 3 * sizeof(double));
-      if (slide) tf[3 * q] += 0.5 * sin(0.4 * f);
-      else tf[3 * q + 2] += 0.3 * sin(0.3 * f);
+      if (slide)
+        tf[3 * q] += 0.5 * sin(0.4 * f);
+      else
+        tf[3 * q + 2] += 0.3 * sin(0.3 * f);
     }
-    if (f == 11 && (tf_sim_set_pin_targets(b, t[0], 9) != TF_OK || tf_sim_set_state(b, xa, va, 81) != TF_OK)) goto done;
-    if (tf_sim_set_pin_targets(a, tf, 9) != TF_OK || tf_sim_advance(a, 1.0 / 24.0, 2) != TF_OK) goto done;
-    if (f >= 11 && (tf_sim_set_pin_targets(b, tf, 9) != TF_OK || tf_sim_advance(b, 1.0 / 24.0, 2) != TF_OK)) goto done;
+    if (f == 11 &&
+        (tf_sim_set_pin_targets(b, t[0], 9) != TF_OK || tf_sim_set_state(b, xa, va, 81) != TF_OK))
+      goto done;
+    if (tf_sim_set_pin_targets(a, tf, 9) != TF_OK || tf_sim_advance(a, 1.0 / 24.0, 2) != TF_OK)
+      goto done;
+    if (f >= 11 &&
+        (tf_sim_set_pin_targets(b, tf, 9) != TF_OK || tf_sim_advance(b, 1.0 / 24.0, 2) != TF_OK))
+      goto done;
     if (f == 10) {
       tf_sim_get_positions(a, xa, 81);
       tf_sim_get_velocities(a, va, 81);
@@ -203,7 +212,8 @@ TF_TEST(pieces_teleport_with_soft_pins_moves_them_along) {
   ENSURE(tf_sim_set_state(s, x, v, 81) == TF_OK);
   ENSURE(tf_sim_advance(s, 1.0 / 24.0, 1) == TF_OK);
   tf_sim_get_positions(s, x, 81);
-  TF_NOTE("soft-pinned vertex after a 100 m teleport and one frame: moved %.4f m", x[3 * 4] - before);
+  TF_NOTE("soft-pinned vertex after a 100 m teleport and one frame: moved %.4f m",
+          x[3 * 4] - before);
   ENSURE(fabs(x[3 * 4] - before - 100.0) < 0.01);
   tf_sim_destroy(s);
   scene_free(&sc);

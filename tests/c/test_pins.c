@@ -14,7 +14,8 @@
 static const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
 static const double FRAME = 1.0 / 24.0;
 
-/* a 1 m sheet of 11 x 11 vertices in the x-y plane, row y = 0 pinned (vertices 0..10), no gravity */
+/* a 1 m sheet of 11 x 11 vertices in the x-y plane, row y = 0 pinned (vertices 0..10), no gravity
+ */
 static tf_sim *sheet_tol(scene *sc, double tau, double kappa, double gravity_z, double tol) {
   scene_grid(sc, 10, 10, 1.0, 1.0, O, EX, EY, 1);
   tf_cloth_def def;
@@ -29,7 +30,8 @@ static tf_sim *sheet_tol(scene *sc, double tau, double kappa, double gravity_z, 
   def.solver.abs_tolerance = 1e-12;
   tf_sim *sim = NULL;
   if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
-  if (tf_sim_set_pins(sim, sc->pins, NULL, sc->pin_count) != TF_OK) return tf_sim_destroy(sim), NULL;
+  if (tf_sim_set_pins(sim, sc->pins, NULL, sc->pin_count) != TF_OK)
+    return tf_sim_destroy(sim), NULL;
   return sim;
 }
 
@@ -66,8 +68,10 @@ TF_TEST(pins_carry_uniform_motion_without_aether_drag) {
       for (uint32_t i = 0; i < n; ++i)
         for (int k = 0; k < 3; ++k) dev = fmax(dev, fabs(x[3 * i + k] - sc.pos[3 * i + k] - d[k]));
     }
-    TF_NOTE("carried at %g m/s for 1 s (kappa %g, %u substeps): largest deviation from the rigid motion %.1e m",
-            U, kappa, substeps, dev);
+    TF_NOTE(
+        "carried at %g m/s for 1 s (kappa %g, %u substeps): largest deviation from the rigid "
+        "motion %.1e m",
+        U, kappa, substeps, dev);
     ENSURE(dev < 1e-10);
     free(v);
     free(x);
@@ -108,11 +112,12 @@ TF_TEST(pins_moving_at_u_trail_by_tau_u_at_any_substeps) {
     double lag[3];
     for (int b = 0; b < 3; ++b) {
       lag[b] = trailing(taus[a], subs[b], U);
-      TF_NOTE("pins at %g m/s, tau %g, %u substeps: far edge trails by %.5f m (tau U = %.5f)", U, taus[a], subs[b],
-              lag[b], taus[a] * U);
+      TF_NOTE("pins at %g m/s, tau %g, %u substeps: far edge trails by %.5f m (tau U = %.5f)", U,
+              taus[a], subs[b], lag[b], taus[a] * U);
       ENSURE(fabs(lag[b] - taus[a] * U) < 0.02 * taus[a] * U);
     }
-    ENSURE(fabs(lag[0] - lag[2]) < 0.005 * taus[a] * U && fabs(lag[1] - lag[2]) < 0.005 * taus[a] * U);
+    ENSURE(fabs(lag[0] - lag[2]) < 0.005 * taus[a] * U &&
+           fabs(lag[1] - lag[2]) < 0.005 * taus[a] * U);
   }
 }
 
@@ -135,7 +140,8 @@ TF_TEST(pins_targets_are_interpolated_across_substeps) {
       ENSURE(tf_sim_set_pin_targets(sim, tg, sc.pin_count) == TF_OK);
       ENSURE(tf_sim_advance(sim, FRAME, subs[variant]) == TF_OK);
       tf_sim_get_velocities(sim, v, sc.vert_count);
-      ENSURE_MSG(fabs(v[2] - step / FRAME) < 1e-9, "frame %d: pinned vertex velocity %g, want %g", f, v[2], step / FRAME);
+      ENSURE_MSG(fabs(v[2] - step / FRAME) < 1e-9, "frame %d: pinned vertex velocity %g, want %g",
+                 f, v[2], step / FRAME);
       ENSURE(fabs(v[3]) < 1e-12 && fabs(v[5]) < 1e-12); /* its neighbour pin stays */
     }
     tf_sim_get_positions(sim, end[variant], sc.vert_count);
@@ -145,8 +151,10 @@ TF_TEST(pins_targets_are_interpolated_across_substeps) {
   double e[3] = {0, 0, 0};
   for (int a = 0; a < 3; ++a)
     for (int k = 0; k < 121 * 3; ++k) e[a] = fmax(e[a], fabs(end[a][k] - end[3][k]));
-  TF_NOTE("a corner pin rising at 0.48 m/s for 1/3 s: 1, 4, 16 substeps differ from 64 by %.4f, %.4f, %.4f m", e[0], e[1],
-          e[2]);
+  TF_NOTE(
+      "a corner pin rising at 0.48 m/s for 1/3 s: 1, 4, 16 substeps differ from 64 by %.4f, %.4f, "
+      "%.4f m",
+      e[0], e[1], e[2]);
   ENSURE(e[0] < 0.03);
   ENSURE(e[1] < 0.6 * e[0] && e[2] < 0.3 * e[1]);
 }
@@ -162,7 +170,8 @@ static double max_strain(const scene *sc, const double *x) {
         double l = 0.0, l0 = 0.0;
         for (int k = 0; k < 3; ++k) {
           l += (x[3 * b + k] - x[3 * a + k]) * (x[3 * b + k] - x[3 * a + k]);
-          l0 += (sc->pos[3 * b + k] - sc->pos[3 * a + k]) * (sc->pos[3 * b + k] - sc->pos[3 * a + k]);
+          l0 +=
+              (sc->pos[3 * b + k] - sc->pos[3 * a + k]) * (sc->pos[3 * b + k] - sc->pos[3 * a + k]);
         }
         worst = fmax(worst, fabs(sqrt(l / l0) - 1.0));
       }
@@ -201,8 +210,11 @@ TF_TEST(pins_yank_and_teleport_keep_the_cloth_whole) {
   for (int f = 0; f < 48; ++f) ENSURE(tf_sim_advance(sim, FRAME, 1) == TF_OK);
   tf_sim_get_positions(sim, x, n);
   double back = off_shape(n, x, shape, zero);
-  TF_NOTE("one pin yanked 0.25 m for a frame: largest edge strain %.3f (the edge to its pinned neighbour), "
-          "within %.1e m of its hanging shape 2 s later", yank, back);
+  TF_NOTE(
+      "one pin yanked 0.25 m for a frame: largest edge strain %.3f (the edge to its pinned "
+      "neighbour), "
+      "within %.1e m of its hanging shape 2 s later",
+      yank, back);
   /* no edge stretches more than the one between the yanked pin and its pinned neighbour */
   ENSURE(yank <= sqrt(0.1 * 0.1 + 0.25 * 0.25) / 0.1 - 1.0 + 1e-9);
   ENSURE(back < 1e-3);
@@ -232,7 +244,10 @@ TF_TEST(pins_yank_and_teleport_keep_the_cloth_whole) {
     tf_sim_get_positions(sim, x, n);
     dev = fmax(dev, off_shape(n, x, ref, far));
   }
-  TF_NOTE("teleported 114 m with tf_sim_set_state, then its pins rise: within %.1e m of the run that stayed", dev);
+  TF_NOTE(
+      "teleported 114 m with tf_sim_set_state, then its pins rise: within %.1e m of the run that "
+      "stayed",
+      dev);
   ENSURE(dev < 1e-9);
   tf_sim_destroy(stay);
   scene_free(&sc2);

@@ -30,13 +30,13 @@ static const uint8_t SIG[8] = {137, 80, 78, 71, 13, 10, 26, 10};
 
 typedef struct decoded {
   uint32_t width, height;
-  uint8_t *rgb;            /* width x height x 3, malloc'd */
-  uint32_t idat_chunks;    /* IDAT chunks seen */
-  uint32_t blocks;         /* deflate blocks */
-  uint32_t stored_blocks;  /* of which stored */
-  uint32_t filters[5];     /* scanlines per filter type */
-  size_t matches;          /* LZ77 back references */
-  size_t max_dist;         /* the farthest of them */
+  uint8_t *rgb;           /* width x height x 3, malloc'd */
+  uint32_t idat_chunks;   /* IDAT chunks seen */
+  uint32_t blocks;        /* deflate blocks */
+  uint32_t stored_blocks; /* of which stored */
+  uint32_t filters[5];    /* scanlines per filter type */
+  size_t matches;         /* LZ77 back references */
+  size_t max_dist;        /* the farthest of them */
 } decoded;
 
 static uint32_t t_crc32(const uint8_t *p, size_t n) {
@@ -105,9 +105,11 @@ static int fixed_symbol(bitreader *br) {
 }
 
 /* the zlib stream into raw (exactly cap bytes expected); NULL or the failed check */
-static const char *inflate_zlib(const uint8_t *z, size_t zlen, uint8_t *raw, size_t cap, decoded *out) {
-  static const uint16_t lbase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                     31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const char *inflate_zlib(const uint8_t *z, size_t zlen, uint8_t *raw, size_t cap,
+                                decoded *out) {
+  static const uint16_t lbase[29] = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                     15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
+                                     67, 83, 99, 115, 131, 163, 195, 227, 258};
   static const uint8_t lextra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                      2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
   if (zlen < 2 + 4) return "zlib stream too short";
@@ -173,7 +175,8 @@ static const char *inflate_zlib(const uint8_t *z, size_t zlen, uint8_t *raw, siz
 }
 
 /* undo PNG filtering (PNG spec sec. 9.2-9.4) of raw (height rows of 1 + stride bytes) into rgb */
-static const char *unfilter(const uint8_t *raw, uint32_t height, size_t stride, uint8_t *rgb, decoded *out) {
+static const char *unfilter(const uint8_t *raw, uint32_t height, size_t stride, uint8_t *rgb,
+                            decoded *out) {
   for (uint32_t y = 0; y < height; ++y) {
     const uint8_t *f = raw + y * (stride + 1);
     uint8_t *cur = rgb + y * stride;
@@ -181,10 +184,14 @@ static const char *unfilter(const uint8_t *raw, uint32_t height, size_t stride, 
     if (f[0] > 4) return "filter type other than 0-4";
     out->filters[f[0]]++;
     for (size_t i = 0; i < stride; ++i) {
-      int a = i >= 3 ? cur[i - 3] : 0, b = up ? up[i] : 0, c = up && i >= 3 ? up[i - 3] : 0, pred = 0;
-      if (f[0] == 1) pred = a;
-      else if (f[0] == 2) pred = b;
-      else if (f[0] == 3) pred = (a + b) / 2;
+      int a = i >= 3 ? cur[i - 3] : 0, b = up ? up[i] : 0, c = up && i >= 3 ? up[i - 3] : 0,
+          pred = 0;
+      if (f[0] == 1)
+        pred = a;
+      else if (f[0] == 2)
+        pred = b;
+      else if (f[0] == 3)
+        pred = (a + b) / 2;
       else if (f[0] == 4) {
         int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
         pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
@@ -204,24 +211,47 @@ static const char *decode_png(const uint8_t *png, size_t n, decoded *out) {
   int ihdr = 0, iend = 0;
   const char *bad = NULL;
   while (!bad && off < n) {
-    if (n - off < 12) { bad = "truncated chunk"; break; }
+    if (n - off < 12) {
+      bad = "truncated chunk";
+      break;
+    }
     uint32_t len = rd32(png + off);
-    if (len > n - off - 12) { bad = "chunk length past the end"; break; }
+    if (len > n - off - 12) {
+      bad = "chunk length past the end";
+      break;
+    }
     const uint8_t *type = png + off + 4, *data = png + off + 8;
-    if (t_crc32(type, 4 + (size_t)len) != rd32(data + len)) { bad = "chunk CRC"; break; }
-    if (!ihdr && memcmp(type, "IHDR", 4) != 0) { bad = "first chunk is not IHDR"; break; }
+    if (t_crc32(type, 4 + (size_t)len) != rd32(data + len)) {
+      bad = "chunk CRC";
+      break;
+    }
+    if (!ihdr && memcmp(type, "IHDR", 4) != 0) {
+      bad = "first chunk is not IHDR";
+      break;
+    }
     if (memcmp(type, "IHDR", 4) == 0) {
-      if (ihdr) { bad = "second IHDR"; break; }
-      if (len != 13) { bad = "IHDR length"; break; }
-      if (data[8] != 8 || data[9] != 2 || data[10] || data[11] || data[12]) bad = "IHDR format fields";
+      if (ihdr) {
+        bad = "second IHDR";
+        break;
+      }
+      if (len != 13) {
+        bad = "IHDR length";
+        break;
+      }
+      if (data[8] != 8 || data[9] != 2 || data[10] || data[11] || data[12])
+        bad = "IHDR format fields";
       out->width = rd32(data);
       out->height = rd32(data + 4);
-      if (!bad && (out->width == 0 || out->height == 0 || out->width > 0x7fffffffu || out->height > 0x7fffffffu))
+      if (!bad && (out->width == 0 || out->height == 0 || out->width > 0x7fffffffu ||
+                   out->height > 0x7fffffffu))
         bad = "IHDR size";
       ihdr = 1;
     } else if (memcmp(type, "IDAT", 4) == 0) {
       uint8_t *nz = realloc(z, zlen + len + 1);
-      if (!nz) { bad = "out of memory"; break; }
+      if (!nz) {
+        bad = "out of memory";
+        break;
+      }
       z = nz;
       memcpy(z + zlen, data, len);
       zlen += len;
@@ -288,19 +318,25 @@ static uint8_t *pattern_image(uint32_t w, uint32_t h, uint32_t seed) {
 
 /* encode rgb to memory, decode, compare; NULL or what went wrong; the file size and decoder
  * counts in *out_size and *out (Nullable) */
-static const char *roundtrip_rgb(const uint8_t *rgb, uint32_t w, uint32_t h, size_t *out_size, decoded *out) {
+static const char *roundtrip_rgb(const uint8_t *rgb, uint32_t w, uint32_t h, size_t *out_size,
+                                 decoded *out) {
   static char msg[160];
   size_t need = png_encoded_size(w, h), got = 0;
   uint8_t *png = malloc(need);
   char err[128] = "";
   decoded d;
   const char *bad = NULL;
-  if (!png) bad = "out of memory";
-  else if (png_encode_mem(rgb, w, h, png, need, &got, err, sizeof err) != TF_OK) bad = err;
-  else if (got > need) bad = "encoded size exceeds png_encoded_size";
+  if (!png)
+    bad = "out of memory";
+  else if (png_encode_mem(rgb, w, h, png, need, &got, err, sizeof err) != TF_OK)
+    bad = err;
+  else if (got > need)
+    bad = "encoded size exceeds png_encoded_size";
   else if ((bad = decode_png(png, got, &d)) == NULL) {
-    if (d.width != w || d.height != h) bad = "IHDR size differs";
-    else if (memcmp(d.rgb, rgb, 3 * (size_t)w * h) != 0) bad = "pixels differ";
+    if (d.width != w || d.height != h)
+      bad = "IHDR size differs";
+    else if (memcmp(d.rgb, rgb, 3 * (size_t)w * h) != 0)
+      bad = "pixels differ";
     else if (got > stored_png_size(w, h) + 6 * ((1 + 3 * (size_t)w) * h / 16384 + 2) +
                        12 * ((1 + 3 * (size_t)w) * h / 32768 + 1))
       bad = "larger than stored blocks of 16 KiB in chunks of 32 KiB";
@@ -372,7 +408,8 @@ TF_TEST(render_png_inflater_known_streams) {
   /* the test inflater against streams from zlib 1.2 (python3 zlib.compress): "a" x 20 as one
    * fixed block (a literal, then a match of length 19 at distance 1), and a stored block */
   const uint8_t fixed[] = {0x78, 0x9c, 0x4b, 0x4c, 0xc4, 0x04, 0x00, 0x4f, 0xa6, 0x07, 0x95};
-  const uint8_t stored[] = {0x78, 0x01, 0x01, 0x03, 0x00, 0xfc, 0xff, 0x61, 0x62, 0x63, 0x02, 0x4d, 0x01, 0x27};
+  const uint8_t stored[] = {0x78, 0x01, 0x01, 0x03, 0x00, 0xfc, 0xff,
+                            0x61, 0x62, 0x63, 0x02, 0x4d, 0x01, 0x27};
   uint8_t out[20];
   decoded d = {0};
   const char *why = inflate_zlib(fixed, sizeof fixed, out, 20, &d);
@@ -391,7 +428,8 @@ TF_TEST(render_png_inflater_known_streams) {
 
 TF_TEST(render_png_roundtrip_small) {
   /* rows shorter and longer than a pixel, widths that are not a multiple of 4, one pixel */
-  const uint32_t sizes[][2] = {{1, 1}, {7, 5}, {1, 64}, {300, 2}, {2, 3}, {3, 9}, {5, 5}, {13, 11}, {4097, 3}};
+  const uint32_t sizes[][2] = {{1, 1}, {7, 5}, {1, 64},  {300, 2}, {2, 3},
+                               {3, 9}, {5, 5}, {13, 11}, {4097, 3}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
     const char *bad = roundtrip(sizes[i][0], sizes[i][1], (uint32_t)i + 1, NULL);
     ENSURE_MSG(bad == NULL, "%s", bad);
@@ -437,14 +475,17 @@ TF_TEST(render_png_adversarial_images) {
     run = run % 300 + 1;
   }
   for (uint32_t y = 200; y < 400; ++y)
-    for (uint32_t x = 0; x < w; ++x) memset(rgb + 3 * ((size_t)y * w + x), (int)(x * 7 + y / 50), 3);
+    for (uint32_t x = 0; x < w; ++x)
+      memset(rgb + 3 * ((size_t)y * w + x), (int)(x * 7 + y / 50), 3);
   for (uint32_t y = 400; y < 600; ++y)
-    for (uint32_t x = 0; x < w; ++x) memset(rgb + 3 * ((size_t)y * w + x), (int)(y * 3 + (x / 100) * 40), 3);
+    for (uint32_t x = 0; x < w; ++x)
+      memset(rgb + 3 * ((size_t)y * w + x), (int)(y * 3 + (x / 100) * 40), 3);
   bad = roundtrip_rgb(rgb, w, h, &size, &d);
   ENSURE_MSG(bad == NULL, "%s", bad);
   ENSURE_MSG(size * 5 < stored_png_size(w, h), "runs %ux%u: %zu bytes", w, h, size);
-  ENSURE_MSG(d.filters[0] + d.filters[1] + d.filters[2] + d.filters[3] + d.filters[4] == h && d.filters[1] > 0 &&
-             d.filters[2] > 0, "filters none %u sub %u up %u avg %u paeth %u", d.filters[0], d.filters[1],
+  ENSURE_MSG(d.filters[0] + d.filters[1] + d.filters[2] + d.filters[3] + d.filters[4] == h &&
+                 d.filters[1] > 0 && d.filters[2] > 0,
+             "filters none %u sub %u up %u avg %u paeth %u", d.filters[0], d.filters[1],
              d.filters[2], d.filters[3], d.filters[4]);
   free(rgb);
 
@@ -456,7 +497,8 @@ TF_TEST(render_png_adversarial_images) {
   for (size_t i = 3 * 10833; i < 3 * (size_t)w; ++i) rgb[i] = rgb[i - 3 * 10833];
   bad = roundtrip_rgb(rgb, w, 1, &size, &d);
   ENSURE_MSG(bad == NULL, "%s", bad);
-  ENSURE_MSG(d.max_dist > 32000 && size < 3 * (size_t)w / 4, "farthest match %zu, %zu bytes", d.max_dist, size);
+  ENSURE_MSG(d.max_dist > 32000 && size < 3 * (size_t)w / 4, "farthest match %zu, %zu bytes",
+             d.max_dist, size);
   free(rgb);
 
   /* one pixel of each extreme */
@@ -494,10 +536,14 @@ TF_TEST(render_png_decoder_rejects_corruption) {
   ENSURE(idat > 0);
   uint8_t *z = png + idat + 8; /* zlib header at z[0..1], stored block header at z[2..6] */
   size_t raw_len = (1 + 3 * (size_t)w) * h;
-  struct { size_t at; uint8_t set; const char *expect; } cases[] = {
-      {0, 0x79, "zlib header"},     /* CMF with CM 9 */
-      {2, 0x05, "block type"},      /* BTYPE 10 (dynamic) */
-      {5, 0x00, "LEN/NLEN"},        /* NLEN low byte */
+  struct {
+    size_t at;
+    uint8_t set;
+    const char *expect;
+  } cases[] = {
+      {0, 0x79, "zlib header"},      /* CMF with CM 9 */
+      {2, 0x05, "block type"},       /* BTYPE 10 (dynamic) */
+      {5, 0x00, "LEN/NLEN"},         /* NLEN low byte */
       {2 + 5 + 3, 0x00, "Adler-32"}, /* a pixel byte */
       {2 + 5, 0x07, "filter type"}, /* the first filter byte, with the Adler sum also fixed below */
   };
@@ -505,12 +551,14 @@ TF_TEST(render_png_decoder_rejects_corruption) {
     memcpy(bad_png, png, n);
     size_t at = (size_t)(z - png) + cases[c].at;
     bad_png[at] = cases[c].set != bad_png[at] ? cases[c].set : (uint8_t)(cases[c].set ^ 0x10);
-    if (strcmp(cases[c].expect, "filter type") == 0) wr32(bad_png + at + raw_len, t_adler32(bad_png + at, raw_len));
+    if (strcmp(cases[c].expect, "filter type") == 0)
+      wr32(bad_png + at + raw_len, t_adler32(bad_png + at, raw_len));
     fix_crc(bad_png, idat);
     why = decode_png(bad_png, n, &d);
     free(d.rgb);
-    ENSURE_MSG(why != NULL && strstr(why, cases[c].expect) != NULL, "byte %zu: expected '%s', got '%s'",
-               cases[c].at, cases[c].expect, why ? why : "(accepted)");
+    ENSURE_MSG(why != NULL && strstr(why, cases[c].expect) != NULL,
+               "byte %zu: expected '%s', got '%s'", cases[c].at, cases[c].expect,
+               why ? why : "(accepted)");
   }
   free(png);
   free(bad_png);
@@ -538,7 +586,8 @@ TF_TEST(render_png_write_errors) {
     tf_status st = png_write("/dev/full", img, 200, 200, err, sizeof err);
     free(img);
     ENSURE(st == TF_E_IO);
-    ENSURE_MSG(strstr(err, "/dev/full") && (strstr(err, "write") || strstr(err, "close")), "%s", err);
+    ENSURE_MSG(strstr(err, "/dev/full") && (strstr(err, "write") || strstr(err, "close")), "%s",
+               err);
   } else {
     TF_NOTE("no writable /dev/full: write-failure path not exercised");
   }
@@ -553,8 +602,12 @@ typedef struct canvas {
   double z[W * H];
 } canvas;
 
-static const uint8_t *px_at(const canvas *c, int x, int y) { return c->rgb + 3 * ((size_t)y * W + x); }
-static int same(const uint8_t *a, const uint8_t *b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+static const uint8_t *px_at(const canvas *c, int x, int y) {
+  return c->rgb + 3 * ((size_t)y * W + x);
+}
+static int same(const uint8_t *a, const uint8_t *b) {
+  return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
 
 /* looking down at the origin from z = 5, image y up = world +y */
 static render_camera top_camera(void) {
@@ -606,7 +659,8 @@ TF_TEST(render_front_face_shaded) {
   render_camera cam = top_camera();
   render_style s = plain_style();
   uint8_t head_on[3], oblique[3], from_behind[3];
-  /* light along the normal: exactly the front colour; at 45 degrees darker; from behind darker still */
+  /* light along the normal: exactly the front colour; at 45 degrees darker; from behind darker
+   * still */
   render_mesh(c->rgb, c->z, W, H, &cam, &s, BIG_TRI, 3, CCW, 1, NULL, 0);
   memcpy(head_on, px_at(c, W / 2, H / 2), 3);
   double zc = c->z[(H / 2) * W + W / 2];
@@ -713,7 +767,8 @@ TF_TEST(render_wireframe_on_edges) {
     render_project(&cam, W, H, mid, xy, NULL);
     int hit = 0; /* the line may fall on either pixel next to the exact midpoint */
     for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) hit |= same(px_at(c, (int)xy[0] + dx, (int)xy[1] + dy), s.wire);
+      for (int dx = -1; dx <= 1; ++dx)
+        hit |= same(px_at(c, (int)xy[0] + dx, (int)xy[1] + dy), s.wire);
     edges_ok &= hit;
   }
   const double centroid[3] = {0, -1.0 / 3, 0};
@@ -723,7 +778,8 @@ TF_TEST(render_wireframe_on_edges) {
   /* the hidden triangle's edge midpoints lie inside the near one: no wire there */
   for (int e = 0; e < 3; ++e) {
     double mid[3], mxy[2];
-    for (int k = 0; k < 3; ++k) mid[k] = 0.5 * (pos[9 + 3 * e + k] + pos[9 + 3 * ((e + 1) % 3) + k]);
+    for (int k = 0; k < 3; ++k)
+      mid[k] = 0.5 * (pos[9 + 3 * e + k] + pos[9 + 3 * ((e + 1) % 3) + k]);
     render_project(&cam, W, H, mid, mxy, NULL);
     hidden_ok &= !same(px_at(c, (int)mxy[0], (int)mxy[1]), s.wire);
   }
@@ -805,7 +861,12 @@ static void make_sheet(sheet *g, const double offset[3]) {
   for (uint32_t j = 0; j < 20; ++j)
     for (uint32_t i = 0; i < 20; ++i) {
       uint32_t a = j * 21 + i, b = a + 1, c = a + 21, d = c + 1;
-      t[0] = a; t[1] = b; t[2] = d; t[3] = a; t[4] = d; t[5] = c;
+      t[0] = a;
+      t[1] = b;
+      t[2] = d;
+      t[3] = a;
+      t[4] = d;
+      t[5] = c;
       t += 6;
     }
   g->pins[0] = 0;
@@ -823,20 +884,24 @@ TF_TEST(render_camera_fit_frames_mesh) {
     for (int sz = 0; sz < 2 && !fail; ++sz) {
       render_camera cam;
       /* d == 4: NULL dir and up take the defaults */
-      render_camera_fit(&cam, g->pos, 21 * 21, d < 4 ? dirs[d] : NULL, d < 4 ? (const double[3]){0, 0, 1} : NULL);
+      render_camera_fit(&cam, g->pos, 21 * 21, d < 4 ? dirs[d] : NULL,
+                        d < 4 ? (const double[3]){0, 0, 1} : NULL);
       uint32_t w = sizes[sz][0], h = sizes[sz][1];
       double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300};
       for (uint32_t i = 0; i < 21 * 21 && !fail; ++i) {
         double xy[2];
-        if (!render_project(&cam, w, h, g->pos + 3 * i, xy, NULL)) fail = "a vertex is behind the camera";
-        else if (xy[0] < 0 || xy[1] < 0 || xy[0] > w || xy[1] > h) fail = "a vertex projects outside the image";
+        if (!render_project(&cam, w, h, g->pos + 3 * i, xy, NULL))
+          fail = "a vertex is behind the camera";
+        else if (xy[0] < 0 || xy[1] < 0 || xy[0] > w || xy[1] > h)
+          fail = "a vertex projects outside the image";
         for (int k = 0; k < 2 && !fail; ++k) {
           lo[k] = fmin(lo[k], xy[k]);
           hi[k] = fmax(hi[k], xy[k]);
         }
       }
       /* framed, not lost in the distance: the mesh spans a good part of the image */
-      if (!fail && hi[0] - lo[0] < 0.3 * w && hi[1] - lo[1] < 0.3 * h) fail = "the mesh is tiny in the image";
+      if (!fail && hi[0] - lo[0] < 0.3 * w && hi[1] - lo[1] < 0.3 * h)
+        fail = "the mesh is tiny in the image";
       if (fail) TF_NOTE("dir %d, %ux%u", d, (unsigned)w, (unsigned)h);
     }
   /* Z up: of two points one above the other, the upper one is higher in the image (smaller y) */
@@ -844,8 +909,8 @@ TF_TEST(render_camera_fit_frames_mesh) {
   render_camera_fit(&cam, g->pos, 21 * 21, NULL, NULL);
   const double lowp[3] = {10.5, -2.7, 1.5}, highp[3] = {10.5, -2.7, 2.5};
   double a[2], b[2];
-  int upright = render_project(&cam, 320, 240, lowp, a, NULL) && render_project(&cam, 320, 240, highp, b, NULL) &&
-                b[1] < a[1];
+  int upright = render_project(&cam, 320, 240, lowp, a, NULL) &&
+                render_project(&cam, 320, 240, highp, b, NULL) && b[1] < a[1];
   free(g);
   ENSURE_MSG(fail == NULL, "%s", fail);
   ENSURE(upright);
@@ -859,16 +924,16 @@ TF_TEST(render_bad_input_is_skipped) {
   s.wireframe = 1;
   s.pin_radius = 1 << 30; /* clamped */
   /* vertices 0-2: the good triangle, then NaN, inf, huge, and a point behind the eye */
-  const double pos[8 * 3] = {-30, -30, 0, 30, -30, 0, 0, 30, 0, NAN, 0, 0, INFINITY, 1, 0,
-                             1e300, -1e300, 0, -1e308, 1e308, 1, 0.1, 0.1, 10};
+  const double pos[8 * 3] = {-30,      -30, 0, 30,    -30,    0, 0,      30,    0, NAN, 0,   0,
+                             INFINITY, 1,   0, 1e300, -1e300, 0, -1e308, 1e308, 1, 0.1, 0.1, 10};
   const uint32_t tris[] = {
-      0, 3, 1,    /* NaN vertex */
-      4, 1, 2,    /* inf vertex */
-      0, 1, 99,   /* index out of range */
-      0, 0, 1,    /* repeated vertex: zero area */
-      0, 5, 6,    /* huge, finite */
-      0, 7, 1,    /* through the near plane */
-      0, 1, 2,    /* the good one, last so the test sees it was still drawn */
+      0, 3, 1,  /* NaN vertex */
+      4, 1, 2,  /* inf vertex */
+      0, 1, 99, /* index out of range */
+      0, 0, 1,  /* repeated vertex: zero area */
+      0, 5, 6,  /* huge, finite */
+      0, 7, 1,  /* through the near plane */
+      0, 1, 2,  /* the good one, last so the test sees it was still drawn */
   };
   const uint32_t ntri = sizeof tris / sizeof tris[0] / 3;
   /* pins on the NaN, inf, huge, behind-the-eye and a missing vertex: none drawn */
@@ -889,8 +954,10 @@ TF_TEST(render_bad_input_is_skipped) {
   int cleared = 1, fallback = 1;
   for (int k = 0; k < 4; ++k) {
     render_mesh(c->rgb, c->z, W, H, &bad[k], &s, pos, 8, tris, ntri, NULL, 0);
-    if (k < 2) cleared &= count_colour(c, s.background) == W * H;
-    else fallback &= same(px_at(c, W / 2, H / 2), s.front);
+    if (k < 2)
+      cleared &= count_colour(c, s.background) == W * H;
+    else
+      fallback &= same(px_at(c, W / 2, H / 2), s.front);
   }
   /* no triangles, NULL pins with a count, a 1 x 1 image */
   render_mesh(c->rgb, c->z, W, H, &cam, &s, pos, 8, NULL, 3, NULL, 2);
@@ -934,7 +1001,8 @@ TF_TEST(render_contact_sheet_layout) {
   for (int i = 0; i < N; ++i)
     for (int y = 0; y < TH; ++y)
       for (int x = 0; x < TW; ++x) {
-        const uint8_t *p = out + 3 * ((size_t)((i / 3) * (TH + 2) + y) * w + (i % 3) * (TW + 2) + x);
+        const uint8_t *p =
+            out + 3 * ((size_t)((i / 3) * (TH + 2) + y) * w + (i % 3) * (TW + 2) + x);
         ok &= p[0] == 10 * i && p[1] == 100 + i && p[2] == y * TW + x;
       }
   const uint8_t sep[3] = {1, 2, 3};
@@ -974,9 +1042,11 @@ TF_TEST(render_scene_png_file_roundtrip) {
   if (have_path) remove(path);
   decoded d = {0};
   const char *why = file ? decode_png(file, n, &d) : "file not written or not read back";
-  int same_px = why == NULL && d.width == RW && d.height == RH && memcmp(d.rgb, rgb, 3 * RW * RH) == 0;
+  int same_px =
+      why == NULL && d.width == RW && d.height == RH && memcmp(d.rgb, rgb, 3 * RW * RH) == 0;
   int colours = 0; /* the scene shows front, back (or shades of them), wire and pins */
-  for (size_t i = 0; i < RW * RH; ++i) colours += same(rgb + 3 * i, s.wire) || same(rgb + 3 * i, s.pin);
+  for (size_t i = 0; i < RW * RH; ++i)
+    colours += same(rgb + 3 * i, s.wire) || same(rgb + 3 * i, s.pin);
   free(d.rgb);
   free(file);
   free(z);
@@ -1007,10 +1077,12 @@ TF_TEST(render_png_contact_sheet_5x_smaller) {
   for (int k = 0; k < FRAMES; ++k) {
     const double offset[3] = {0.1 * k, 0, -0.05 * k};
     make_sheet(g, offset);
-    for (int i = 0; i < 21 * 21; ++i) g->pos[3 * i + 2] -= 0.04 * k * sin(0.3 * i); /* a different ripple per frame */
+    for (int i = 0; i < 21 * 21; ++i)
+      g->pos[3 * i + 2] -= 0.04 * k * sin(0.3 * i); /* a different ripple per frame */
     render_camera cam;
     render_camera_fit(&cam, g->pos, 21 * 21, (const double[3]){1, -1.5, 0.8}, NULL);
-    render_mesh(tiles + 3 * (size_t)TW * TH * k, z, TW, TH, &cam, &s, g->pos, 21 * 21, g->tris, 20 * 20 * 2, g->pins, 2);
+    render_mesh(tiles + 3 * (size_t)TW * TH * k, z, TW, TH, &cam, &s, g->pos, 21 * 21, g->tris,
+                20 * 20 * 2, g->pins, 2);
     ptrs[k] = tiles + 3 * (size_t)TW * TH * k;
   }
   ENSURE(contact_sheet_compose(&cs, ptrs, FRAMES, rgb) == TF_OK);
@@ -1024,7 +1096,8 @@ TF_TEST(render_png_contact_sheet_5x_smaller) {
   free(tiles);
   free(g);
   ENSURE_MSG(bad == NULL, "%s", bad);
-  TF_NOTE("contact sheet %ux%u: %zu bytes (stored: %zu, %.1fx smaller); encode + test decode %.0f ms", sw, sh, size,
-          stored_png_size(sw, sh), (double)stored_png_size(sw, sh) / (double)size, ms);
+  TF_NOTE(
+      "contact sheet %ux%u: %zu bytes (stored: %zu, %.1fx smaller); encode + test decode %.0f ms",
+      sw, sh, size, stored_png_size(sw, sh), (double)stored_png_size(sw, sh) / (double)size, ms);
   ENSURE_MSG(size * 5 <= stored_png_size(sw, sh), "%zu bytes", size);
 }

@@ -55,7 +55,8 @@ static tf_sim *swinging_sheet(scene *sc) {
   scene_def(sc, &def);
   tf_sim *sim = NULL;
   if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
-  if (tf_sim_set_pins(sim, sc->pins, NULL, sc->pin_count) != TF_OK) return tf_sim_destroy(sim), NULL;
+  if (tf_sim_set_pins(sim, sc->pins, NULL, sc->pin_count) != TF_OK)
+    return tf_sim_destroy(sim), NULL;
   return sim;
 }
 
@@ -72,12 +73,15 @@ static void check_fails(int *tf_failed_, newton_eval_fn eval, const char *what) 
   tf_status st = tf_sim_advance(sim, 1.0 / 24, 2);
   const char *msg = tf_sim_last_error(sim);
   ENSURE_MSG(st == TF_E_NOT_CONVERGED, "status %d", (int)st);
-  ENSURE_MSG(strstr(msg, "frame 3, substep 0 of 2") && strstr(msg, what) && strstr(msg, "rolled back"), "%s", msg);
+  ENSURE_MSG(
+      strstr(msg, "frame 3, substep 0 of 2") && strstr(msg, what) && strstr(msg, "rolled back"),
+      "%s", msg);
   tf_stats stats;
   memset(&stats, 0, sizeof stats);
   stats.struct_size = sizeof stats;
   ENSURE(tf_sim_get_stats(sim, &stats) == TF_OK);
-  ENSURE(isinf(stats.residual) && stats.unconverged_steps == 1 && stats.steps == 1 && stats.total_steps == 6);
+  ENSURE(isinf(stats.residual) && stats.unconverged_steps == 1 && stats.steps == 1 &&
+         stats.total_steps == 6);
   /* rolled back: positions, velocities and the clock as before the call */
   take(sim, &after);
   tf_sim_get_param(sim, TF_PARAM_TIME, &t1, 1);
@@ -111,7 +115,8 @@ TF_TEST(sanity_nan_direction_is_not_converged) {
   stats.struct_size = sizeof stats;
   for (int f = 0; f < 3; ++f) ENSURE(tf_sim_advance(sim, 1.0 / 24, 2) == TF_OK);
   ENSURE(tf_sim_get_stats(sim, &stats) == TF_OK);
-  ENSURE_MSG(stats.unconverged_steps == 2, "%u unconverged, %u newton, %u cg, residual %g", stats.unconverged_steps, stats.newton_iterations, stats.cg_iterations, stats.residual);
+  ENSURE_MSG(stats.unconverged_steps == 2, "%u unconverged, %u newton, %u cg, residual %g",
+             stats.unconverged_steps, stats.newton_iterations, stats.cg_iterations, stats.residual);
   tf_sim_destroy(sim);
   scene_free(&sc);
 }

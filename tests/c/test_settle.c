@@ -54,8 +54,11 @@ static double settle_run(uint32_t cells, double dt, double *tau_out) {
   /* the diagnostic: achieved settle time and the tau the tail's decay means */
   tf_settle_report rep;
   tf_measure_settle(ts, ds, (uint32_t)count, lambda, dt, &rep);
-  TF_NOTE("%2u x %-2u cells, dt %.4f s: lambda %.3f 1/s^2, tau %.4f s; settled in %.3f s (asked %.2f s), "
-          "effective tau %.4f s", cells, cells, dt, lambda, tau, rep.settle_time, SETTLE_T, rep.tau);
+  TF_NOTE(
+      "%2u x %-2u cells, dt %.4f s: lambda %.3f 1/s^2, tau %.4f s; settled in %.3f s (asked %.2f "
+      "s), "
+      "effective tau %.4f s",
+      cells, cells, dt, lambda, tau, rep.settle_time, SETTLE_T, rep.tau);
   double last_above = rep.settle_time - dt;
   free(ts);
   free(ds);
@@ -84,7 +87,10 @@ TF_TEST(settle_time_is_achieved_across_resolution_and_dt) {
 TF_TEST(settle_measure_reads_exact_decays) {
   /* a sampled exponential decays by 100x at ln(100)/r; the backward-Euler step factor gives tau */
   double t[400], d[400], r = 2.0, dt = 0.01, lambda = 5.0;
-  for (int k = 0; k < 400; ++k) { t[k] = k * dt; d[k] = 3.0 * exp(-r * t[k]); }
+  for (int k = 0; k < 400; ++k) {
+    t[k] = k * dt;
+    d[k] = 3.0 * exp(-r * t[k]);
+  }
   tf_settle_report rep;
   ENSURE(tf_measure_settle(t, d, 400, lambda, dt, &rep) == TF_OK);
   ENSURE_NEAR(rep.settle_time, log(100.0) / r, dt);

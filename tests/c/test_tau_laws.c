@@ -8,7 +8,8 @@
 #include "scenes.h"
 #include "tf_test.h"
 
-static const double ORIGIN[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, EZ_DOWN[3] = {0, 0, -1};
+static const double ORIGIN[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0},
+                    EZ_DOWN[3] = {0, 0, -1};
 
 /* a 1 m square sheet in the x-y plane clamped along y = 0 (its first two rows pinned: one pinned
  * line would leave the rotation about it as a zero-energy mode), bent out of plane by
@@ -59,8 +60,10 @@ TF_TEST(tau_law_rest_time_scales_as_one_over_tau) {
   double t1 = pinned_sheet_rest_time(1.0, 0.01, &m1);
   double t2 = pinned_sheet_rest_time(2.0, 0.01, &m2);
   double t1h = pinned_sheet_rest_time(1.0, 0.005, &m3);
-  TF_NOTE("pinned sheet rest time: tau=1 %.3f s, tau=2 %.3f s (ratio %.3f); tau=1 at dt/2 %.3f s (%.2f %%)",
-          t1, t2, t1 / t2, t1h, 100.0 * (t1 - t1h) / t1h);
+  TF_NOTE(
+      "pinned sheet rest time: tau=1 %.3f s, tau=2 %.3f s (ratio %.3f); tau=1 at dt/2 %.3f s (%.2f "
+      "%%)",
+      t1, t2, t1 / t2, t1h, 100.0 * (t1 - t1h) / t1h);
   ENSURE(t1 > 0 && t2 > 0 && t1h > 0);
   ENSURE(fabs(t1 / t2 - 2.0) < 0.2);
   ENSURE(fabs(t1 - t1h) < 0.05 * t1h);
@@ -113,7 +116,11 @@ TF_TEST(tau_free_fall_is_ballistic) {
   tf_sim *sim = free_sheet(3.0, g, &sc, x);
   ENSURE(sim);
   double v0[81 * 3];
-  for (int i = 0; i < 81; ++i) { v0[3 * i] = 0.3; v0[3 * i + 1] = 0.0; v0[3 * i + 2] = 2.0; }
+  for (int i = 0; i < 81; ++i) {
+    v0[3 * i] = 0.3;
+    v0[3 * i + 1] = 0.0;
+    v0[3 * i + 2] = 2.0;
+  }
   tf_sim_set_state(sim, x, v0, 81);
   double w[81], wsum = grid_mass_weights(8, w);
   double c[3] = {0, 0, 0}, V[3] = {0.3, 0.0, 2.0};
@@ -124,7 +131,10 @@ TF_TEST(tau_free_fall_is_ballistic) {
   for (int step = 0; step < 48; ++step) {
     ENSURE(tf_sim_advance(sim, dt, 1) == TF_OK);
     /* symplectic Euler of the centre of mass: V += dt g, c += dt V */
-    for (int k = 0; k < 3; ++k) { V[k] += dt * g[k]; c[k] += dt * V[k]; }
+    for (int k = 0; k < 3; ++k) {
+      V[k] += dt * g[k];
+      c[k] += dt * V[k];
+    }
     tf_sim_get_positions(sim, x, 81);
     double cc[3] = {0, 0, 0};
     for (int i = 0; i < 81; ++i)
@@ -136,7 +146,8 @@ TF_TEST(tau_free_fall_is_ballistic) {
   double vdev = 0.0;
   for (int i = 0; i < 81; ++i)
     for (int k = 0; k < 3; ++k) vdev = fmax(vdev, fabs(v[3 * i + k] - V[k]));
-  TF_NOTE("free fall 2 s: COM error vs discrete parabola %.2e m, velocity spread %.2e m/s", max_err, vdev);
+  TF_NOTE("free fall 2 s: COM error vs discrete parabola %.2e m, velocity spread %.2e m/s", max_err,
+          vdev);
   ENSURE(max_err < 1e-9);
   ENSURE(vdev < 1e-4);
   tf_sim_destroy(sim);
@@ -144,7 +155,8 @@ TF_TEST(tau_free_fall_is_ballistic) {
 }
 
 /* linear and angular momentum (about the origin) with mass weights w */
-static void momenta(const double *x, const double *v, const double *w, int n, double P[3], double L[3]) {
+static void momenta(const double *x, const double *v, const double *w, int n, double P[3],
+                    double L[3]) {
   for (int k = 0; k < 3; ++k) P[k] = L[k] = 0.0;
   for (int i = 0; i < n; ++i) {
     const double *p = x + 3 * i, *u = v + 3 * i;
@@ -191,8 +203,8 @@ TF_TEST(tau_free_spin_keeps_momenta) {
   }
   double e_end;
   tf_sim_get_energy(sim, &e_end);
-  TF_NOTE("spin 100 steps: relative drift P %.2e, L %.2e; elastic energy %.3e -> %.3e J", driftP, driftL,
-          e_start, e_end);
+  TF_NOTE("spin 100 steps: relative drift P %.2e, L %.2e; elastic energy %.3e -> %.3e J", driftP,
+          driftL, e_start, e_end);
   ENSURE(driftP < 1e-6);
   ENSURE(driftL < 1e-6);
   ENSURE(e_end < 0.05 * e_start); /* deformation came to rest */
@@ -222,12 +234,14 @@ TF_TEST(tau_hanging_sheet_static_equilibrium) {
     tf_sim_get_positions(sim, x, 121);
     double worst = 0.0, weight = 0.0;
     for (uint32_t i = 11; i < 121; ++i) {
-      worst = fmax(worst, sqrt(f[3 * i] * f[3 * i] + f[3 * i + 1] * f[3 * i + 1] + f[3 * i + 2] * f[3 * i + 2]));
+      worst = fmax(worst, sqrt(f[3 * i] * f[3 * i] + f[3 * i + 1] * f[3 * i + 1] +
+                               f[3 * i + 2] * f[3 * i + 2]));
     }
     weight = 0.1 * 1.0 * 9.81 / 121.0; /* an average vertex's weight */
     double sag = 0.0 - x[3 * 120 + 2];
-    TF_NOTE("tau=%g: max net force on a free vertex %.2e N (%.2e of a vertex weight), bottom z %.5f", taus[t],
-            worst, worst / weight, -sag);
+    TF_NOTE(
+        "tau=%g: max net force on a free vertex %.2e N (%.2e of a vertex weight), bottom z %.5f",
+        taus[t], worst, worst / weight, -sag);
     ENSURE(worst < 1e-6 * weight);
     tf_sim_destroy(sim);
     scene_free(&sc);
@@ -270,8 +284,11 @@ TF_TEST(tau_low_newton_budget_has_no_jitter) {
       if (frames_to_rest[b] < 0 && vmax < 1e-3) frames_to_rest[b] = f;
     }
     tf_sim_get_positions(sim, rest[b], sc.vert_count);
-    TF_NOTE("Newton budget %u: largest rise of the potential energy between frames %.1e J; at rest (< 1 mm/s) "
-            "from frame %d", budgets[b], rise, frames_to_rest[b]);
+    TF_NOTE(
+        "Newton budget %u: largest rise of the potential energy between frames %.1e J; at rest (< "
+        "1 mm/s) "
+        "from frame %d",
+        budgets[b], rise, frames_to_rest[b]);
     ENSURE(rise <= 1e-12 * fabs(e_prev));
     ENSURE(frames_to_rest[b] > 0);
     tf_sim_destroy(sim);
@@ -280,6 +297,7 @@ TF_TEST(tau_low_newton_budget_has_no_jitter) {
   for (int b = 0; b < 2; ++b) {
     double d = dist_d2(rest[b], rest[2], 289);
     TF_NOTE("budget %u: rest state %.1e m from the converged one's", budgets[b], d);
-    ENSURE(d < 2e-3); /* both at rest to the solver's tolerance (net force below 1e-3 of the weight) */
+    ENSURE(d <
+           2e-3); /* both at rest to the solver's tolerance (net force below 1e-3 of the weight) */
   }
 }

@@ -17,7 +17,8 @@ typedef struct run_result {
   double overshoot; /* largest d1 increase seen, relative to d1(0) */
 } run_result;
 
-static tf_sim *young1_sim(double tau, double kappa, tf_integrator integ, double phi, double psi, scene *sc) {
+static tf_sim *young1_sim(double tau, double kappa, tf_integrator integ, double phi, double psi,
+                          scene *sc) {
   scene_young1(sc);
   tf_cloth_def def;
   scene_def(sc, &def);
@@ -78,11 +79,13 @@ static run_result young1_run(double tau, double kappa, double dt, double t_end) 
 TF_TEST(young_example1_rest_times) {
   run_result r1 = young1_run(1.0, 0.0, 0.01, 5.0);
   run_result r4 = young1_run(4.0, 0.0, 0.01, 5.0);
-  TF_NOTE("Example 1 rest time: tau=1 %.3f s (thesis ~3 s), tau=4 %.3f s (thesis ~0.75 s), ratio %.3f",
-          r1.rest_time, r4.rest_time, r1.rest_time / r4.rest_time);
+  TF_NOTE(
+      "Example 1 rest time: tau=1 %.3f s (thesis ~3 s), tau=4 %.3f s (thesis ~0.75 s), ratio %.3f",
+      r1.rest_time, r4.rest_time, r1.rest_time / r4.rest_time);
   ENSURE(r1.rest_time >= 2.5 && r1.rest_time <= 3.3);
   ENSURE_NEAR(r4.rest_time, r1.rest_time / 4.0, 0.1 * r1.rest_time / 4.0);
-  ENSURE_MSG(r1.monotone && r4.monotone, "d1 or d2 increased (tau=1 %d, tau=4 %d)", r1.monotone, r4.monotone);
+  ENSURE_MSG(r1.monotone && r4.monotone, "d1 or d2 increased (tau=1 %d, tau=4 %d)", r1.monotone,
+             r4.monotone);
 }
 
 TF_TEST(young_example1_dt_independence) {

@@ -20,7 +20,8 @@ static void lattice(double *pos, uint32_t *tets) {
   for (int z = 0; z <= N; ++z)
     for (int y = 0; y <= N; ++y)
       for (int x = 0; x <= N; ++x) v3_set(pos + 3 * ((z * (N + 1) + y) * (N + 1) + x), x, y, z);
-  static const int kuhn[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
+  static const int kuhn[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7},
+                                 {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
   int e = 0;
   for (int z = 0; z < N; ++z)
     for (int y = 0; y < N; ++y)
@@ -28,7 +29,9 @@ static void lattice(double *pos, uint32_t *tets) {
         for (int k = 0; k < 6; ++k, ++e)
           for (int a = 0; a < 4; ++a) {
             int c = kuhn[k][a];
-            tets[4 * e + a] = (uint32_t)(((z + (c >> 2 & 1)) * (N + 1) + y + (c >> 1 & 1)) * (N + 1) + x + (c & 1));
+            tets[4 * e + a] =
+                (uint32_t)(((z + (c >> 2 & 1)) * (N + 1) + y + (c >> 1 & 1)) * (N + 1) + x +
+                           (c & 1));
           }
 }
 
@@ -43,7 +46,7 @@ TF_TEST(mesh_tet_embed_linear_precision) {
   uint32_t tet_of[P + 2];
   unsigned seed = 41;
   for (int p = 0; p < 3 * P; ++p) pts[p] = N * frand(&seed);
-  v3_set(pts + 3 * P, N + 0.2, 1.5, 2.5);      /* outside, beside a face */
+  v3_set(pts + 3 * P, N + 0.2, 1.5, 2.5);       /* outside, beside a face */
   v3_set(pts + 3 * (P + 1), 0.0, 0.0, N * 1.0); /* exactly on a lattice corner */
   tet_embed_stats st;
   ENSURE(tet_embed(&m, pos, tets, NT, pts, P + 2, tet_of, w, &st) == TF_OK);
@@ -61,7 +64,9 @@ TF_TEST(mesh_tet_embed_linear_precision) {
   /* an affine map of the lattice carries every embedded point by the same map */
   const double A[9] = {1.2, 0.3, -0.1, 0.0, 0.8, 0.4, 0.2, -0.3, 1.1}, b[3] = {0.5, -2.0, 3.0};
   for (int i = 0; i < NV; ++i)
-    for (int r = 0; r < 3; ++r) moved[3 * i + r] = b[r] + A[3 * r] * pos[3 * i] + A[3 * r + 1] * pos[3 * i + 1] + A[3 * r + 2] * pos[3 * i + 2];
+    for (int r = 0; r < 3; ++r)
+      moved[3 * i + r] = b[r] + A[3 * r] * pos[3 * i] + A[3 * r + 1] * pos[3 * i + 1] +
+                         A[3 * r + 2] * pos[3 * i + 2];
   tet_embed_apply(moved, tets, tet_of, w, P + 2, out);
   double worst = 0.0;
   for (int p = 0; p < P + 2; ++p)

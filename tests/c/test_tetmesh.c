@@ -138,7 +138,7 @@ TF_TEST(mesh_tet_lumped_mass) {
   tetmesh_lumped_mass(&t, pos, NULL, 1000.0, mass);
   double total = 0.0;
   for (int i = 0; i < 8; ++i) total += mass[i];
-  ENSURE_NEAR(total, 125.0, 1e-12); /* water: 1000 kg/m^3 x 0.125 m^3 */
+  ENSURE_NEAR(total, 125.0, 1e-12);              /* water: 1000 kg/m^3 x 0.125 m^3 */
   ENSURE_NEAR(mass[0], 6 * 125.0 / 24.0, 1e-12); /* on the diagonal: a quarter of all six tets */
   ENSURE_NEAR(mass[1], 2 * 125.0 / 24.0, 1e-12); /* in two tets */
   /* per-tet density: only the first tet is heavy */

@@ -38,7 +38,8 @@ TF_TEST(mesh_tetgen_load) {
   char node[256], ele[256], err[256];
   /* 1-based, one point attribute and boundary markers, comments and blank lines */
   write_temp(node, sizeof node, ".node",
-             "# made by hand\n5 3 1 1\n1 0 0 0 7 1\n2 1 0 0 7 1\n\n3 0 1 0 7 1  # corner\n4 0 0 1 7 1\n5 1 1 1 7 0\n");
+             "# made by hand\n5 3 1 1\n1 0 0 0 7 1\n2 1 0 0 7 1\n\n3 0 1 0 7 1  # corner\n4 0 0 1 "
+             "7 1\n5 1 1 1 7 0\n");
   write_temp(ele, sizeof ele, ".ele", "2 4 1\n1 1 2 3 4 3\n2 2 3 4 5 5\n");
   tetmesh_data d;
   ENSURE_MSG(tetmesh_load_tetgen(&m, node, ele, &d, err, sizeof err) == TF_OK, "%s", err);
@@ -63,10 +64,12 @@ TF_TEST(mesh_gmsh_load_22_and_41) {
   char path[256], err[256];
   tetmesh_data d;
   /* 2.2: sparse node tags, a line and a triangle element to skip, physical tags 11 and 12 */
-  write_temp(path, sizeof path, ".msh",
-             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 11 \"belly\"\n$EndPhysicalNames\n"
-             "$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 1 1 1\n$EndNodes\n"
-             "$Elements\n4\n1 1 2 0 1 10 20\n2 2 2 0 1 10 20 30\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n");
+  write_temp(
+      path, sizeof path, ".msh",
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 11 \"belly\"\n$EndPhysicalNames\n"
+      "$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 1 1 1\n$EndNodes\n"
+      "$Elements\n4\n1 1 2 0 1 10 20\n2 2 2 0 1 10 20 30\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 "
+      "40 50\n$EndElements\n");
   ENSURE_MSG(tetmesh_load_gmsh(&m, path, &d, err, sizeof err) == TF_OK, "%s", err);
   check_two_tets(tf_failed_, &d, 11, 12);
   ENSURE(d.name_count == 1 && d.names[0].region == 11 && !strcmp(d.names[0].name, "belly"));
@@ -78,8 +81,10 @@ TF_TEST(mesh_gmsh_load_22_and_41) {
              "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Entities\n0 0 1 2\n1 0 0 0 1 1 1 0 0\n"
              "1 0 0 0 1 1 1 0 0\n2 0 0 0 1 1 1 1 42 0\n$EndEntities\n"
              "$PhysicalNames\n2\n2 7 \"skin\"\n3 42 \"left cheek\"\n$EndPhysicalNames\n"
-             "$Nodes\n2 5 1 5\n0 1 0 3\n1\n2\n3\n0 0 0\n1 0 0\n0 1 0\n3 1 0 2\n4\n5\n0 0 1\n1 1 1\n$EndNodes\n"
-             "$Elements\n3 4 1 4\n2 1 2 2\n1 1 2 3\n2 2 3 4\n3 1 4 1\n3 1 2 3 4\n3 2 4 1\n4 2 3 4 5\n$EndElements\n");
+             "$Nodes\n2 5 1 5\n0 1 0 3\n1\n2\n3\n0 0 0\n1 0 0\n0 1 0\n3 1 0 2\n4\n5\n0 0 1\n1 1 "
+             "1\n$EndNodes\n"
+             "$Elements\n3 4 1 4\n2 1 2 2\n1 1 2 3\n2 2 3 4\n3 1 4 1\n3 1 2 3 4\n3 2 4 1\n4 2 3 4 "
+             "5\n$EndElements\n");
   ENSURE_MSG(tetmesh_load_gmsh(&m, path, &d, err, sizeof err) == TF_OK, "%s", err);
   check_two_tets(tf_failed_, &d, 1, 42); /* volume 1 has no physical tag: its entity tag */
   ENSURE(d.name_count == 1 && d.names[0].region == 42 && !strcmp(d.names[0].name, "left cheek"));
@@ -89,7 +94,8 @@ TF_TEST(mesh_gmsh_load_22_and_41) {
 }
 
 /* a malformed file: the status, and "path:line:" plus a phrase in the message */
-static void expect_bad(int *tf_failed_, tf_mem *m, const char *suffix, const char *text, const char *ele_text, int line, const char *phrase) {
+static void expect_bad(int *tf_failed_, tf_mem *m, const char *suffix, const char *text,
+                       const char *ele_text, int line, const char *phrase) {
   char path[256], ele[256] = "", err[512], where[300];
   tetmesh_data d = {0};
   write_temp(path, sizeof path, suffix, text);
@@ -100,7 +106,8 @@ static void expect_bad(int *tf_failed_, tf_mem *m, const char *suffix, const cha
   } else {
     st = tetmesh_load_gmsh(m, path, &d, err, sizeof err);
   }
-  snprintf(where, sizeof where, "%s:%d: ", ele_text && line < 0 ? ele : path, line < 0 ? -line : line);
+  snprintf(where, sizeof where, "%s:%d: ", ele_text && line < 0 ? ele : path,
+           line < 0 ? -line : line);
   TF_NOTE("%s", err);
   ENSURE_MSG(st == TF_E_BAD_MESH, "status %d: %s", st, err);
   ENSURE_MSG(strstr(err, where) == err, "expected '%s' at the start of '%s'", where, err);
@@ -117,26 +124,35 @@ TF_TEST(mesh_tet_loaders_reject_malformed) {
   expect_bad(tf_failed_, &m, ".node", "5 3 0 0\n0 0 0 0\n1 1 0x 0\n", "", 3, "coordinate");
   expect_bad(tf_failed_, &m, ".node", "5 2 0 0\n", "", 1, "dimension 2");
   expect_bad(tf_failed_, &m, ".node", "5 3 0 0\n0 0 0 0\n1 1 0 0\n", "", 3, "end of file");
-  expect_bad(tf_failed_, &m, ".node", "2 3 0 0\n0 0 0 0\n2 1 0 0\n", "", 3, "point index 2, expected 1");
-  expect_bad(tf_failed_, &m, ".node", node, "2 4 0\n0 0 1 2 3\n1 1 2 3 9\n", -3, "vertex 9 is not in the .node file");
+  expect_bad(tf_failed_, &m, ".node", "2 3 0 0\n0 0 0 0\n2 1 0 0\n", "", 3,
+             "point index 2, expected 1");
+  expect_bad(tf_failed_, &m, ".node", node, "2 4 0\n0 0 1 2 3\n1 1 2 3 9\n", -3,
+             "vertex 9 is not in the .node file");
   expect_bad(tf_failed_, &m, ".node", node, "1 4 0\n0 0 1 1 3\n", -2, "repeats vertex 1");
   expect_bad(tf_failed_, &m, ".node", node, "1 3 0\n", -1, "3 nodes per tetrahedron");
-  expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n", NULL, 2, "version 3.0");
+  expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n", NULL, 2,
+             "version 3.0");
   expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n2.2 1 8\n$EndMeshFormat\n", NULL, 2, "binary");
   expect_bad(tf_failed_, &m, ".msh", "hello\n", NULL, 1, "unexpected 'hello'");
-  expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 1 belly\n", NULL, 6,
-             "expected a quoted name");
-  expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 0\n1 1 0 0\n$EndNodes\n", NULL, 7,
-             "node tag 1 appears twice");
   expect_bad(tf_failed_, &m, ".msh",
-             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n3 1 belly\n", NULL, 6,
+             "expected a quoted name");
+  expect_bad(tf_failed_, &m, ".msh",
+             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 0\n1 1 0 0\n$EndNodes\n", NULL,
+             7, "node tag 1 appears twice");
+  expect_bad(tf_failed_, &m, ".msh",
+             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 "
+             "1\n$EndNodes\n"
              "$Elements\n2\n1 4 0 1 2 3 4\n2 4 0 1 2 3 7\n$EndElements\n",
              NULL, 14, "refers to node 7");
+  expect_bad(
+      tf_failed_, &m, ".msh",
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n"
+      "$Elements\n1\n1 2 0 1 2 3\n$EndElements\n",
+      NULL, 13, "no linear tetrahedra");
   expect_bad(tf_failed_, &m, ".msh",
-             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n"
-             "$Elements\n1\n1 2 0 1 2 3\n$EndElements\n",
-             NULL, 13, "no linear tetrahedra");
-  expect_bad(tf_failed_, &m, ".msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1 1 1\n0 1 1 1\n", NULL, 6, "parametric");
+             "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1 1 1\n0 1 1 1\n", NULL, 6,
+             "parametric");
   /* a missing file is an I/O error naming it */
   char err[256];
   tetmesh_data d;
@@ -167,8 +183,8 @@ static void budget_free(void *p, size_t size, void *ud) {
 }
 
 /* Load text as TetGen (ele_text given) or Gmsh with at most limit bytes; status, err filled. */
-static tf_status load_text(budget *b, const char *text, const char *ele_text, tetmesh_data *d, char *err, size_t n,
-                           char *path, size_t path_n) {
+static tf_status load_text(budget *b, const char *text, const char *ele_text, tetmesh_data *d,
+                           char *err, size_t n, char *path, size_t path_n) {
   tf_allocator a = {budget_alloc, budget_free, b};
   tf_mem m;
   mem_init(&m, &a);
@@ -195,27 +211,29 @@ TF_TEST(mesh_tet_loaders_grow_with_the_data) {
   char err[512], path[256];
   tetmesh_data d;
   budget b = {0, 0, (size_t)64 << 20};
-  tf_status st = load_text(&b, "100000000 3 0 0\n0 0 0 0\n", "", &d, err, sizeof err, path, sizeof path);
+  tf_status st =
+      load_text(&b, "100000000 3 0 0\n0 0 0 0\n", "", &d, err, sizeof err, path, sizeof path);
   TF_NOTE("%s (peak %zu bytes)", err, b.peak);
   ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
   ENSURE(strstr(err, path) == err);
   ENSURE(b.peak < 65536 && b.live == 0);
   b = (budget){0, 0, (size_t)64 << 20};
-  st = load_text(&b, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1073741823 1 1700000000\n", NULL, &d, err,
-                 sizeof err, path, sizeof path);
+  st = load_text(&b, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 1073741823 1 1700000000\n",
+                 NULL, &d, err, sizeof err, path, sizeof path);
   TF_NOTE("%s (peak %zu bytes)", err, b.peak);
   ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
   ENSURE(b.peak < 65536 && b.live == 0);
   /* 2.2: the same, and elements that declare a billion */
   b = (budget){0, 0, (size_t)64 << 20};
   st = load_text(&b,
-                 "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1000000000\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n",
+                 "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1000000000\n1 0 0 0\n2 1 0 0\n3 0 "
+                 "1 0\n4 0 0 1\n",
                  NULL, &d, err, sizeof err, path, sizeof path);
   ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
   ENSURE(b.peak < 65536 && b.live == 0);
   b = (budget){0, 0, (size_t)64 << 20};
-  st = load_text(&b, "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n", "1000000000 4 0\n0 0 1 2 3\n", &d, err, sizeof err,
-                 path, sizeof path);
+  st = load_text(&b, "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n", "1000000000 4 0\n0 0 1 2 3\n",
+                 &d, err, sizeof err, path, sizeof path);
   ENSURE_MSG(st == TF_E_BAD_MESH && strstr(err, "end of file"), "%d: %s", st, err);
   ENSURE(b.peak < 65536 && b.live == 0);
 }
@@ -224,17 +242,22 @@ TF_TEST(mesh_tet_loaders_grow_with_the_data) {
 TF_TEST(mesh_tet_loaders_out_of_memory) {
   char err[512], path[256];
   tetmesh_data d;
-  const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n", *ele = "2 4 0\n0 0 1 2 3\n1 1 2 3 4\n";
-  const char *msh = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 1 1 1\n"
-                    "$EndNodes\n$Elements\n2\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n";
+  const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n",
+             *ele = "2 4 0\n0 0 1 2 3\n1 1 2 3 4\n";
+  const char *msh =
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 "
+      "1 1 1\n"
+      "$EndNodes\n$Elements\n2\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n";
   for (int gmsh = 0; gmsh < 2; ++gmsh) {
     budget b = {0, 0, 0};
-    tf_status st = load_text(&b, gmsh ? msh : node, gmsh ? NULL : ele, &d, err, sizeof err, path, sizeof path);
+    tf_status st =
+        load_text(&b, gmsh ? msh : node, gmsh ? NULL : ele, &d, err, sizeof err, path, sizeof path);
     TF_NOTE("%s", err);
     ENSURE_MSG(st == TF_E_NOMEM && strstr(err, "out of memory"), "%d: %s", st, err);
     ENSURE(strstr(err, path) == err && b.live == 0);
     b = (budget){0, 0, (size_t)1 << 20};
-    ENSURE(load_text(&b, gmsh ? msh : node, gmsh ? NULL : ele, &d, err, sizeof err, path, sizeof path) == TF_OK);
+    ENSURE(load_text(&b, gmsh ? msh : node, gmsh ? NULL : ele, &d, err, sizeof err, path,
+                     sizeof path) == TF_OK);
     ENSURE(b.live == 0);
   }
 }
@@ -244,9 +267,12 @@ TF_TEST(mesh_tetgen_region_attribute_out_of_range) {
   tf_mem m;
   mem_init(&m, NULL);
   const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n";
-  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1e300\n1 1 2 3 4 1\n", -2, "region attribute 1e+300");
-  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1\n1 1 2 3 4 -3e9\n", -3, "out of the int32 range");
-  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1\n1 1 2 3 4 nan\n", -3, "not finite");
+  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1e300\n1 1 2 3 4 1\n", -2,
+             "region attribute 1e+300");
+  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1\n1 1 2 3 4 -3e9\n", -3,
+             "out of the int32 range");
+  expect_bad(tf_failed_, &m, ".node", node, "2 4 1\n0 0 1 2 3 1\n1 1 2 3 4 nan\n", -3,
+             "not finite");
   ENSURE(m.live_bytes == 0);
 }
 
@@ -256,14 +282,19 @@ TF_TEST(mesh_tet_loaders_from_memory) {
   mem_init(&m, NULL);
   char err[256];
   tetmesh_data d;
-  const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n", *ele = "2 4 1\n0 0 1 2 3 3\n1 1 2 3 4 5\n";
-  ENSURE_MSG(tetmesh_load_tetgen_mem(&m, "a.node", node, strlen(node), "a.ele", ele, strlen(ele), &d, err, sizeof err) == TF_OK,
+  const char *node = "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 1 1 1\n",
+             *ele = "2 4 1\n0 0 1 2 3 3\n1 1 2 3 4 5\n";
+  ENSURE_MSG(tetmesh_load_tetgen_mem(&m, "a.node", node, strlen(node), "a.ele", ele, strlen(ele),
+                                     &d, err, sizeof err) == TF_OK,
              "%s", err);
   check_two_tets(tf_failed_, &d, 3, 5);
   tetmesh_data_free(&m, &d);
-  const char *msh = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 1 1 1\n"
-                    "$EndNodes\n$Elements\n2\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n";
-  ENSURE_MSG(tetmesh_load_gmsh_mem(&m, "a.msh", msh, strlen(msh), &d, err, sizeof err) == TF_OK, "%s", err);
+  const char *msh =
+      "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n10 0 0 0\n20 1 0 0\n30 0 1 0\n40 0 0 1\n50 "
+      "1 1 1\n"
+      "$EndNodes\n$Elements\n2\n3 4 2 11 1 10 20 30 40\n4 4 2 12 1 20 30 40 50\n$EndElements\n";
+  ENSURE_MSG(tetmesh_load_gmsh_mem(&m, "a.msh", msh, strlen(msh), &d, err, sizeof err) == TF_OK,
+             "%s", err);
   check_two_tets(tf_failed_, &d, 11, 12);
   tetmesh_data_free(&m, &d);
   ENSURE(tetmesh_load_gmsh_mem(&m, "empty.msh", "", 0, &d, err, sizeof err) == TF_E_BAD_MESH);

@@ -21,11 +21,13 @@ static uint32_t surface(double R, double r, double *pos, uint32_t *tris) {
     for (int i = 0; i < NU; ++i)
       for (int j = 0; j < NV; ++j) {
         double u = 2 * TF_PI * i / NU, v = 2 * TF_PI * j / NV;
-        v3_set(pos + 3 * (i * NV + j), (R + r * cos(v)) * cos(u), (R + r * cos(v)) * sin(u), r * sin(v));
+        v3_set(pos + 3 * (i * NV + j), (R + r * cos(v)) * cos(u), (R + r * cos(v)) * sin(u),
+               r * sin(v));
       }
     for (int i = 0; i < NU; ++i)
       for (int j = 0; j < NV; ++j) {
-        uint32_t a = i * NV + j, b = ((i + 1) % NU) * NV + j, c = ((i + 1) % NU) * NV + (j + 1) % NV, d = i * NV + (j + 1) % NV;
+        uint32_t a = i * NV + j, b = ((i + 1) % NU) * NV + j,
+                 c = ((i + 1) % NU) * NV + (j + 1) % NV, d = i * NV + (j + 1) % NV;
         uint32_t t[6] = {a, b, c, a, c, d};
         memcpy(tris + 3 * nt, t, sizeof t);
         nt += 2;
@@ -38,17 +40,20 @@ static uint32_t surface(double R, double r, double *pos, uint32_t *tris) {
   for (int j = 1; j < NV; ++j)
     for (int i = 0; i < NU; ++i) {
       double th = TF_PI * j / NV, ph = 2 * TF_PI * i / NU;
-      v3_set(pos + 3 * (2 + (j - 1) * NU + i), r * sin(th) * cos(ph), r * sin(th) * sin(ph), r * cos(th));
+      v3_set(pos + 3 * (2 + (j - 1) * NU + i), r * sin(th) * cos(ph), r * sin(th) * sin(ph),
+             r * cos(th));
     }
-#define RING(j, i) (uint32_t)(2 + ((j) - 1) * NU + ((i) % NU))
+#define RING(j, i) (uint32_t)(2 + ((j)-1) * NU + ((i) % NU))
   for (int i = 0; i < NU; ++i) {
-    uint32_t t0[3] = {0, RING(1, i), RING(1, i + 1)}, t1[3] = {1, RING(NV - 1, i + 1), RING(NV - 1, i)};
+    uint32_t t0[3] = {0, RING(1, i), RING(1, i + 1)},
+             t1[3] = {1, RING(NV - 1, i + 1), RING(NV - 1, i)};
     memcpy(tris + 3 * nt++, t0, sizeof t0);
     memcpy(tris + 3 * nt++, t1, sizeof t1);
   }
   for (int j = 1; j < NV - 1; ++j)
     for (int i = 0; i < NU; ++i) {
-      uint32_t t[6] = {RING(j, i), RING(j + 1, i), RING(j + 1, i + 1), RING(j, i), RING(j + 1, i + 1), RING(j, i + 1)};
+      uint32_t t[6] = {RING(j, i), RING(j + 1, i),     RING(j + 1, i + 1),
+                       RING(j, i), RING(j + 1, i + 1), RING(j, i + 1)};
       memcpy(tris + 3 * nt, t, sizeof t);
       nt += 2;
     }
@@ -73,11 +78,14 @@ static void check_shape(int *tf_failed_, double R, double r, int cells) {
   ENSURE(fabs(winding_number(pos, tris, nt, far)) < 1e-9);
   tetmesh_data d;
   char err[256];
-  ENSURE_MSG(tetrahedralize_surface(&m, pos, nv, tris, nt, cells, &d, err, sizeof err) == TF_OK, "%s", err);
+  ENSURE_MSG(tetrahedralize_surface(&m, pos, nv, tris, nt, cells, &d, err, sizeof err) == TF_OK,
+             "%s", err);
   tetmesh_quality q;
   tetmesh_measure(d.pos, d.tets, d.tet_count, &q);
   tetmesh t;
-  ENSURE_MSG(tetmesh_build(&m, &t, d.pos, d.vert_count, d.tets, d.tet_count, 0, err, sizeof err) == TF_OK, "%s", err);
+  ENSURE_MSG(
+      tetmesh_build(&m, &t, d.pos, d.vert_count, d.tets, d.tet_count, 0, err, sizeof err) == TF_OK,
+      "%s", err);
   double vol = 0.0;
   for (uint32_t e = 0; e < d.tet_count; ++e) {
     double a[3], b[3], c[3], n[3];
@@ -100,14 +108,17 @@ static void check_shape(int *tf_failed_, double R, double r, int cells) {
     for (int k = 0; k < 4; ++k) s += w[4 * p + k], wmin = fmin(wmin, w[4 * p + k]);
     smax = fmax(smax, fabs(s - 1.0));
   }
-  TF_NOTE("%s at %d cells: %u tets, %u vertices, %u components, dihedral %.1f-%.1f deg, %u inverted; lattice "
-          "volume %.3f vs %.3f enclosed; %u of %u surface points outside, min weight %.2e",
-          R > 0 ? "torus" : "sphere", cells, d.tet_count, d.vert_count, t.comp_count, q.min_dihedral, q.max_dihedral,
-          q.inverted, vol, exact, es.outside, nv, wmin);
+  TF_NOTE(
+      "%s at %d cells: %u tets, %u vertices, %u components, dihedral %.1f-%.1f deg, %u inverted; "
+      "lattice "
+      "volume %.3f vs %.3f enclosed; %u of %u surface points outside, min weight %.2e",
+      R > 0 ? "torus" : "sphere", cells, d.tet_count, d.vert_count, t.comp_count, q.min_dihedral,
+      q.max_dihedral, q.inverted, vol, exact, es.outside, nv, wmin);
   ENSURE(q.inverted == 0);
   ENSURE(q.min_dihedral > 45.0 - 1e-9 && q.max_dihedral < 90.0 + 1e-9);
   ENSURE(t.comp_count == 1);
-  /* covers the body plus the shell of cells the surface passes through (a box-overlap test gives 1.85 here) */
+  /* covers the body plus the shell of cells the surface passes through (a box-overlap test
+   * gives 1.85 here) */
   ENSURE(vol > exact && vol < 1.7 * exact);
   ENSURE(es.outside == 0 && wmin >= -1e-9 && smax < 1e-12);
   free(tet_of);
@@ -124,7 +135,8 @@ TF_TEST(mesh_tetrahedralize_rejects_bad_input) {
   tf_mem m;
   mem_init(&m, NULL);
   double pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
-  uint32_t tris[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3}, bad[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 9};
+  uint32_t tris[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3},
+           bad[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 9};
   tetmesh_data d;
   char err[256];
   ENSURE(tetrahedralize_surface(&m, pos, 4, tris, 4, 1, &d, err, sizeof err) == TF_E_INVALID_ARG);
@@ -158,7 +170,8 @@ TF_TEST(mesh_tetrahedralize_rejects_overflowing_extent) {
   ENSURE(m.live_bytes == 0);
 }
 
-static tf_status flesh_from(const double *pos, const uint32_t *tris, uint32_t lattice_cells, char *err, size_t n) {
+static tf_status flesh_from(const double *pos, const uint32_t *tris, uint32_t lattice_cells,
+                            char *err, size_t n) {
   tf_flesh_def def;
   tf_flesh_def_init(&def);
   def.surface_positions = pos;
@@ -174,7 +187,8 @@ static tf_status flesh_from(const double *pos, const uint32_t *tris, uint32_t la
 
 /* Issue 14: flesh surfaces are validated like cloth's (a triangle that repeats a vertex or has no
  * area is refused by number), an overflowing extent is refused before the lattice is sized, and
- * lattice_cells 512 is refused up front with its memory estimate (it took a minute and gigabytes) */
+ * lattice_cells 512 is refused up front with its memory estimate (it took a minute and gigabytes)
+ */
 TF_TEST(flesh_surface_validation_and_lattice_limit) {
   double pos[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
   uint32_t tris[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
@@ -192,8 +206,8 @@ TF_TEST(flesh_surface_validation_and_lattice_limit) {
   ENSURE_MSG(st == TF_E_BAD_MESH || st == TF_E_INVALID_ARG, "%s", err);
   ENSURE(flesh_from(pos, tris, 512, err, sizeof err) == TF_E_INVALID_ARG);
   TF_NOTE("%s", err);
-  ENSURE_MSG(strstr(err, "lattice_cells 512 would need ~") && strstr(err, "GB") && strstr(err, "limit 2.15 GB") &&
-                 strstr(err, "use <= 69"),
+  ENSURE_MSG(strstr(err, "lattice_cells 512 would need ~") && strstr(err, "GB") &&
+                 strstr(err, "limit 2.15 GB") && strstr(err, "use <= 69"),
              "%s", err);
   ENSURE_MSG(flesh_from(pos, tris, 12, err, sizeof err) == TF_OK, "%s", err);
 }

@@ -9,15 +9,19 @@
 
 TF_TEST(traditional_table_4_2) {
   /* Table 4.1 materials, Table 4.2 values */
-  struct { double lambda, mu, rho, wavelength, phi, psi; } t[] = {
-      {3.0, 1.0, 1.0, 1.0, 0.053134, 0.22508},  {3.0, 1.0, 1.0, 2.0, 0.10627, 0.45016},
-      {3.0, 1.0, 1.0, 4.0, 0.21254, 0.90032},   {2.0, 0.5, 0.1, 1.0, 0.022622, 0.050329},
-      {2.0, 0.5, 0.1, 8.0, 0.18098, 0.40263},   {2.0, 0.5, 0.1, 16.0, 0.36196, 0.80527},
+  struct {
+    double lambda, mu, rho, wavelength, phi, psi;
+  } t[] = {
+      {3.0, 1.0, 1.0, 1.0, 0.053134, 0.22508}, {3.0, 1.0, 1.0, 2.0, 0.10627, 0.45016},
+      {3.0, 1.0, 1.0, 4.0, 0.21254, 0.90032},  {2.0, 0.5, 0.1, 1.0, 0.022622, 0.050329},
+      {2.0, 0.5, 0.1, 8.0, 0.18098, 0.40263},  {2.0, 0.5, 0.1, 16.0, 0.36196, 0.80527},
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i) {
     double phi, psi;
-    ENSURE(tf_critical_damping(t[i].lambda, t[i].mu, t[i].rho, t[i].wavelength, &phi, &psi) == TF_OK);
-    TF_NOTE("Lambda %4.0f: phi %.6f (thesis %.6f)  psi %.6f (thesis %.6f)", t[i].wavelength, phi, t[i].phi, psi, t[i].psi);
+    ENSURE(tf_critical_damping(t[i].lambda, t[i].mu, t[i].rho, t[i].wavelength, &phi, &psi) ==
+           TF_OK);
+    TF_NOTE("Lambda %4.0f: phi %.6f (thesis %.6f)  psi %.6f (thesis %.6f)", t[i].wavelength, phi,
+            t[i].phi, psi, t[i].psi);
     /* 4 significant digits or better: the thesis prints 5 */
     ENSURE(fabs(phi - t[i].phi) <= 0.5e-4 * t[i].phi * 2);
     ENSURE(fabs(psi - t[i].psi) <= 0.5e-4 * t[i].psi * 2);
@@ -30,7 +34,8 @@ TF_TEST(traditional_table_4_2) {
 }
 
 /* d1 over 5 s of Example 1 with either integrator: returns d1 at the end, counts increases */
-static double example1_run(tf_integrator integ, double phi, double psi, int *increases, double *d_start) {
+static double example1_run(tf_integrator integ, double phi, double psi, int *increases,
+                           double *d_start) {
   scene sc;
   scene_young1(&sc);
   tf_cloth_def def;
@@ -76,8 +81,10 @@ TF_TEST(traditional_example1_oscillates_tau_does_not) {
   int inc_trad, inc_tau;
   double d_trad = example1_run(TF_INTEGRATOR_STRAIN_RATE, phi, psi, &inc_trad, &d0);
   double d_tau = example1_run(TF_INTEGRATOR_TAU, 0, 0, &inc_tau, &d0t);
-  TF_NOTE("5 s of Example 1: strain-rate (Lambda 2) d1 %.3f -> %.2e with %d increases; tau=1 -> %.2e with %d",
-          d0, d_trad, inc_trad, d_tau, inc_tau);
+  TF_NOTE(
+      "5 s of Example 1: strain-rate (Lambda 2) d1 %.3f -> %.2e with %d increases; tau=1 -> %.2e "
+      "with %d",
+      d0, d_trad, inc_trad, d_tau, inc_tau);
   ENSURE(d_trad < 0.2 * d0); /* the traditional method does damp, slowly */
   ENSURE(inc_trad > 0);      /* but oscillates on the way */
   ENSURE(inc_tau == 0);      /* the tau method never moves away from rest */

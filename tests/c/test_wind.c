@@ -72,7 +72,8 @@ TF_TEST(wind_falling_sheet_terminal_velocity) {
   for (int i = 0; i < 81; ++i) vz += v[3 * i + 2] / 81.0;
   /* drag balances weight: 1/2 rho cd A v^2 = m g */
   double vt = sqrt(2.0 * 0.1 * 9.81 / (rho * cd * 1.0));
-  TF_NOTE("terminal velocity %.4f m/s, drag balance %.4f m/s (%.2f %%)", -vz, vt, 100.0 * (-vz - vt) / vt);
+  TF_NOTE("terminal velocity %.4f m/s, drag balance %.4f m/s (%.2f %%)", -vz, vt,
+          100.0 * (-vz - vt) / vt);
   ENSURE(fabs(-vz - vt) < 0.05 * vt);
   tf_sim_destroy(sim);
   scene_free(&sc);
@@ -123,8 +124,11 @@ TF_TEST(wind_flag_comes_to_rest_in_moderate_wind) {
   }
   tf_sim_get_positions(sim, x, 187);
   for (uint32_t j = 0; j <= 10; ++j) sag += (2.0 - 0.06 * j - x[3 * (j * 17 + 16) + 2]) / 11.0;
-  TF_NOTE("flag at 3 m/s, kappa 0: largest speed over frames 216-240 %.1e m/s; free edge at x = %.3f m, %.3f m "
-          "below its start", vmax, x[3 * 16], sag);
+  TF_NOTE(
+      "flag at 3 m/s, kappa 0: largest speed over frames 216-240 %.1e m/s; free edge at x = %.3f "
+      "m, %.3f m "
+      "below its start",
+      vmax, x[3 * 16], sag);
   ENSURE(vmax < 2e-3);
   ENSURE(x[3 * 16] > 0.5); /* it streams downwind, drooping under its weight */
   tf_sim_destroy(sim);
@@ -150,11 +154,13 @@ TF_TEST(wind_flag_streams_downwind) {
    * even the inertia-free kappa = 0 motion is not a gradient flow: this flag keeps a small flutter
    * or comes to rest depending on the transient, at every step size tried (1 to 64 per frame). The
    * test asks that it streams and stays calm. */
-  TF_NOTE("flag at 10 m/s, kappa 0: free edge on average at (%.3f, %.3f, %.3f) m over frames 100-120 "
-          "(started at (0, 1, 1.7)); largest speed %.2f m/s (it flutters)", tip[0], tip[1], tip[2], vmax);
-  ENSURE(tip[0] > 0.8);      /* streams downwind (length 1 m) */
+  TF_NOTE(
+      "flag at 10 m/s, kappa 0: free edge on average at (%.3f, %.3f, %.3f) m over frames 100-120 "
+      "(started at (0, 1, 1.7)); largest speed %.2f m/s (it flutters)",
+      tip[0], tip[1], tip[2], vmax);
+  ENSURE(tip[0] > 0.8); /* streams downwind (length 1 m) */
   ENSURE(fabs(tip[1]) < 0.3);
-  ENSURE(vmax < 2.0);        /* calm: it fluttered at ~12 m/s with the whole load explicit */
+  ENSURE(vmax < 2.0); /* calm: it fluttered at ~12 m/s with the whole load explicit */
   tf_sim_destroy(sim);
   scene_free(&sc);
 }
@@ -202,8 +208,10 @@ TF_TEST(wind_bad_input) {
 }
 
 TF_TEST(wind_follower_jacobian_fd) {
-  /* the load's position derivative (drag and lift, air velocity held) against central differences */
-  const double x[9] = {0.1, -0.2, 0.05, 1.0, 0.1, 0.3, 0.2, 0.9, -0.4}, v[9] = {0.3, 0, 0.1, 0.2, 0.1, 0, 0, 0.4, 0.1};
+  /* the load's position derivative (drag and lift, air velocity held) against central differences
+   */
+  const double x[9] = {0.1, -0.2, 0.05, 1.0, 0.1, 0.3, 0.2, 0.9, -0.4},
+               v[9] = {0.3, 0, 0.1, 0.2, 0.1, 0, 0, 0.4, 0.1};
   const double w[3] = {6, 2, -3};
   double J[81];
   ENSURE(aero_drag_jacobian(x, v, w, &AIR, J));
@@ -236,10 +244,12 @@ TF_TEST(wind_restored_state_continues_with_its_clock) {
   /* a render-farm restart: create, restore a cached frame (positions, velocities) and the clock
    * (TF_PARAM_TIME), continue: the turbulent, gusting wind goes on as in the uninterrupted run */
   scene sa, sb, sc;
-  tf_sim *a = flag_at(8.0, 0.3, 2.0, 5, &sa), *b = flag_at(8.0, 0.3, 2.0, 5, &sb), *c = flag_at(8.0, 0.3, 2.0, 5, &sc);
+  tf_sim *a = flag_at(8.0, 0.3, 2.0, 5, &sa), *b = flag_at(8.0, 0.3, 2.0, 5, &sb),
+         *c = flag_at(8.0, 0.3, 2.0, 5, &sc);
   ENSURE(a && b && c);
   double gust = 0.5, xa[187 * 3], va[187 * 3], xb[187 * 3], xc[187 * 3], t = -1.0, t0 = -1.0;
-  ENSURE(tf_sim_set_param(a, TF_PARAM_GUST, &gust, 1) == TF_OK && tf_sim_set_param(b, TF_PARAM_GUST, &gust, 1) == TF_OK &&
+  ENSURE(tf_sim_set_param(a, TF_PARAM_GUST, &gust, 1) == TF_OK &&
+         tf_sim_set_param(b, TF_PARAM_GUST, &gust, 1) == TF_OK &&
          tf_sim_set_param(c, TF_PARAM_GUST, &gust, 1) == TF_OK);
   ENSURE(tf_sim_get_param(b, TF_PARAM_TIME, &t0, 1) == TF_OK && t0 == 0.0);
   for (int f = 0; f < 12; ++f) ENSURE(tf_sim_advance(a, 1.0 / 24.0, 1) == TF_OK);
@@ -247,7 +257,8 @@ TF_TEST(wind_restored_state_continues_with_its_clock) {
   tf_sim_get_velocities(a, va, 187);
   ENSURE(tf_sim_get_param(a, TF_PARAM_TIME, &t, 1) == TF_OK);
   ENSURE(fabs(t - 0.5) < 1e-12);
-  ENSURE(tf_sim_set_state(b, xa, va, 187) == TF_OK && tf_sim_set_param(b, TF_PARAM_TIME, &t, 1) == TF_OK);
+  ENSURE(tf_sim_set_state(b, xa, va, 187) == TF_OK &&
+         tf_sim_set_param(b, TF_PARAM_TIME, &t, 1) == TF_OK);
   ENSURE(tf_sim_set_state(c, xa, va, 187) == TF_OK); /* its clock left at 0 */
   for (int f = 0; f < 12; ++f) {
     ENSURE(tf_sim_advance(a, 1.0 / 24.0, 1) == TF_OK);
@@ -258,9 +269,12 @@ TF_TEST(wind_restored_state_continues_with_its_clock) {
   tf_sim_get_positions(b, xb, 187);
   tf_sim_get_positions(c, xc, 187);
   double db = 0.0, dc = 0.0;
-  for (int i = 0; i < 187 * 3; ++i) db = fmax(db, fabs(xa[i] - xb[i])), dc = fmax(dc, fabs(xa[i] - xc[i]));
-  TF_NOTE("restored at 0.5 s with its clock: %.1e m from the uninterrupted run after 12 frames; without it: %.1e m", db,
-          dc);
+  for (int i = 0; i < 187 * 3; ++i)
+    db = fmax(db, fabs(xa[i] - xb[i])), dc = fmax(dc, fabs(xa[i] - xc[i]));
+  TF_NOTE(
+      "restored at 0.5 s with its clock: %.1e m from the uninterrupted run after 12 frames; "
+      "without it: %.1e m",
+      db, dc);
   ENSURE(db == 0.0);
   ENSURE(dc > 1e-3);
   double nan = NAN;

@@ -16,13 +16,15 @@ double sym_min_eigenvalue(const double *A, int n) {
   return m;
 }
 
-void rigid_motion(const double *p, int count, const double axis[3], double angle, const double shift[3], double *out) {
+void rigid_motion(const double *p, int count, const double axis[3], double angle,
+                  const double shift[3], double *out) {
   double u[3], c = cos(angle), s = sin(angle);
   v3_scale(u, axis, 1.0 / v3_norm(axis));
   for (int v = 0; v < count; ++v) {
     const double *q = p + 3 * v;
     double x[3], uq = v3_dot(u, q);
     v3_cross(x, u, q);
-    for (int k = 0; k < 3; ++k) out[3 * v + k] = q[k] * c + x[k] * s + u[k] * uq * (1.0 - c) + shift[k];
+    for (int k = 0; k < 3; ++k)
+      out[3 * v + k] = q[k] * c + x[k] * s + u[k] * uq * (1.0 - c) + shift[k];
   }
 }

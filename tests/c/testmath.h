@@ -9,6 +9,7 @@ double sym_min_eigenvalue(const double *A, int n);
 
 /* out = R p + shift for count points, R the rotation by angle (rad) about axis (any length),
  * by Rodrigues' formula: rigid motions for invariance tests */
-void rigid_motion(const double *p, int count, const double axis[3], double angle, const double shift[3], double *out);
+void rigid_motion(const double *p, int count, const double axis[3], double angle,
+                  const double shift[3], double *out);
 
 #endif

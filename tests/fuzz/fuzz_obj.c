@@ -11,7 +11,7 @@
 #include "fuzz_common.h"
 
 #ifndef TAUFORM_SOURCE_DIR
-#error "TAUFORM_SOURCE_DIR: the checkout, for lua/tauform/mesh.lua"
+#  error "TAUFORM_SOURCE_DIR: the checkout, for lua/tauform/mesh.lua"
 #endif
 
 /* checks a load_obj result on the stack top; returns an error string or nil */
@@ -19,19 +19,24 @@
  * triangles may be flat arrays (x1, y1, z1, x2, ...) or arrays of triples. */
 static const char CHECK[] =
     "local r = ...\n"
-    "if type(r) ~= 'table' or type(r.vertices) ~= 'table' or type(r.triangles) ~= 'table' then return 'not a mesh table' end\n"
+    "if type(r) ~= 'table' or type(r.vertices) ~= 'table' or type(r.triangles) ~= 'table' then "
+    "return 'not a mesh table' end\n"
     "local function flat(a) if type(a[1]) ~= 'table' then return a end\n"
-    "  local f = {} for _, t in ipairs(a) do for k = 1, 3 do f[#f + 1] = t[k] end end return f end\n"
+    "  local f = {} for _, t in ipairs(a) do for k = 1, 3 do f[#f + 1] = t[k] end end return f "
+    "end\n"
     "local v, t = flat(r.vertices), flat(r.triangles)\n"
     "if #v % 3 ~= 0 or #t % 3 ~= 0 then return 'not triples' end\n"
     "local nv = #v // 3\n"
     "for i, c in ipairs(v) do\n"
-    "  if type(c) ~= 'number' or c ~= c or c == math.huge or c == -math.huge then return 'coordinate ' .. i .. ' not finite: ' .. tostring(c) end end\n"
+    "  if type(c) ~= 'number' or c ~= c or c == math.huge or c == -math.huge then return "
+    "'coordinate ' .. i .. ' not finite: ' .. tostring(c) end end\n"
     "for k, i in ipairs(t) do\n"
-    "  if math.type(i) ~= 'integer' or i < 1 or i > nv then return 'triangle index ' .. k .. ' is ' .. tostring(i) end end\n"
+    "  if math.type(i) ~= 'integer' or i < 1 or i > nv then return 'triangle index ' .. k .. ' is "
+    "' .. tostring(i) end end\n"
     "for name, ids in pairs(r.groups or {}) do\n"
     "  for _, i in ipairs(ids) do\n"
-    "    if math.type(i) ~= 'integer' or i < 1 or i > nv then return 'group ' .. tostring(name) .. ' index ' .. tostring(i) end end end\n"
+    "    if math.type(i) ~= 'integer' or i < 1 or i > nv then return 'group ' .. tostring(name) .. "
+    "' index ' .. tostring(i) end end end\n"
     "return nil\n";
 
 static lua_State *L;
@@ -52,13 +57,16 @@ static void cleanup(void) {
 static void setup(void) {
   L = luaL_newstate();
   luaL_openlibs(L);
-  FUZZ_CHECK(luaL_dofile(L, TAUFORM_SOURCE_DIR "/lua/tauform/mesh.lua") == LUA_OK, "%s", lua_tostring(L, -1));
+  FUZZ_CHECK(luaL_dofile(L, TAUFORM_SOURCE_DIR "/lua/tauform/mesh.lua") == LUA_OK, "%s",
+             lua_tostring(L, -1));
   lua_setglobal(L, "mesh");
   FUZZ_CHECK(luaL_loadstring(L, CHECK) == LUA_OK, "%s", lua_tostring(L, -1));
   lua_setglobal(L, "check");
   const char *dir = getenv("TMPDIR");
-  snprintf(obj_path, sizeof obj_path, "%s/tf_fuzz_obj_%d.obj", dir && *dir ? dir : "/tmp", (int)getpid());
-  snprintf(groups_path, sizeof groups_path, "%s/tf_fuzz_obj_%d.groups", dir && *dir ? dir : "/tmp", (int)getpid());
+  snprintf(obj_path, sizeof obj_path, "%s/tf_fuzz_obj_%d.obj", dir && *dir ? dir : "/tmp",
+           (int)getpid());
+  snprintf(groups_path, sizeof groups_path, "%s/tf_fuzz_obj_%d.groups", dir && *dir ? dir : "/tmp",
+           (int)getpid());
   atexit(cleanup);
 }
 

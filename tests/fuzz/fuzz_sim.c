@@ -15,12 +15,15 @@ static const uint32_t CUBE_TETS[20] = {0, 1, 2, 4, 1, 3, 2, 7, 1, 4, 5, 7, 2, 6,
 enum { MAX_V = 16, MAX_T = 24 };
 
 static void check_created(tf_status st, const tf_sim *sim, const char *err) {
-  if (st == TF_OK) FUZZ_CHECK(sim != NULL, "OK without a sim");
-  else FUZZ_CHECK(sim == NULL && err[0], "status %s without a message", tf_status_name(st));
+  if (st == TF_OK)
+    FUZZ_CHECK(sim != NULL, "OK without a sim");
+  else
+    FUZZ_CHECK(sim == NULL && err[0], "status %s without a message", tf_status_name(st));
 }
 
 static void check_call(tf_sim *sim, tf_status st, const char *what) {
-  if (st != TF_OK) FUZZ_CHECK(tf_sim_last_error(sim)[0], "%s: %s without a message", what, tf_status_name(st));
+  if (st != TF_OK)
+    FUZZ_CHECK(tf_sim_last_error(sim)[0], "%s: %s without a message", what, tf_status_name(st));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -60,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (mode & 8) d.density = fz_double(&f);
     if (mode & 16) d.stretch_stiffness = fz_double(&f), d.poisson = fz_double(&f);
     if (mode & 32) d.bend_stiffness = fz_double(&f), d.tau = fz_double(&f), d.kappa = fz_double(&f);
-    if (mode & 64) d.integrator = (tf_integrator)(fz_u8(&f) % 3), d.phi = fz_double(&f), d.psi = fz_double(&f);
+    if (mode & 64)
+      d.integrator = (tf_integrator)(fz_u8(&f) % 3), d.phi = fz_double(&f), d.psi = fz_double(&f);
     d.solver.max_newton = 1 + fz_u8(&f) % 6;
     d.solver.max_cg = 1 + fz_u8(&f) % 60;
     if (mode & 128) d.solver.tolerance = fz_double(&f), d.solver.abs_tolerance = fz_double(&f);
@@ -70,19 +74,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tf_flesh_def_init(&d);
     nv = 8;
     for (uint32_t i = 0; i < 8; ++i) {
-      pos[3 * i] = 0.2 * (i & 1), pos[3 * i + 1] = 0.2 * (i >> 1 & 1), pos[3 * i + 2] = 0.2 * (i >> 2 & 1);
+      pos[3 * i] = 0.2 * (i & 1), pos[3 * i + 1] = 0.2 * (i >> 1 & 1),
+              pos[3 * i + 2] = 0.2 * (i >> 2 & 1);
       if (fz_u8(&f) == 7) pos[3 * i + fz_u8(&f) % 3] += jitter;
     }
-    memcpy(idx, (mode & 4) ? CUBE_TRIS : CUBE_TETS, (mode & 4) ? sizeof CUBE_TRIS : sizeof CUBE_TETS);
+    memcpy(idx, (mode & 4) ? CUBE_TRIS : CUBE_TETS,
+           (mode & 4) ? sizeof CUBE_TRIS : sizeof CUBE_TETS);
     if (fz_u8(&f) == 9) idx[fz_u8(&f) % ((mode & 4) ? 36 : 20)] = fz_u8(&f) % 9;
     if (mode & 4) {
-      d.surface_positions = pos, d.surface_vert_count = 8, d.surface_triangles = idx, d.surface_tri_count = 12;
+      d.surface_positions = pos, d.surface_vert_count = 8, d.surface_triangles = idx,
+      d.surface_tri_count = 12;
       d.lattice_cells = fz_u8(&f) % 6; /* 0..5: the small lattices, and the refused 0 and 1 */
     } else {
       d.rest_positions = pos, d.vert_count = 8, d.tets = idx, d.tet_count = 5;
-      if (mode & 8) d.surface_positions = pos + 3, d.surface_vert_count = 5; /* an embedded point cloud */
+      if (mode & 8)
+        d.surface_positions = pos + 3, d.surface_vert_count = 5; /* an embedded point cloud */
     }
-    if (mode & 16) d.youngs_modulus = fz_double(&f), d.poisson = fz_double(&f), d.density = fz_double(&f);
+    if (mode & 16)
+      d.youngs_modulus = fz_double(&f), d.poisson = fz_double(&f), d.density = fz_double(&f);
     if (mode & 32) d.tau = fz_double(&f), d.kappa = fz_double(&f), d.pin_stiffness = fz_double(&f);
     d.solver.max_newton = 1 + fz_u8(&f) % 6;
     d.solver.max_cg = 1 + fz_u8(&f) % 60;
@@ -99,39 +108,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int op = 0, ops = fz_u8(&f) % 12; op < ops && f.n; ++op) {
     uint8_t k = fz_u8(&f);
     switch (k % 4) {
-    case 0: { /* a parameter, sometimes with the wrong count */
-      double v[3] = {fz_double(&f), fz_double(&f), fz_double(&f)};
-      tf_param p = (tf_param)(fz_u8(&f) % (TF_PARAM_COUNT_ + 1));
-      uint32_t count = (k >> 2) & 1 ? 3 : 1;
-      check_call(sim, tf_sim_set_param(sim, p, v, count), "tf_sim_set_param");
-      break;
-    }
-    case 1: { /* pins with weights (or hard) */
-      uint32_t n = fz_u8(&f) % 5;
-      for (uint32_t i = 0; i < n; ++i) pins[i] = fz_u8(&f) % (nv + 1), weights[i] = fz_double(&f);
-      st = tf_sim_set_pins(sim, n ? pins : NULL, (k >> 2) & 1 ? weights : NULL, n);
-      check_call(sim, st, "tf_sim_set_pins");
-      if (st == TF_OK) npin = n;
-      break;
-    }
-    case 2: { /* pin targets near the rest positions */
-      for (uint32_t i = 0; i < 3 * npin; ++i) targets[i] = 0.1 * (int8_t)fz_u8(&f) / 16.0;
-      if (fz_u8(&f) == 3) targets[0] = fz_double(&f);
-      check_call(sim, tf_sim_set_pin_targets(sim, targets, npin), "tf_sim_set_pin_targets");
-      break;
-    }
-    default: { /* a frame */
-      double dt = (k >> 2) & 1 ? fz_double(&f) : 1.0 / 24.0;
-      uint32_t sub = fz_u8(&f) % 4;
-      st = tf_sim_advance(sim, dt, sub);
-      check_call(sim, st, "tf_sim_advance");
-      if (st == TF_OK) {
-        FUZZ_CHECK(tf_sim_get_positions(sim, x, nv) == TF_OK, "get_positions");
-        for (size_t i = 0; i < 3 * (size_t)nv; ++i)
-          FUZZ_CHECK(isfinite(x[i]), "advance OK (dt %g, %u substeps) but position %zu is %g", dt, sub, i, x[i]);
+      case 0: { /* a parameter, sometimes with the wrong count */
+        double v[3] = {fz_double(&f), fz_double(&f), fz_double(&f)};
+        tf_param p = (tf_param)(fz_u8(&f) % (TF_PARAM_COUNT_ + 1));
+        uint32_t count = (k >> 2) & 1 ? 3 : 1;
+        check_call(sim, tf_sim_set_param(sim, p, v, count), "tf_sim_set_param");
+        break;
       }
-      break;
-    }
+      case 1: { /* pins with weights (or hard) */
+        uint32_t n = fz_u8(&f) % 5;
+        for (uint32_t i = 0; i < n; ++i) pins[i] = fz_u8(&f) % (nv + 1), weights[i] = fz_double(&f);
+        st = tf_sim_set_pins(sim, n ? pins : NULL, (k >> 2) & 1 ? weights : NULL, n);
+        check_call(sim, st, "tf_sim_set_pins");
+        if (st == TF_OK) npin = n;
+        break;
+      }
+      case 2: { /* pin targets near the rest positions */
+        for (uint32_t i = 0; i < 3 * npin; ++i) targets[i] = 0.1 * (int8_t)fz_u8(&f) / 16.0;
+        if (fz_u8(&f) == 3) targets[0] = fz_double(&f);
+        check_call(sim, tf_sim_set_pin_targets(sim, targets, npin), "tf_sim_set_pin_targets");
+        break;
+      }
+      default: { /* a frame */
+        double dt = (k >> 2) & 1 ? fz_double(&f) : 1.0 / 24.0;
+        uint32_t sub = fz_u8(&f) % 4;
+        st = tf_sim_advance(sim, dt, sub);
+        check_call(sim, st, "tf_sim_advance");
+        if (st == TF_OK) {
+          FUZZ_CHECK(tf_sim_get_positions(sim, x, nv) == TF_OK, "get_positions");
+          for (size_t i = 0; i < 3 * (size_t)nv; ++i)
+            FUZZ_CHECK(isfinite(x[i]), "advance OK (dt %g, %u substeps) but position %zu is %g", dt,
+                       sub, i, x[i]);
+        }
+        break;
+      }
     }
   }
   free(x);

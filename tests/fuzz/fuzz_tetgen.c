@@ -14,14 +14,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mem_init(&m, NULL);
   tetmesh_data d;
   char err[512] = "";
-  tf_status st = tetmesh_load_tetgen_mem(&m, "fuzz.node", data, node_n, "fuzz.ele", ele, ele_n, &d, err, sizeof err);
+  tf_status st = tetmesh_load_tetgen_mem(&m, "fuzz.node", data, node_n, "fuzz.ele", ele, ele_n, &d,
+                                         err, sizeof err);
   if (st == TF_OK) {
-    for (size_t k = 0; k < 3 * (size_t)d.vert_count; ++k) FUZZ_CHECK(isfinite(d.pos[k]), "position %zu", k);
-    for (size_t k = 0; k < 4 * (size_t)d.tet_count; ++k) FUZZ_CHECK(d.tets[k] < d.vert_count, "tet index %zu", k);
+    for (size_t k = 0; k < 3 * (size_t)d.vert_count; ++k)
+      FUZZ_CHECK(isfinite(d.pos[k]), "position %zu", k);
+    for (size_t k = 0; k < 4 * (size_t)d.tet_count; ++k)
+      FUZZ_CHECK(d.tets[k] < d.vert_count, "tet index %zu", k);
     tetmesh_data_free(&m, &d);
   } else {
     FUZZ_CHECK(st == TF_E_BAD_MESH || st == TF_E_NOMEM || st == TF_E_IO, "status %d", st);
-    FUZZ_CHECK(!strncmp(err, "fuzz.node:", 10) || !strncmp(err, "fuzz.ele:", 9), "message '%s'", err);
+    FUZZ_CHECK(!strncmp(err, "fuzz.node:", 10) || !strncmp(err, "fuzz.ele:", 9), "message '%s'",
+               err);
   }
   FUZZ_CHECK(m.live_bytes == 0, "%zu bytes leaked", m.live_bytes);
   return 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * Regression tests for what the fuzzers found outside the parsers (issue 14), run by tf_fuzz_findings
- * under ctest and, in the sanitizer build, by .ci/fuzz (UBSan with float-cast-overflow). */
+ * Regression tests for what the fuzzers found outside the parsers (issue 14), run by
+ * tf_fuzz_findings under ctest and, in the sanitizer build, by .ci/fuzz (UBSan with
+ * float-cast-overflow). */
 #include <math.h>
 #include <string.h>
 

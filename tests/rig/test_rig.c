@@ -10,11 +10,13 @@
 
 static const char RIG[] =
     "local tauform = require 'tauform'\n"
-    "local m = tauform.mesh.grid{ nx = 6, ny = 6, origin = {0, 0, 1}, u = {1, 0, 0}, v = {0, 0, -1} }\n"
+    "local m = tauform.mesh.grid{ nx = 6, ny = 6, origin = {0, 0, 1}, u = {1, 0, 0}, v = {0, 0, "
+    "-1} }\n"
     "return {\n"
     "  mesh = m, fps = 24, frames = {1, 30}, substeps = 2,\n"
     "  tau = tauform.key{ {1, 0.5, interp = 'linear'}, {11, 1.5} },\n"
-    "  pins = { { group = 'row0', translate = tauform.key{ {1, {0, 0, 0}, interp = 'linear'}, {11, {0, 1, 0}} } } },\n"
+    "  pins = { { group = 'row0', translate = tauform.key{ {1, {0, 0, 0}, interp = 'linear'}, {11, "
+    "{0, 1, 0}} } } },\n"
     "  frame = function(f, sim)\n"
     "    if f == 7 then error('the rig fails at frame 7') end\n"
     "  end,\n"
@@ -102,7 +104,8 @@ TF_TEST(rig_c_host_owns_its_simulation) {
   static const char SRC[] =
       "local tauform = require 'tauform'\n"
       "return { mesh = tauform.mesh.grid{ nx = 4, ny = 4 }, frames = {1, 20},\n"
-      "  wind = { velocity = tauform.key{ {1, {0, 0, 0}, interp = 'linear'}, {11, {10, 10, 10}} } },\n"
+      "  wind = { velocity = tauform.key{ {1, {0, 0, 0}, interp = 'linear'}, {11, {10, 10, 10}} } "
+      "},\n"
       "  pins = { { group = 'row0' } },\n"
       "  frame = function(f, sim) if f == 5 then sim:close() end end }\n";
   char err[1024];

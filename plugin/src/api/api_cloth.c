@@ -49,16 +49,19 @@ void api_def_init(void *def, const void *defaults, size_t full_size, uint32_t st
 int api_check_solver(const tf_solver_settings *s, char *err, size_t errn) {
   if (s->max_newton < 1) return ERR("solver.max_newton must be >= 1"), 0;
   if (s->max_cg < 1) return ERR("solver.max_cg must be >= 1"), 0;
-  if (!(s->tolerance > 0.0 && s->tolerance < 1.0)) return ERR("solver.tolerance must be in (0, 1), got %g", s->tolerance), 0;
+  if (!(s->tolerance > 0.0 && s->tolerance < 1.0))
+    return ERR("solver.tolerance must be in (0, 1), got %g", s->tolerance), 0;
   if (!(s->abs_tolerance >= 0.0) || !api_finite(s->abs_tolerance))
     return ERR("solver.abs_tolerance must be >= 0, got %g", s->abs_tolerance), 0;
   return 1;
 }
 
 static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
-  if (d->index_base > 1) return ERR("index_base must be 0 or 1, got %u", d->index_base), TF_E_INVALID_ARG;
+  if (d->index_base > 1)
+    return ERR("index_base must be 0 or 1, got %u", d->index_base), TF_E_INVALID_ARG;
   const uint32_t b = d->index_base;
-  tf_status st = trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, b, err, errn);
+  tf_status st =
+      trimesh_validate(d->rest_positions, d->vert_count, d->triangles, d->tri_count, b, err, errn);
   if (st != TF_OK) return st;
   uint32_t n = d->vert_count;
   if (d->initial_positions)
@@ -68,18 +71,30 @@ static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
   if (d->vertex_masses) {
     for (uint32_t i = 0; i < n; ++i)
       if (!(d->vertex_masses[i] > 0.0) || !api_finite(d->vertex_masses[i]))
-        return ERR("vertex_masses[%u] must be > 0 kg, got %g", i + b, d->vertex_masses[i]), TF_E_INVALID_ARG;
+        return ERR("vertex_masses[%u] must be > 0 kg, got %g", i + b, d->vertex_masses[i]),
+               TF_E_INVALID_ARG;
   } else if (d->total_mass > 0.0) {
     if (!api_finite(d->total_mass)) return ERR("total_mass must be finite"), TF_E_INVALID_ARG;
   } else if (!(d->density > 0.0) || !api_finite(d->density)) {
-    return ERR("density must be > 0 kg/m^2 (or give total_mass or vertex_masses), got %g", d->density), TF_E_INVALID_ARG;
+    return ERR("density must be > 0 kg/m^2 (or give total_mass or vertex_masses), got %g",
+               d->density),
+           TF_E_INVALID_ARG;
   }
-  if (!(d->total_mass >= 0.0)) return ERR("total_mass must be >= 0 kg, got %g", d->total_mass), TF_E_INVALID_ARG;
-  struct { tf_param p; const double *v; uint32_t c; } ps[] = {
-      {TF_PARAM_TAU, &d->tau, 1}, {TF_PARAM_KAPPA, &d->kappa, 1}, {TF_PARAM_BEND_STIFFNESS, &d->bend_stiffness, 1},
-      {TF_PARAM_GRAVITY, d->gravity, 3}, {TF_PARAM_STRETCH_STIFFNESS, &d->stretch_stiffness, 1},
-      {TF_PARAM_POISSON, &d->poisson, 1}, {TF_PARAM_PIN_STIFFNESS, &d->pin_stiffness, 1},
-      {TF_PARAM_PHI, &d->phi, 1}, {TF_PARAM_PSI, &d->psi, 1}};
+  if (!(d->total_mass >= 0.0))
+    return ERR("total_mass must be >= 0 kg, got %g", d->total_mass), TF_E_INVALID_ARG;
+  struct {
+    tf_param p;
+    const double *v;
+    uint32_t c;
+  } ps[] = {{TF_PARAM_TAU, &d->tau, 1},
+            {TF_PARAM_KAPPA, &d->kappa, 1},
+            {TF_PARAM_BEND_STIFFNESS, &d->bend_stiffness, 1},
+            {TF_PARAM_GRAVITY, d->gravity, 3},
+            {TF_PARAM_STRETCH_STIFFNESS, &d->stretch_stiffness, 1},
+            {TF_PARAM_POISSON, &d->poisson, 1},
+            {TF_PARAM_PIN_STIFFNESS, &d->pin_stiffness, 1},
+            {TF_PARAM_PHI, &d->phi, 1},
+            {TF_PARAM_PSI, &d->psi, 1}};
   for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k)
     if (!param_check(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
   if (d->integrator != TF_INTEGRATOR_TAU && d->integrator != TF_INTEGRATOR_STRAIN_RATE)
@@ -90,7 +105,8 @@ static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
   return TF_OK;
 }
 
-tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf, size_t errbuf_size) {
+tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbuf,
+                          size_t errbuf_size) {
   char local[SIM_ERR_SIZE];
   char *err = errbuf && errbuf_size ? errbuf : local;
   size_t errn = errbuf && errbuf_size ? errbuf_size : sizeof local;
@@ -99,7 +115,8 @@ tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbu
   if (!out_sim) return ERR("tf_cloth_create: out_sim is NULL"), TF_E_INVALID_ARG;
   if (!def) return ERR("tf_cloth_create: def is NULL"), TF_E_INVALID_ARG;
   if (def->struct_size == 0)
-    return ERR("tf_cloth_create: def.struct_size is 0: initialize the def with tf_cloth_def_init"), TF_E_DEF_INIT;
+    return ERR("tf_cloth_create: def.struct_size is 0: initialize the def with tf_cloth_def_init"),
+           TF_E_DEF_INIT;
   /* read the fields the host knows, default the rest */
   tf_cloth_def d;
   tf_cloth_def_init(&d);

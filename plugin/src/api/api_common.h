@@ -6,14 +6,14 @@
 
 #include "sim/sim.h"
 
-#define CHECK_SIM(s, fn)                                                 \
-  do {                                                                   \
-    if (!(s)) return TF_E_INVALID_ARG;                                   \
+#define CHECK_SIM(s, fn)               \
+  do {                                 \
+    if (!(s)) return TF_E_INVALID_ARG; \
   } while (0)
 
-#define FAIL_IF(s, cond, st, ...)                                        \
-  do {                                                                   \
-    if (cond) return sim_fail((s), (st), __VA_ARGS__);                   \
+#define FAIL_IF(s, cond, st, ...)                      \
+  do {                                                 \
+    if (cond) return sim_fail((s), (st), __VA_ARGS__); \
   } while (0)
 
 /* finite-and-in-range helpers */

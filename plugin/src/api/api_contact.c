@@ -36,17 +36,21 @@ tf_status tf_sim_add_collider(tf_sim *sim, const tf_collider_def *def, uint32_t 
   const char *fn = "tf_sim_add_collider";
   if (!sim) return TF_E_INVALID_ARG;
   FAIL_IF(sim, !def || !out_id, TF_E_INVALID_ARG, "%s: %s is NULL", fn, def ? "out_id" : "def");
-  FAIL_IF(sim, def->struct_size == 0, TF_E_DEF_INIT, "%s: def not initialized (tf_collider_def_init)", fn);
+  FAIL_IF(sim, def->struct_size == 0, TF_E_DEF_INIT,
+          "%s: def not initialized (tf_collider_def_init)", fn);
   tf_collider_def d;
   tf_collider_def_init(&d);
   memcpy(&d, def, def->struct_size < sizeof d ? def->struct_size : sizeof d);
   FAIL_IF(sim, sim->par.integrator != TF_INTEGRATOR_TAU, TF_E_UNSUPPORTED,
           "%s: contact needs the tau integrator (the strain-rate baseline has none)", fn);
-  FAIL_IF(sim, d.vert_count < 3 || d.tri_count < 1, TF_E_BAD_MESH, "%s: %u vertices and %u triangles (a collider "
-          "needs at least one triangle)", fn, d.vert_count, d.tri_count);
+  FAIL_IF(sim, d.vert_count < 3 || d.tri_count < 1, TF_E_BAD_MESH,
+          "%s: %u vertices and %u triangles (a collider "
+          "needs at least one triangle)",
+          fn, d.vert_count, d.tri_count);
   FAIL_IF(sim, d.vert_count > (1u << 30) || d.tri_count > (1u << 30), TF_E_BAD_MESH,
           "%s: %u vertices, %u triangles: too many", fn, d.vert_count, d.tri_count);
-  FAIL_IF(sim, sim->contact && sim->contact->col_count >= 65535, TF_E_INVALID_ARG, "%s: 65535 colliders at most", fn);
+  FAIL_IF(sim, sim->contact && sim->contact->col_count >= 65535, TF_E_INVALID_ARG,
+          "%s: 65535 colliders at most", fn);
   tf_status st = check_positions(sim, fn, d.positions, d.vert_count);
   if (st != TF_OK) return st;
   FAIL_IF(sim, !d.triangles, TF_E_INVALID_ARG, "%s: triangles is NULL", fn);
@@ -55,7 +59,8 @@ tf_status tf_sim_add_collider(tf_sim *sim, const tf_collider_def *def, uint32_t 
     const uint32_t *v = d.triangles + 3 * (size_t)t;
     for (int k = 0; k < 3; ++k)
       FAIL_IF(sim, v[k] < b || v[k] - b >= d.vert_count, TF_E_BAD_MESH,
-              "%s: triangle %u: vertex %u out of range %u..%u", fn, t + b, v[k], b, d.vert_count - 1 + b);
+              "%s: triangle %u: vertex %u out of range %u..%u", fn, t + b, v[k], b,
+              d.vert_count - 1 + b);
     FAIL_IF(sim, v[0] == v[1] || v[1] == v[2] || v[0] == v[2], TF_E_BAD_MESH,
             "%s: triangle %u repeats a vertex (%u %u %u)", fn, t + b, v[0], v[1], v[2]);
     double e1[3], e2[3], n[3];
@@ -64,29 +69,33 @@ tf_status tf_sim_add_collider(tf_sim *sim, const tf_collider_def *def, uint32_t 
     v3_sub(e2, d.positions + 3 * (size_t)(v[2] - b), p0);
     v3_cross(n, e1, e2);
     double scale = v3_norm2(e1) + v3_norm2(e2);
-    FAIL_IF(sim, !(v3_norm(n) > 1e-12 * scale), TF_E_BAD_MESH, "%s: triangle %u has no area (degenerate)", fn, t + b);
+    FAIL_IF(sim, !(v3_norm(n) > 1e-12 * scale), TF_E_BAD_MESH,
+            "%s: triangle %u has no area (degenerate)", fn, t + b);
   }
   if ((st = check_props(sim, fn, d.thickness, d.friction)) != TF_OK) return st;
   if (contact_enable(sim) != TF_OK || contact_add_collider(sim, &d, out_id) != TF_OK)
-    return sim_fail(sim, TF_E_NOMEM, "%s: out of memory (%u vertices, %u triangles)", fn, d.vert_count, d.tri_count);
+    return sim_fail(sim, TF_E_NOMEM, "%s: out of memory (%u vertices, %u triangles)", fn,
+                    d.vert_count, d.tri_count);
   return TF_OK;
 }
 
 static contact_collider *find(tf_sim *sim, const char *fn, uint32_t id) {
   if (!sim->contact || id >= sim->contact->col_count) {
-    sim_fail(sim, TF_E_INVALID_ARG, "%s: no collider %u (%u added)", fn, id, sim->contact ? sim->contact->col_count : 0);
+    sim_fail(sim, TF_E_INVALID_ARG, "%s: no collider %u (%u added)", fn, id,
+             sim->contact ? sim->contact->col_count : 0);
     return NULL;
   }
   return sim->contact->col[id];
 }
 
-tf_status tf_sim_move_collider(tf_sim *sim, uint32_t id, const double *positions, uint32_t vert_count) {
+tf_status tf_sim_move_collider(tf_sim *sim, uint32_t id, const double *positions,
+                               uint32_t vert_count) {
   const char *fn = "tf_sim_move_collider";
   if (!sim) return TF_E_INVALID_ARG;
   contact_collider *c = find(sim, fn, id);
   if (!c) return TF_E_INVALID_ARG;
-  FAIL_IF(sim, vert_count != c->nv, TF_E_INVALID_ARG, "%s: collider %u has %u vertices, got %u", fn, id, c->nv,
-          vert_count);
+  FAIL_IF(sim, vert_count != c->nv, TF_E_INVALID_ARG, "%s: collider %u has %u vertices, got %u", fn,
+          id, c->nv, vert_count);
   tf_status st = check_positions(sim, fn, positions, vert_count);
   if (st != TF_OK) return st;
   memcpy(c->next, positions, 3 * (size_t)c->nv * sizeof *c->next);
@@ -99,15 +108,18 @@ tf_status tf_sim_transform_collider(tf_sim *sim, uint32_t id, const double matri
   contact_collider *c = find(sim, fn, id);
   if (!c) return TF_E_INVALID_ARG;
   FAIL_IF(sim, !matrix, TF_E_INVALID_ARG, "%s: matrix is NULL", fn);
-  FAIL_IF(sim, !api_all_finite(matrix, 16), TF_E_INVALID_ARG, "%s: the matrix has a non-finite entry", fn);
-  FAIL_IF(sim, matrix[12] != 0.0 || matrix[13] != 0.0 || matrix[14] != 0.0 || matrix[15] != 1.0, TF_E_INVALID_ARG,
-          "%s: the matrix's last row must be 0 0 0 1 (row-major, translation in [3], [7], [11]), got %g %g %g %g",
+  FAIL_IF(sim, !api_all_finite(matrix, 16), TF_E_INVALID_ARG,
+          "%s: the matrix has a non-finite entry", fn);
+  FAIL_IF(sim, matrix[12] != 0.0 || matrix[13] != 0.0 || matrix[14] != 0.0 || matrix[15] != 1.0,
+          TF_E_INVALID_ARG,
+          "%s: the matrix's last row must be 0 0 0 1 (row-major, translation in [3], [7], [11]), "
+          "got %g %g %g %g",
           fn, matrix[12], matrix[13], matrix[14], matrix[15]);
   for (uint32_t i = 0; i < c->nv; ++i) {
     const double *p = c->rest + 3 * (size_t)i;
     for (int r = 0; r < 3; ++r)
-      c->next[3 * (size_t)i + r] = matrix[4 * r] * p[0] + matrix[4 * r + 1] * p[1] + matrix[4 * r + 2] * p[2] +
-                                   matrix[4 * r + 3];
+      c->next[3 * (size_t)i + r] = matrix[4 * r] * p[0] + matrix[4 * r + 1] * p[1] +
+                                   matrix[4 * r + 2] * p[2] + matrix[4 * r + 3];
   }
   return TF_OK;
 }
@@ -124,4 +136,6 @@ tf_status tf_sim_set_collider(tf_sim *sim, uint32_t id, double thickness, double
   return TF_OK;
 }
 
-uint32_t tf_sim_collider_count(const tf_sim *sim) { return sim && sim->contact ? sim->contact->col_count : 0; }
+uint32_t tf_sim_collider_count(const tf_sim *sim) {
+  return sim && sim->contact ? sim->contact->col_count : 0;
+}

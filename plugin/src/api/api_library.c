@@ -17,19 +17,25 @@ const char *tf_version_string(void) {
 
 const char *tf_status_name(tf_status s) {
   switch (s) {
-#define XX(name, code, msg) case TF_##name: return "TF_" #name;
+#define XX(name, code, msg) \
+  case TF_##name:           \
+    return "TF_" #name;
     TF_STATUS_MAP(XX)
 #undef XX
-  default: return "TF_UNKNOWN";
+    default:
+      return "TF_UNKNOWN";
   }
 }
 
 const char *tf_status_message(tf_status s) {
   switch (s) {
-#define XX(name, code, msg) case TF_##name: return msg;
+#define XX(name, code, msg) \
+  case TF_##name:           \
+    return msg;
     TF_STATUS_MAP(XX)
 #undef XX
-  default: return "unknown status";
+    default:
+      return "unknown status";
   }
 }
 
@@ -37,12 +43,14 @@ const char *tf_status_message(tf_status s) {
  * stress (4.11) the plane-wave equation (4.19) carries a factor 2 on the elastic and damping
  * terms: rho U'' + 2 (mu k^2 I + (mu + lambda) k k^T) U + 2 (psi k^2 I + (psi + phi) k k^T) U' = 0.
  * A zero discriminant for the shear and the pressure wave gives
- *   psi = sqrt(2 rho mu) / k,   phi = sqrt(2 rho (2 mu + lambda)) / k - 2 psi,   k = 2 pi / wavelength,
- * which are eqs. 4.25 and 4.28 with that factor and reproduce Table 4.2 to all printed digits. */
-tf_status tf_critical_damping(double lambda, double mu, double rho, double wavelength, double *out_phi,
-                              double *out_psi) {
+ *   psi = sqrt(2 rho mu) / k,   phi = sqrt(2 rho (2 mu + lambda)) / k - 2 psi,   k = 2 pi /
+ * wavelength, which are eqs. 4.25 and 4.28 with that factor and reproduce Table 4.2 to all printed
+ * digits. */
+tf_status tf_critical_damping(double lambda, double mu, double rho, double wavelength,
+                              double *out_phi, double *out_psi) {
   if (!out_phi || !out_psi) return TF_E_INVALID_ARG;
-  if (!(mu > 0.0) || !(lambda >= 0.0) || !(rho > 0.0) || !(wavelength > 0.0) || !isfinite(mu + lambda + rho + wavelength))
+  if (!(mu > 0.0) || !(lambda >= 0.0) || !(rho > 0.0) || !(wavelength > 0.0) ||
+      !isfinite(mu + lambda + rho + wavelength))
     return TF_E_INVALID_ARG;
   double k = 2.0 * TF_PI / wavelength;
   double psi = sqrt(2.0 * rho * mu) / k;
@@ -57,12 +65,14 @@ tf_status tf_critical_damping(double lambda, double mu, double rho, double wavel
   return TF_OK;
 }
 
-tf_status tf_measure_settle(const double *t, const double *d, uint32_t count, double lambda, double dt,
-                            tf_settle_report *out) {
+tf_status tf_measure_settle(const double *t, const double *d, uint32_t count, double lambda,
+                            double dt, tf_settle_report *out) {
   if (!t || !d || !out || count < 2) return TF_E_INVALID_ARG;
   for (uint32_t k = 0; k < count; ++k)
-    if (!isfinite(t[k]) || !isfinite(d[k]) || d[k] < 0.0 || (k && !(t[k] > t[k - 1]))) return TF_E_INVALID_ARG;
-  if (!(d[0] > 0.0) || lambda < 0.0 || !isfinite(lambda) || (lambda > 0.0 && !(dt > 0.0))) return TF_E_INVALID_ARG;
+    if (!isfinite(t[k]) || !isfinite(d[k]) || d[k] < 0.0 || (k && !(t[k] > t[k - 1])))
+      return TF_E_INVALID_ARG;
+  if (!(d[0] > 0.0) || lambda < 0.0 || !isfinite(lambda) || (lambda > 0.0 && !(dt > 0.0)))
+    return TF_E_INVALID_ARG;
   /* settled: after the last sample at or above 1 % */
   int32_t last = -1;
   for (uint32_t k = 0; k < count; ++k)
@@ -74,7 +84,10 @@ tf_status tf_measure_settle(const double *t, const double *d, uint32_t count, do
   for (uint32_t k = 0; k < count; ++k) {
     if (d[k] > 0.1 * d[0] || d[k] < 0.01 * d[0] || d[k] <= 0.0) continue;
     double y = log(d[k]);
-    st += t[k]; sy += y; stt += t[k] * t[k]; sty += t[k] * y;
+    st += t[k];
+    sy += y;
+    stt += t[k] * t[k];
+    sty += t[k] * y;
     m++;
   }
   out->rate = 0.0;
@@ -88,7 +101,10 @@ tf_status tf_measure_settle(const double *t, const double *d, uint32_t count, do
 }
 
 #define TF_API_ENTRY(field, fn) .field = fn,
-static const tf_api g_api = {.struct_size = sizeof(tf_api), .version = TF_VERSION, TF_API_TABLE(TF_API_ENTRY)};
+static const tf_api g_api = {
+    .struct_size = sizeof(tf_api), .version = TF_VERSION, TF_API_TABLE(TF_API_ENTRY)};
 #undef TF_API_ENTRY
 
-const tf_api *tf_get_api(uint32_t abi_major) { return abi_major == TF_VERSION_MAJOR ? &g_api : NULL; }
+const tf_api *tf_get_api(uint32_t abi_major) {
+  return abi_major == TF_VERSION_MAJOR ? &g_api : NULL;
+}

@@ -11,7 +11,8 @@
 
 #define C TF_PARAM_FOR_CLOTH
 #define F TF_PARAM_FOR_FLESH
-#define D1(x) {x, 0, 0}
+#define D1(x) \
+  { x, 0, 0 }
 
 /* name, offset, count, lo, hi, lo_open, hi_open, integer, unit, short name, kinds, keyable,
  * default, doc.
@@ -43,75 +44,135 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
                       "time scale of settling: every mode comes to rest in about tau (Young 2007)"},
     [TF_PARAM_KAPPA] = {"kappa", OFF(kappa), 1, 0, 1, 0, 0, 0, "", "kappa", C | F, 1, D1(0),
                         "share of momentum kept: 0 pure tau (no bounce), 1 undamped"},
-    [TF_PARAM_BEND_STIFFNESS] = {"bend_stiffness", OFF(bend), 1, 0, 1e3, 0, 0, 0, "N m", "bend", C, 1, D1(1e-5),
-                                 "flexural rigidity of the cloth"},
-    [TF_PARAM_GRAVITY] = {"gravity", OFF(gravity), 3, -1e4, 1e4, 0, 0, 0, "m/s^2", "gravity", C | F, 1,
-                          {0, 0, -9.81}, "gravity acceleration"},
-    [TF_PARAM_STRETCH_STIFFNESS] = {"stretch_stiffness", OFF(stretch), 1, 0, 1e9, 1, 0, 0, "N/m", "stretch", C, 1,
-                                    D1(1000), "2D Young's modulus of the membrane (E x thickness)"},
-    [TF_PARAM_POISSON] = {"poisson", OFF(poisson), 1, -1, 1, 1, 1, 0, "", "poisson", C | F, 1, D1(0.3),
+    [TF_PARAM_BEND_STIFFNESS] = {"bend_stiffness", OFF(bend), 1, 0, 1e3, 0, 0, 0, "N m", "bend", C,
+                                 1, D1(1e-5), "flexural rigidity of the cloth"},
+    [TF_PARAM_GRAVITY] = {"gravity",
+                          OFF(gravity),
+                          3,
+                          -1e4,
+                          1e4,
+                          0,
+                          0,
+                          0,
+                          "m/s^2",
+                          "gravity",
+                          C | F,
+                          1,
+                          {0, 0, -9.81},
+                          "gravity acceleration"},
+    [TF_PARAM_STRETCH_STIFFNESS] = {"stretch_stiffness", OFF(stretch), 1, 0, 1e9, 1, 0, 0, "N/m",
+                                    "stretch", C, 1, D1(1000),
+                                    "2D Young's modulus of the membrane (E x thickness)"},
+    [TF_PARAM_POISSON] = {"poisson", OFF(poisson), 1, -1, 1, 1, 1, 0, "", "poisson", C | F, 1,
+                          D1(0.3),
                           "Poisson ratio (cloth default 0.3; flesh below 0.5, default 0.45)"},
-    [TF_PARAM_PIN_STIFFNESS] = {"pin_stiffness", OFF(pin_stiffness), 1, 0, 1e12, 1, 0, 0, "1/s^2", "pin_stiffness",
-                                C | F, 1, D1(1000), "soft pins pull with pin_stiffness w/(1-w) x distance"},
+    [TF_PARAM_PIN_STIFFNESS] = {"pin_stiffness", OFF(pin_stiffness), 1, 0, 1e12, 1, 0, 0, "1/s^2",
+                                "pin_stiffness", C | F, 1, D1(1000),
+                                "soft pins pull with pin_stiffness w/(1-w) x distance"},
     [TF_PARAM_PHI] = {"phi", OFF(phi), 1, 0, 1e9, 0, 0, 0, "N s/m", "phi", C, 1, D1(0),
                       "volumetric strain-rate damping (strain-rate integrator only)"},
     [TF_PARAM_PSI] = {"psi", OFF(psi), 1, 0, 1e9, 0, 0, 0, "N s/m", "psi", C, 1, D1(0),
                       "shear strain-rate damping (strain-rate integrator only)"},
-    [TF_PARAM_WIND] = {"wind", OFF(wind), 3, -1e3, 1e3, 0, 0, 0, "m/s", "wind", C | F, 1, {0, 0, 0},
+    [TF_PARAM_WIND] = {"wind",
+                       OFF(wind),
+                       3,
+                       -1e3,
+                       1e3,
+                       0,
+                       0,
+                       0,
+                       "m/s",
+                       "wind",
+                       C | F,
+                       1,
+                       {0, 0, 0},
                        "base wind velocity"},
-    [TF_PARAM_AIR_DENSITY] = {"air_density", OFF(air_density), 1, 0, 1e4, 0, 0, 0, "kg/m^3", "air_density", C | F,
-                              1, D1(0), "0 = no air; 1.225 = air at sea level"},
+    [TF_PARAM_AIR_DENSITY] = {"air_density", OFF(air_density), 1, 0, 1e4, 0, 0, 0, "kg/m^3",
+                              "air_density", C | F, 1, D1(0),
+                              "0 = no air; 1.225 = air at sea level"},
     [TF_PARAM_DRAG] = {"drag", OFF(drag), 1, 0, 100, 0, 0, 0, "", "drag", C | F, 1, D1(1.2),
                        "drag coefficient (1.2: flat plate)"},
-    [TF_PARAM_LIFT] = {"lift", OFF(lift), 1, 0, 100, 0, 0, 0, "", "lift", C | F, 1, D1(0.6), "lift coefficient"},
-    [TF_PARAM_TURBULENCE] = {"turbulence", OFF(turbulence), 1, 0, 1e3, 0, 0, 0, "m/s", "turbulence", C | F, 1,
-                             D1(0), "turbulence amplitude"},
-    [TF_PARAM_TURBULENCE_SCALE] = {"turbulence_scale", OFF(turbulence_scale), 1, 1e-4, 1e6, 0, 0, 0, "m",
-                                   "turbulence_scale", C | F, 1, D1(1), "size of the eddies"},
-    [TF_PARAM_TURBULENCE_TIME] = {"turbulence_time", OFF(turbulence_time), 1, 1e-4, 1e6, 0, 0, 0, "s",
-                                  "turbulence_time", C | F, 1, D1(0.5), "how fast the eddies change"},
-    [TF_PARAM_TURBULENCE_SEED] = {"turbulence_seed", OFF(turbulence_seed), 1, 0, 4294967295.0, 0, 0, 1, "",
-                                  "turbulence_seed", C | F, 1, D1(0), "same seed, same wind"},
+    [TF_PARAM_LIFT] = {"lift", OFF(lift), 1, 0, 100, 0, 0, 0, "", "lift", C | F, 1, D1(0.6),
+                       "lift coefficient"},
+    [TF_PARAM_TURBULENCE] = {"turbulence", OFF(turbulence), 1, 0, 1e3, 0, 0, 0, "m/s", "turbulence",
+                             C | F, 1, D1(0), "turbulence amplitude"},
+    [TF_PARAM_TURBULENCE_SCALE] = {"turbulence_scale", OFF(turbulence_scale), 1, 1e-4, 1e6, 0, 0, 0,
+                                   "m", "turbulence_scale", C | F, 1, D1(1), "size of the eddies"},
+    [TF_PARAM_TURBULENCE_TIME] = {"turbulence_time", OFF(turbulence_time), 1, 1e-4, 1e6, 0, 0, 0,
+                                  "s", "turbulence_time", C | F, 1, D1(0.5),
+                                  "how fast the eddies change"},
+    [TF_PARAM_TURBULENCE_SEED] = {"turbulence_seed", OFF(turbulence_seed), 1, 0, 4294967295.0, 0, 0,
+                                  1, "", "turbulence_seed", C | F, 1, D1(0),
+                                  "same seed, same wind"},
     [TF_PARAM_GUST] = {"gust", OFF(gust), 1, 0, 100, 0, 0, 0, "", "gust", C | F, 1, D1(0),
                        "gusts up to (1 + gust) x the base wind"},
-    [TF_PARAM_GUST_PERIOD] = {"gust_period", OFF(gust_period), 1, 1e-4, 1e6, 0, 0, 0, "s", "gust_period", C | F, 1,
-                              D1(3), "typical time between gusts"},
-    [TF_PARAM_YOUNGS_MODULUS] = {"youngs_modulus", OFF(youngs), 1, 0, 1e12, 1, 0, 0, "Pa", "youngs", F, 1, D1(50e3),
-                                 "Young's modulus of the flesh base material"},
+    [TF_PARAM_GUST_PERIOD] = {"gust_period", OFF(gust_period), 1, 1e-4, 1e6, 0, 0, 0, "s",
+                              "gust_period", C | F, 1, D1(3), "typical time between gusts"},
+    [TF_PARAM_YOUNGS_MODULUS] = {"youngs_modulus", OFF(youngs), 1, 0, 1e12, 1, 0, 0, "Pa", "youngs",
+                                 F, 1, D1(50e3), "Young's modulus of the flesh base material"},
     /* the noise needs |t| in range */
     [TF_PARAM_TIME] = {"time", OFF(time), 1, -1e9, 1e9, 0, 0, 0, "s", "time", C | F, 0, D1(0),
                        "the simulation's clock, which turbulence and gusts follow"},
     /* contact: 0.1 m is a mattress, not a garment; below 1e-5 m the barrier's gap is below what
      * the CCD's floating point resolves on a metre-sized scene */
-    [TF_PARAM_THICKNESS] = {"thickness", OFF(thickness), 1, 1e-5, 0.1, 0, 0, 0, "m", "thickness", C | F, 1,
-                            D1(0.002), "contact thickness of the cloth or skin (the gap to a collider adds the collider's)"},
-    [TF_PARAM_FRICTION] = {"friction", OFF(friction), 1, 0, 10, 0, 0, 0, "", "friction", C | F, 1, D1(0.3),
+    [TF_PARAM_THICKNESS] =
+        {"thickness", OFF(thickness), 1, 1e-5, 0.1, 0, 0, 0, "m", "thickness", C | F, 1, D1(0.002),
+         "contact thickness of the cloth or skin (the gap to a collider adds the collider's)"},
+    [TF_PARAM_FRICTION] = {"friction", OFF(friction), 1, 0, 10, 0, 0, 0, "", "friction", C | F, 1,
+                           D1(0.3),
                            "friction coefficient; a contact's is sqrt(mine x the other's)"},
-    [TF_PARAM_GROUND_NORMAL] = {"ground_normal", OFF(ground_normal), 3, -1, 1, 0, 0, 0, "", "ground_normal", C | F, 1,
-                                {0, 0, 0}, "upward normal of the ground plane (normalized); 0 0 0: no ground"},
-    [TF_PARAM_GROUND_HEIGHT] = {"ground_height", OFF(ground_height), 1, -1e4, 1e4, 0, 0, 0, "m", "ground_height",
-                                C | F, 1, D1(0), "the ground is the plane normal . x = height"},
-    [TF_PARAM_GROUND_FRICTION] = {"ground_friction", OFF(ground_friction), 1, 0, 10, 0, 0, 0, "", "ground_friction",
-                                  C | F, 1, D1(0.5), "friction coefficient of the ground"},
+    [TF_PARAM_GROUND_NORMAL] = {"ground_normal",
+                                OFF(ground_normal),
+                                3,
+                                -1,
+                                1,
+                                0,
+                                0,
+                                0,
+                                "",
+                                "ground_normal",
+                                C | F,
+                                1,
+                                {0, 0, 0},
+                                "upward normal of the ground plane (normalized); 0 0 0: no ground"},
+    [TF_PARAM_GROUND_HEIGHT] = {"ground_height", OFF(ground_height), 1, -1e4, 1e4, 0, 0, 0, "m",
+                                "ground_height", C | F, 1, D1(0),
+                                "the ground is the plane normal . x = height"},
+    [TF_PARAM_GROUND_FRICTION] = {"ground_friction", OFF(ground_friction), 1, 0, 10, 0, 0, 0, "",
+                                  "ground_friction", C | F, 1, D1(0.5),
+                                  "friction coefficient of the ground"},
 };
 
 #undef C
 #undef F
 #undef D1
 
-const param_desc *param_find(tf_param p) { return (unsigned)p < TF_PARAM_COUNT_ ? &PARAMS[p] : NULL; }
+const param_desc *param_find(tf_param p) {
+  return (unsigned)p < TF_PARAM_COUNT_ ? &PARAMS[p] : NULL;
+}
 
-double *param_ptr(sim_params *sp, const param_desc *d) { return (double *)((char *)sp + d->offset); }
+double *param_ptr(sim_params *sp, const param_desc *d) {
+  return (double *)((char *)sp + d->offset);
+}
 
 tf_status tf_param_get_info(tf_param p, tf_param_info *out) {
   const param_desc *d = param_find(p);
   if (!d || !out) return TF_E_INVALID_ARG;
   if (out->struct_size == 0) return TF_E_DEF_INIT;
-  tf_param_info info = {
-      .struct_size = out->struct_size, .name = d->name, .short_name = d->short_name, .unit = d->unit,
-      .doc = d->doc, .count = d->count, .kinds = d->kinds, .lo = d->lo, .hi = d->hi,
-      .lo_open = (uint32_t)d->lo_open, .hi_open = (uint32_t)d->hi_open, .integer = (uint32_t)d->integer,
-      .keyable = (uint32_t)d->keyable, .default_values = {d->def[0], d->def[1], d->def[2]}};
+  tf_param_info info = {.struct_size = out->struct_size,
+                        .name = d->name,
+                        .short_name = d->short_name,
+                        .unit = d->unit,
+                        .doc = d->doc,
+                        .count = d->count,
+                        .kinds = d->kinds,
+                        .lo = d->lo,
+                        .hi = d->hi,
+                        .lo_open = (uint32_t)d->lo_open,
+                        .hi_open = (uint32_t)d->hi_open,
+                        .integer = (uint32_t)d->integer,
+                        .keyable = (uint32_t)d->keyable,
+                        .default_values = {d->def[0], d->def[1], d->def[2]}};
   memcpy(out, &info, out->struct_size < sizeof info ? out->struct_size : sizeof info);
   return TF_OK;
 }
@@ -130,7 +191,9 @@ int param_check(tf_param p, const double *v, uint32_t count, char *err, size_t n
   if (!d) return snprintf(err, n, "unknown parameter id %d", (int)p), 0;
   if (!v) return snprintf(err, n, "%s: values is NULL", d->name), 0;
   if (count != d->count)
-    return snprintf(err, n, "%s takes %u value%s, got %u", d->name, d->count, d->count > 1 ? "s" : "", count), 0;
+    return snprintf(err, n, "%s takes %u value%s, got %u", d->name, d->count,
+                    d->count > 1 ? "s" : "", count),
+           0;
   for (uint32_t k = 0; k < count; ++k) {
     double x = v[k];
     if (!isfinite(x)) return snprintf(err, n, "%s must be finite, got %g", d->name, x), 0;
@@ -144,11 +207,15 @@ int param_check(tf_param p, const double *v, uint32_t count, char *err, size_t n
       /* a magnitude given a wrong sign is told its sign ("tau must be > 0 s"); the range is given
        * when it is exceeded, and for a bounded interval (kappa, poisson) or a two-sided one */
       if (isinf(d->hi) || (below && d->lo == 0.0 && d->hi > 1.0))
-        return snprintf(err, n, "%s must be %s %s%s%s, got %g", d->name, d->lo_open ? ">" : ">=", lo, u, d->unit, x), 0;
-      return snprintf(err, n, "%s must be in %c%s, %s%c%s%s, got %g", d->name, d->lo_open ? '(' : '[', lo, hi,
-                      d->hi_open ? ')' : ']', u, d->unit, x), 0;
+        return snprintf(err, n, "%s must be %s %s%s%s, got %g", d->name,
+                        d->lo_open ? ">" : ">=", lo, u, d->unit, x),
+               0;
+      return snprintf(err, n, "%s must be in %c%s, %s%c%s%s, got %g", d->name,
+                      d->lo_open ? '(' : '[', lo, hi, d->hi_open ? ')' : ']', u, d->unit, x),
+             0;
     }
-    if (d->integer && x != floor(x)) return snprintf(err, n, "%s must be a whole number, got %g", d->name, x), 0;
+    if (d->integer && x != floor(x))
+      return snprintf(err, n, "%s must be a whole number, got %g", d->name, x), 0;
   }
   return 1;
 }

@@ -20,7 +20,9 @@ void tf_render_def_init_(tf_render_def *def, uint32_t struct_size) {
   d.struct_size = (uint32_t)sizeof d;
   d.width = 800;
   d.height = 600;
-  d.view[0] = 1.0; d.view[1] = -1.5; d.view[2] = 0.8;
+  d.view[0] = 1.0;
+  d.view[1] = -1.5;
+  d.view[2] = 0.8;
   d.up[2] = 1.0;
   d.fov_deg = 35.0;
   d.wireframe = 1;
@@ -29,18 +31,24 @@ void tf_render_def_init_(tf_render_def *def, uint32_t struct_size) {
 }
 
 /* checks the def and frames the camera on all the given shapes */
-static tf_status setup(tf_sim *sim, const tf_render_def *in, const double *const *frames, uint32_t count,
-                       tf_render_def *d, render_camera *cam, render_style *style) {
+static tf_status setup(tf_sim *sim, const tf_render_def *in, const double *const *frames,
+                       uint32_t count, tf_render_def *d, render_camera *cam, render_style *style) {
   tf_render_def_init(d);
   if (in) {
-    if (in->struct_size == 0) return sim_fail(sim, TF_E_DEF_INIT, "render: def.struct_size is 0: use tf_render_def_init");
+    if (in->struct_size == 0)
+      return sim_fail(sim, TF_E_DEF_INIT, "render: def.struct_size is 0: use tf_render_def_init");
     memcpy(d, in, in->struct_size < sizeof *d ? in->struct_size : sizeof *d);
   }
-  FAIL_IF(sim, d->width < 1 || d->height < 1 || d->width > RENDER_MAX_DIM || d->height > RENDER_MAX_DIM,
-          TF_E_INVALID_ARG, "render: image size %ux%u must be within 1..%u px", d->width, d->height, RENDER_MAX_DIM);
-  FAIL_IF(sim, !(d->fov_deg > 0.0 && d->fov_deg < 180.0), TF_E_INVALID_ARG, "render: fov_deg must be in (0, 180), got %g", d->fov_deg);
-  FAIL_IF(sim, !api_all_finite(d->view, 3) || !api_all_finite(d->eye, 3) || !api_all_finite(d->target, 3) ||
-               !api_all_finite(d->up, 3), TF_E_INVALID_ARG, "render: camera vectors must be finite");
+  FAIL_IF(sim,
+          d->width < 1 || d->height < 1 || d->width > RENDER_MAX_DIM || d->height > RENDER_MAX_DIM,
+          TF_E_INVALID_ARG, "render: image size %ux%u must be within 1..%u px", d->width, d->height,
+          RENDER_MAX_DIM);
+  FAIL_IF(sim, !(d->fov_deg > 0.0 && d->fov_deg < 180.0), TF_E_INVALID_ARG,
+          "render: fov_deg must be in (0, 180), got %g", d->fov_deg);
+  FAIL_IF(sim,
+          !api_all_finite(d->view, 3) || !api_all_finite(d->eye, 3) ||
+              !api_all_finite(d->target, 3) || !api_all_finite(d->up, 3),
+          TF_E_INVALID_ARG, "render: camera vectors must be finite");
   render_style_default(style);
   style->wireframe = d->wireframe;
   if (!d->show_pins) style->pin_radius = 0;
@@ -60,7 +68,11 @@ static tf_status setup(tf_sim *sim, const tf_render_def *in, const double *const
   }
   cam->fov_deg = d->fov_deg;
   /* a light over the camera's shoulder: the side the camera sees is the lit side */
-  for (int k = 0; k < 3; ++k) style->light[k] = cam->eye[k] - cam->target[k] + 0.5 * cam->up[k] * (fabs(cam->eye[0] - cam->target[0]) + fabs(cam->eye[1] - cam->target[1]) + fabs(cam->eye[2] - cam->target[2]));
+  for (int k = 0; k < 3; ++k)
+    style->light[k] = cam->eye[k] - cam->target[k] +
+                      0.5 * cam->up[k] *
+                          (fabs(cam->eye[0] - cam->target[0]) + fabs(cam->eye[1] - cam->target[1]) +
+                           fabs(cam->eye[2] - cam->target[2]));
   return TF_OK;
 }
 
@@ -69,8 +81,9 @@ static void hard_pins(const tf_sim *sim, uint32_t *out, uint32_t *count) {
   for (uint32_t q = 0; q < sim->pins.count; ++q) out[(*count)++] = sim->pins.idx[q];
 }
 
-tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const double *const *frames,
-                                  uint32_t frame_count, uint32_t columns, const char *path) {
+tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def,
+                                  const double *const *frames, uint32_t frame_count,
+                                  uint32_t columns, const char *path) {
   if (!sim) return TF_E_INVALID_ARG;
   FAIL_IF(sim, !path, TF_E_INVALID_ARG, "render: path is NULL");
   FAIL_IF(sim, frame_count < 1 || !frames, TF_E_INVALID_ARG, "render: no frames to draw");
@@ -82,7 +95,11 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
   render_style style;
   tf_status st = setup(sim, def, frames, frame_count, &d, &cam, &style);
   if (st != TF_OK) return st;
-  contact_sheet cs = {d.width, d.height, columns < frame_count ? columns : frame_count, SHEET_SEPARATOR, {255, 255, 255}};
+  contact_sheet cs = {d.width,
+                      d.height,
+                      columns < frame_count ? columns : frame_count,
+                      SHEET_SEPARATOR,
+                      {255, 255, 255}};
   uint32_t sw = d.width, sh = d.height;
   if (frame_count > 1 && contact_sheet_size(&cs, frame_count, &sw, &sh) != TF_OK)
     return sim_fail(sim, TF_E_INVALID_ARG, "render: the sheet would be too large");
@@ -104,11 +121,11 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def, const d
     for (uint32_t k = 0; k < frame_count && st == TF_OK; ++k) {
       if (surf) { /* flesh: the host's skin, carried by the tets of this shape */
         tet_embed_apply(frames[k], F->tet.tets, F->surf_tet, F->surf_w, F->surf_n, surf);
-        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, surf, F->surf_n, F->surf_tris,
-                    F->surf_tri_count, NULL, 0);
+        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, surf, F->surf_n,
+                    F->surf_tris, F->surf_tri_count, NULL, 0);
       } else {
-        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, frames[k], sim->model.n, sim->model.mesh.tris,
-                    sim->model.mesh.tri_count, pins, pin_count);
+        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, frames[k],
+                    sim->model.n, sim->model.mesh.tris, sim->model.mesh.tri_count, pins, pin_count);
       }
       ptrs[k] = tiles + k * tile;
     }

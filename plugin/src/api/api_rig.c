@@ -39,12 +39,16 @@ static void *open_runner(char *err, size_t n, const tf_rig_vtable **vt) {
   char path[4096];
   const char *dir_end = NULL;
   if (dladdr((void *)tf_rig_load, &info) && info.dli_fname) dir_end = strrchr(info.dli_fname, '/');
-  static const char *const names[] = {"libtauform_rig.so." RIG_STR(TF_VERSION_MAJOR), "libtauform_rig.so"};
+  static const char *const names[] = {"libtauform_rig.so." RIG_STR(TF_VERSION_MAJOR),
+                                      "libtauform_rig.so"};
   void *h = NULL;
   char tried[1024] = "";
   for (int k = 0; k < 2 && !h; ++k) {
-    if (dir_end) snprintf(path, sizeof path, "%.*s/%s", (int)(dir_end - info.dli_fname), info.dli_fname, names[k]);
-    else snprintf(path, sizeof path, "%s", names[k]);
+    if (dir_end)
+      snprintf(path, sizeof path, "%.*s/%s", (int)(dir_end - info.dli_fname), info.dli_fname,
+               names[k]);
+    else
+      snprintf(path, sizeof path, "%s", names[k]);
     h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h && k == 0) snprintf(tried, sizeof tried, "%s", dlerror());
   }
@@ -72,11 +76,14 @@ tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, siz
   *out_rig = NULL;
   if (!def) return snprintf(err, n, "tf_rig_load: def is NULL"), TF_E_INVALID_ARG;
   if (def->struct_size == 0)
-    return snprintf(err, n, "tf_rig_load: def.struct_size is 0: initialize the def with tf_rig_def_init"), TF_E_DEF_INIT;
+    return snprintf(err, n,
+                    "tf_rig_load: def.struct_size is 0: initialize the def with tf_rig_def_init"),
+           TF_E_DEF_INIT;
   tf_rig_def d;
   tf_rig_def_init(&d);
   memcpy(&d, def, def->struct_size < sizeof d ? def->struct_size : sizeof d);
-  if (!d.path && !d.source) return snprintf(err, n, "tf_rig_load: give a path or a source"), TF_E_INVALID_ARG;
+  if (!d.path && !d.source)
+    return snprintf(err, n, "tf_rig_load: give a path or a source"), TF_E_INVALID_ARG;
   tf_rig *rig = calloc(1, sizeof *rig);
   if (!rig) return snprintf(err, n, "tf_rig_load: out of memory"), TF_E_NOMEM;
   rig->handle = open_runner(err, n, &rig->vt);

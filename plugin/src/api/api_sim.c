@@ -8,13 +8,13 @@
 #include "api/api_params.h"
 #include "core/vec3.h"
 
-
-#define SIM_ARG(sim) \
-  do {               \
+#define SIM_ARG(sim)                     \
+  do {                                   \
     if (!(sim)) return TF_E_INVALID_ARG; \
   } while (0)
-#define COUNT_MATCH(sim, fn, count) \
-  FAIL_IF(sim, (count) != (sim)->model.n, TF_E_INVALID_ARG, fn ": vert_count is %u but the simulation has %u vertices", (count), (sim)->model.n)
+#define COUNT_MATCH(sim, fn, count)                         \
+  FAIL_IF(sim, (count) != (sim)->model.n, TF_E_INVALID_ARG, \
+          fn ": vert_count is %u but the simulation has %u vertices", (count), (sim)->model.n)
 
 void tf_sim_destroy(tf_sim *sim) { sim_destroy(sim); }
 
@@ -24,24 +24,38 @@ const char *tf_sim_last_error(const tf_sim *sim) { return sim ? sim->last_error 
 static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) {
   int flesh = sim->kind == SIM_FLESH;
   switch (param) {
-    case TF_PARAM_YOUNGS_MODULUS: *why = "a flesh parameter (cloth has stretch_stiffness)"; return flesh;
-    case TF_PARAM_STRETCH_STIFFNESS: *why = "a cloth parameter (flesh has youngs_modulus)"; return !flesh;
-    case TF_PARAM_BEND_STIFFNESS: *why = "a cloth parameter (flesh has no hinges)"; return !flesh;
-    case TF_PARAM_PHI: case TF_PARAM_PSI: *why = "a parameter of the cloth's strain-rate integrator"; return !flesh;
-    default: return 1;
+    case TF_PARAM_YOUNGS_MODULUS:
+      *why = "a flesh parameter (cloth has stretch_stiffness)";
+      return flesh;
+    case TF_PARAM_STRETCH_STIFFNESS:
+      *why = "a cloth parameter (flesh has youngs_modulus)";
+      return !flesh;
+    case TF_PARAM_BEND_STIFFNESS:
+      *why = "a cloth parameter (flesh has no hinges)";
+      return !flesh;
+    case TF_PARAM_PHI:
+    case TF_PARAM_PSI:
+      *why = "a parameter of the cloth's strain-rate integrator";
+      return !flesh;
+    default:
+      return 1;
   }
 }
 
 /* the whole check of tf_sim_set_param: range, kind, and flesh's stricter Poisson range */
-static tf_status sim_param_check(tf_sim *sim, const char *fn, tf_param param, const double *values, uint32_t count) {
+static tf_status sim_param_check(tf_sim *sim, const char *fn, tf_param param, const double *values,
+                                 uint32_t count) {
   char err[SIM_ERR_SIZE];
-  if (!param_check(param, values, count, err, sizeof err)) return sim_fail(sim, TF_E_INVALID_ARG, "%s%s", fn, err);
+  if (!param_check(param, values, count, err, sizeof err))
+    return sim_fail(sim, TF_E_INVALID_ARG, "%s%s", fn, err);
   const char *why = "";
   if (!param_fits_kind(sim, param, &why))
     return sim_fail(sim, TF_E_UNSUPPORTED, "%s%s is %s", fn, param_find(param)->name, why);
   if (sim->kind == SIM_FLESH && param == TF_PARAM_POISSON && !(values[0] < 0.5))
-    return sim_fail(sim, TF_E_INVALID_ARG, "%spoisson of a solid must be below 0.5 (0.49 is nearly incompressible), got %g",
-                    fn, values[0]);
+    return sim_fail(
+        sim, TF_E_INVALID_ARG,
+        "%spoisson of a solid must be below 0.5 (0.49 is nearly incompressible), got %g", fn,
+        values[0]);
   return TF_OK;
 }
 
@@ -60,10 +74,13 @@ tf_status tf_sim_check_param(tf_sim *sim, tf_param param, const double *values, 
   return sim_param_check(sim, "", param, values, count);
 }
 
-tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf, size_t errbuf_size) {
+tf_status tf_param_check(tf_param param, const double *values, uint32_t count, char *errbuf,
+                         size_t errbuf_size) {
   char local[SIM_ERR_SIZE];
   return param_check(param, values, count, errbuf && errbuf_size ? errbuf : local,
-                     errbuf && errbuf_size ? errbuf_size : sizeof local) ? TF_OK : TF_E_INVALID_ARG;
+                     errbuf && errbuf_size ? errbuf_size : sizeof local)
+             ? TF_OK
+             : TF_E_INVALID_ARG;
 }
 
 tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out, uint32_t count) {
@@ -74,27 +91,33 @@ tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out, uint3
   return TF_OK;
 }
 
-tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values, uint32_t vert_count) {
+tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values,
+                               uint32_t vert_count) {
   SIM_ARG(sim);
   FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS, TF_E_UNSUPPORTED,
-          "tf_sim_set_param_map: only TF_PARAM_BEND_STIFFNESS has a per-vertex map (got %d)", (int)param);
-  FAIL_IF(sim, !sim->hinge, TF_E_UNSUPPORTED, "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
+          "tf_sim_set_param_map: only TF_PARAM_BEND_STIFFNESS has a per-vertex map (got %d)",
+          (int)param);
+  FAIL_IF(sim, !sim->hinge, TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
   /* each value against the parameter table's range, as a uniform value would be */
   for (uint32_t i = 0; i < vert_count; ++i) {
     char err[SIM_ERR_SIZE - 64];
     if (!param_check(TF_PARAM_BEND_STIFFNESS, values + i, 1, err, sizeof err))
-      return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param_map: vertex %u: %s", i + sim->index_base, err);
+      return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param_map: vertex %u: %s",
+                      i + sim->index_base, err);
   }
   sim_set_bend_map(sim, values);
   return TF_OK;
 }
 
-tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights, uint32_t count) {
+tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *weights,
+                          uint32_t count) {
   SIM_ARG(sim);
   FAIL_IF(sim, count > 0 && !indices, TF_E_INVALID_ARG, "tf_sim_set_pins: indices is NULL");
-  FAIL_IF(sim, count > sim->model.n, TF_E_INVALID_ARG, "tf_sim_set_pins: %u pins for %u vertices", count, sim->model.n);
+  FAIL_IF(sim, count > sim->model.n, TF_E_INVALID_ARG, "tf_sim_set_pins: %u pins for %u vertices",
+          count, sim->model.n);
   /* validate first; duplicates are found with the per-vertex mark array, cleared again below */
   uint32_t marked = 0;
   const uint32_t b = sim->index_base;
@@ -102,16 +125,18 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
   for (uint32_t q = 0; q < count; ++q) {
     uint32_t i = indices[q];
     if (i >= sim->model.n) {
-      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: indices[%u] = %u out of range %u..%u", q + b, i + b, b,
-                    sim->model.n - 1 + b);
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: indices[%u] = %u out of range %u..%u",
+                    q + b, i + b, b, sim->model.n - 1 + b);
       break;
     }
     if (weights && !(weights[q] > 0.0 && weights[q] <= 1.0)) {
-      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: weights[%u] = %g must be in (0, 1]", q + b, weights[q]);
+      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: weights[%u] = %g must be in (0, 1]",
+                    q + b, weights[q]);
       break;
     }
     if (sim->pins.mark[i]) {
-      st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: vertex %u is pinned twice (indices[%u])", i + b, q + b);
+      st = sim_fail(sim, TF_E_INVALID_ARG,
+                    "tf_sim_set_pins: vertex %u is pinned twice (indices[%u])", i + b, q + b);
       break;
     }
     sim->pins.mark[i] = 1;
@@ -140,13 +165,15 @@ tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t co
 tf_status tf_sim_get_pin_targets(const tf_sim *sim, double *out, uint32_t count) {
   if (!sim) return TF_E_INVALID_ARG;
   if (count != sim->pins.count || (count && !out))
-    return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, "tf_sim_get_pin_targets: count is %u but %u vertices are pinned",
-                    count, sim->pins.count);
+    return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,
+                    "tf_sim_get_pin_targets: count is %u but %u vertices are pinned", count,
+                    sim->pins.count);
   memcpy(out, sim->pins.next, sizeof(double) * 3 * count);
   return TF_OK;
 }
 
-tf_status tf_sim_settle_tau(tf_sim *sim, double settle_time, double dt, double *out_tau, double *out_lambda) {
+tf_status tf_sim_settle_tau(tf_sim *sim, double settle_time, double dt, double *out_tau,
+                            double *out_lambda) {
   SIM_ARG(sim);
   FAIL_IF(sim, !out_tau, TF_E_INVALID_ARG, "tf_sim_settle_tau: out_tau is NULL");
   FAIL_IF(sim, !(settle_time > 0.0) || !api_finite(settle_time), TF_E_INVALID_ARG,
@@ -170,7 +197,8 @@ tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps) {
   return sim_advance(sim, frame_dt, substeps);
 }
 
-tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities, uint32_t vert_count) {
+tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities,
+                           uint32_t vert_count) {
   SIM_ARG(sim);
   FAIL_IF(sim, !positions, TF_E_INVALID_ARG, "tf_sim_set_state: positions is NULL");
   COUNT_MATCH(sim, "tf_sim_set_state", vert_count);
@@ -186,10 +214,11 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
 
 uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->model.n : 0; }
 
-#define READ_ARGS(fn)                                                                     \
-  if (!sim) return TF_E_INVALID_ARG;                                                      \
-  if (!out || vert_count != sim->model.n) return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,       \
-      fn ": %s (vert_count %u, simulation has %u)", out ? "wrong vert_count" : "output array is NULL", vert_count, sim->model.n)
+#define READ_ARGS(fn)                                                                            \
+  if (!sim) return TF_E_INVALID_ARG;                                                             \
+  if (!out || vert_count != sim->model.n)                                                        \
+  return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, fn ": %s (vert_count %u, simulation has %u)", \
+                  out ? "wrong vert_count" : "output array is NULL", vert_count, sim->model.n)
 
 tf_status tf_sim_get_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_positions");
@@ -263,8 +292,10 @@ uint32_t tf_sim_tri_count(const tf_sim *sim) { return sim ? sim->model.mesh.tri_
 tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out, uint32_t tri_count) {
   if (!sim) return TF_E_INVALID_ARG;
   if (!out || tri_count != sim->model.mesh.tri_count)
-    return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, "tf_sim_get_triangles: %s (tri_count %u, simulation has %u)",
-                    out ? "wrong tri_count" : "output array is NULL", tri_count, sim->model.mesh.tri_count);
+    return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,
+                    "tf_sim_get_triangles: %s (tri_count %u, simulation has %u)",
+                    out ? "wrong tri_count" : "output array is NULL", tri_count,
+                    sim->model.mesh.tri_count);
   memcpy(out, sim->model.mesh.tris, sizeof(uint32_t) * 3 * tri_count);
   return TF_OK;
 }

@@ -46,35 +46,44 @@ lua_Integer tfl_len(lua_State *L, int idx, int arg, const char *what) {
   idx = lua_absindex(L, idx);
   lua_Integer len = luaL_len(L, idx);
   if (len < 0 || len > TFL_MAX_COUNT)
-    luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': length %I is not in 0..%I", what, len, TFL_MAX_COUNT));
-  /* a real table's border has its last entry set; a __len that lies is caught before it sizes anything */
+    luaL_argerror(
+        L, arg,
+        lua_pushfstring(L, "field '%s': length %I is not in 0..%I", what, len, TFL_MAX_COUNT));
+  /* a real table's border has its last entry set; a __len that lies is caught before it sizes
+   * anything */
   if (len > 0) {
     int t = lua_geti(L, idx, len);
     lua_pop(L, 1);
-    if (t == LUA_TNIL) luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': length %I but entry %I is nil", what, len, len));
+    if (t == LUA_TNIL)
+      luaL_argerror(
+          L, arg, lua_pushfstring(L, "field '%s': length %I but entry %I is nil", what, len, len));
   }
   return len;
 }
 
-void *tfl_checked_array(lua_State *L, int arg, lua_Integer count, size_t elem_size, const char *what) {
+void *tfl_checked_array(lua_State *L, int arg, lua_Integer count, size_t elem_size,
+                        const char *what) {
   /* elem_size may itself be large (a render_sheet frame is 3 * vert_count doubles) */
   if (count < 0 || count > TFL_MAX_COUNT || elem_size == 0 || (size_t)count > SIZE_MAX / elem_size)
-    luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': %I entries of %I bytes cannot be allocated", what, count,
-                                          (lua_Integer)elem_size));
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "field '%s': %I entries of %I bytes cannot be allocated", what,
+                                  count, (lua_Integer)elem_size));
   size_t n = count ? (size_t)count : 1;
   return lua_newuserdatauv(L, n * elem_size, 0);
 }
 
-int tfl_opt_uint_field(lua_State *L, int idx, int arg, const char *prefix, const char *key, uint32_t lo, uint32_t hi,
-                       uint32_t *out) {
+int tfl_opt_uint_field(lua_State *L, int idx, int arg, const char *prefix, const char *key,
+                       uint32_t lo, uint32_t hi, uint32_t *out) {
   double v;
   if (!tfl_opt_number_field(L, idx, arg, key, &v)) return 0;
-  /* compare as doubles first: converting NaN or an out-of-range double to an integer is undefined */
+  /* compare as doubles first: converting NaN or an out-of-range double to an integer is undefined
+   */
   if (!(v >= (double)lo && v <= (double)hi) || (double)(uint32_t)v != v) {
     char got[32]; /* %.14g as Lua prints numbers, without the ".0" lua_pushfstring adds to 2^40 */
     snprintf(got, sizeof got, "%.14g", v);
-    luaL_argerror(L, arg, lua_pushfstring(L, "%s%s must be a whole number in %I..%I, got %s", prefix, key,
-                                          (lua_Integer)lo, (lua_Integer)hi, got));
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "%s%s must be a whole number in %I..%I, got %s", prefix, key,
+                                  (lua_Integer)lo, (lua_Integer)hi, got));
   }
   *out = (uint32_t)v;
   return 1;
@@ -91,12 +100,14 @@ lua_Integer tfl_vec3_count(lua_State *L, int idx, int arg, const char *what) {
   lua_pop(L, 1);
   if (t == LUA_TTABLE) return len;
   if (len % 3 != 0)
-    luaL_argerror(L, arg, lua_pushfstring(L, "%s: flat array length %I is not a multiple of 3", what, len));
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "%s: flat array length %I is not a multiple of 3", what, len));
   return len / 3;
 }
 
 /* read count 3-vectors (flat or nested) into out; raises naming the entry */
-void tfl_read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer count, double *out) {
+void tfl_read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer count,
+                   double *out) {
   int t = count ? lua_geti(L, idx, 1) : LUA_TNIL;
   lua_pop(L, 1);
   for (lua_Integer i = 0; i < count; ++i) {
@@ -104,7 +115,8 @@ void tfl_read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer
       int isnum = 0;
       if (t == LUA_TTABLE) {
         if (lua_geti(L, idx, i + 1) != LUA_TTABLE)
-          luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I] is not a table of 3 numbers", what, i + 1));
+          luaL_argerror(L, arg,
+                        lua_pushfstring(L, "%s[%I] is not a table of 3 numbers", what, i + 1));
         lua_geti(L, -1, k + 1);
         out[3 * i + k] = lua_tonumberx(L, -1, &isnum);
         lua_pop(L, 2);
@@ -114,7 +126,9 @@ void tfl_read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer
         lua_pop(L, 1);
       }
       if (!isnum)
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s: coordinate %d of entry %I is not a number", what, k + 1, i + 1));
+        luaL_argerror(L, arg,
+                      lua_pushfstring(L, "%s: coordinate %d of entry %I is not a number", what,
+                                      k + 1, i + 1));
     }
   }
 }
@@ -128,34 +142,41 @@ lua_Integer tfl_index_count(lua_State *L, int idx, int arg, const char *what, in
     total = nested ? width * len : len; /* len <= UINT32_MAX: no overflow */
   }
   if (total % width != 0)
-    luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': flat array length is not a multiple of %d", what, width));
+    luaL_argerror(
+        L, arg,
+        lua_pushfstring(L, "field '%s': flat array length is not a multiple of %d", what, width));
   return total;
 }
 
 /* the index at flat position i (0-based) as a lua_Integer; raises unless it is one */
-static lua_Integer read_index(lua_State *L, int idx, int arg, const char *what, lua_Integer i, int width, int nested) {
+static lua_Integer read_index(lua_State *L, int idx, int arg, const char *what, lua_Integer i,
+                              int width, int nested) {
   int isint = 0;
   lua_Integer v;
   if (nested) {
     if (lua_geti(L, idx, i / width + 1) != LUA_TTABLE)
-      luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I] must be a table of %d indices, like the first entry", what,
-                                            i / width + 1, width));
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "%s[%I] must be a table of %d indices, like the first entry",
+                                    what, i / width + 1, width));
     lua_geti(L, -1, i % width + 1);
     v = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 2);
     if (!isint)
-      luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I][%d] is not an integer", what, i / width + 1, (int)(i % width) + 1));
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "%s[%I][%d] is not an integer", what, i / width + 1,
+                                    (int)(i % width) + 1));
   } else {
     lua_geti(L, idx, i + 1);
     v = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 1);
-    if (!isint) luaL_argerror(L, arg, lua_pushfstring(L, "%s: entry %I is not an integer", what, i + 1));
+    if (!isint)
+      luaL_argerror(L, arg, lua_pushfstring(L, "%s: entry %I is not an integer", what, i + 1));
   }
   return v;
 }
 
-void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Integer count, int width,
-                         uint32_t limit, uint32_t *out) {
+void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Integer count,
+                      int width, uint32_t limit, uint32_t *out) {
   int nested = 0;
   if (width && count) {
     nested = lua_geti(L, idx, 1) == LUA_TTABLE;
@@ -181,7 +202,9 @@ int tfl_opt_number_field(lua_State *L, int idx, int arg, const char *key, double
   int isnum = 0;
   double v = lua_tonumberx(L, -1, &isnum);
   lua_pop(L, 1);
-  if (!isnum) luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be a number, got %s", key, lua_typename(L, t)));
+  if (!isnum)
+    luaL_argerror(
+        L, arg, lua_pushfstring(L, "field '%s' must be a number, got %s", key, lua_typename(L, t)));
   *out = v;
   return 1;
 }
@@ -214,7 +237,6 @@ int tfl_push_fail(lua_State *L, tf_sim *sim, tf_status st) {
   return 3;
 }
 
-
 lsim *tfl_new_sim(lua_State *L) {
   lsim *p = lua_newuserdatauv(L, sizeof *p, 0);
   memset(p, 0, sizeof *p); /* closed until create succeeds */
@@ -223,7 +245,8 @@ lsim *tfl_new_sim(lua_State *L) {
 }
 
 /* bounds of the binding, not the library (which takes any uint32_t >= 1): far above the defaults
- * (20 and 500) and any use, low enough that a typo such as 2^40 is an error, not a step that never ends */
+ * (20 and 500) and any use, low enough that a typo such as 2^40 is an error, not a step that never
+ * ends */
 static const uint32_t TFL_MAX_NEWTON = 100000;
 static const uint32_t TFL_MAX_CG = 10000000;
 

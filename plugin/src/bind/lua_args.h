@@ -42,23 +42,26 @@ lmem *tfl_get_mem(lua_State *L);
 /* length of the table at idx in 0..TFL_MAX_COUNT, its entry #t present; raises naming `what` */
 lua_Integer tfl_len(lua_State *L, int idx, int arg, const char *what);
 /* Lua-managed scratch (a userdata left on the stack, so a raised error frees it) for count
- * elements of elem_size bytes, at least one; raises naming `what` if the size cannot be represented */
-void *tfl_checked_array(lua_State *L, int arg, lua_Integer count, size_t elem_size, const char *what);
+ * elements of elem_size bytes, at least one; raises naming `what` if the size cannot be represented
+ */
+void *tfl_checked_array(lua_State *L, int arg, lua_Integer count, size_t elem_size,
+                        const char *what);
 /* an optional whole-number field of table idx in lo..hi into *out (returns 1 when present);
  * anything else raises "<prefix><key> must be a whole number in lo..hi, got v" */
-int tfl_opt_uint_field(lua_State *L, int idx, int arg, const char *prefix, const char *key, uint32_t lo, uint32_t hi,
-                       uint32_t *out);
+int tfl_opt_uint_field(lua_State *L, int idx, int arg, const char *prefix, const char *key,
+                       uint32_t lo, uint32_t hi, uint32_t *out);
 
 /* count of 3-vectors in a flat or nested table at idx */
 lua_Integer tfl_vec3_count(lua_State *L, int idx, int arg, const char *what);
 /* read count 3-vectors (flat or nested) into out */
-void tfl_read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer count, double *out);
+void tfl_read_vec3(lua_State *L, int idx, int arg, const char *what, lua_Integer count,
+                   double *out);
 /* number of indices in a flat array or a nested one of `width`-tuples (triangles 3, tets 4) */
 lua_Integer tfl_index_count(lua_State *L, int idx, int arg, const char *what, int width);
 /* 1-based index array (flat, or nested `width`-tuples when width != 0; limit 0: no upper bound)
  * into 0-based out */
-void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Integer count, int width, uint32_t limit,
-                      uint32_t *out);
+void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Integer count,
+                      int width, uint32_t limit, uint32_t *out);
 /* a numeric field of table idx into *out when present (returns 1); raises on a non-number */
 int tfl_opt_number_field(lua_State *L, int idx, int arg, const char *key, double *out);
 void tfl_opt_vec3_field(lua_State *L, int idx, int arg, const char *key, double out[3]);

@@ -2,8 +2,9 @@
  * Contact in Lua (ABI 1.5): colliders, triangle meshes the host moves every frame.
  *   local c = sim:collider{ vertices = ..., triangles = ... (1-based, flat or nested),
  *                           thickness = 0.001, friction = 0.5, one_sided = false }
- *   c:move(positions)          -- the pose at the end of the next advance (one {x, y, z} per vertex)
- *   c:transform(matrix)        -- or a 4x4 affine transform of the first pose (16 numbers, row-major,
+ *   c:move(positions)          -- the pose at the end of the next advance (one {x, y, z} per
+ * vertex) c:transform(matrix)        -- or a 4x4 affine transform of the first pose (16 numbers,
+ * row-major,
  *                              -- or 4 rows of 4)
  *   c:set{ thickness =, friction = }   c:id() (1-based)   c:vert_count()   sim:collider_count()
  * The collider userdata keeps its simulation alive through a user value; once the simulation is
@@ -31,16 +32,19 @@ typedef struct lcollider {
 static const double MATRIX_ROW_TOL = 1e-9;
 
 /* raises unless every coordinate of the count 3-vectors is finite, naming the entry as Lua does */
-static void check_finite(lua_State *L, int arg, const char *what, const double *x, lua_Integer count) {
+static void check_finite(lua_State *L, int arg, const char *what, const double *x,
+                         lua_Integer count) {
   for (lua_Integer i = 0; i < count; ++i)
     for (int k = 0; k < 3; ++k)
       if (!isfinite(x[3 * i + k]))
-        luaL_argerror(L, arg, lua_pushfstring(L, "%s: coordinate %d of entry %I is not finite (%s)", what, k + 1,
-                                              i + 1, isnan(x[3 * i + k]) ? "NaN" : "inf"));
+        luaL_argerror(L, arg,
+                      lua_pushfstring(L, "%s: coordinate %d of entry %I is not finite (%s)", what,
+                                      k + 1, i + 1, isnan(x[3 * i + k]) ? "NaN" : "inf"));
 }
 
 /* field keys of the collider table, and of set{} */
-static const char *const DEF_KEYS[] = {"vertices", "triangles", "groups", "thickness", "friction", "one_sided", NULL};
+static const char *const DEF_KEYS[] = {"vertices", "triangles", "groups", "thickness",
+                                       "friction", "one_sided", NULL};
 static const char *const SET_KEYS[] = {"thickness", "friction", NULL};
 
 /* raises on a key of table idx that is not in keys */
@@ -58,9 +62,12 @@ static void check_keys(lua_State *L, int idx, int arg, const char *const *keys) 
         luaL_addstring(&b, keys[k]);
       }
       luaL_pushresult(&b);
-      if (!key) luaL_argerror(L, arg, lua_pushfstring(L, "unexpected %s key (fields: %s)", luaL_typename(L, -3),
-                                                      lua_tostring(L, -1)));
-      luaL_argerror(L, arg, lua_pushfstring(L, "unknown field '%s' (fields: %s)", key, lua_tostring(L, -1)));
+      if (!key)
+        luaL_argerror(L, arg,
+                      lua_pushfstring(L, "unexpected %s key (fields: %s)", luaL_typename(L, -3),
+                                      lua_tostring(L, -1)));
+      luaL_argerror(
+          L, arg, lua_pushfstring(L, "unknown field '%s' (fields: %s)", key, lua_tostring(L, -1)));
     }
     lua_pop(L, 1);
   }
@@ -74,12 +81,16 @@ static int l_collider(lua_State *L) {
   check_keys(L, 2, 2, DEF_KEYS);
   tf_collider_def def;
   tf_collider_def_init(&def);
-  if (lua_getfield(L, 2, "vertices") != LUA_TTABLE) luaL_argerror(L, 2, "field 'vertices' (a table) is required");
+  if (lua_getfield(L, 2, "vertices") != LUA_TTABLE)
+    luaL_argerror(L, 2, "field 'vertices' (a table) is required");
   int vi = lua_gettop(L);
   lua_Integer nv = tfl_vec3_count(L, vi, 2, "vertices");
   if (nv < 3 || nv > TFL_MAX_VERTS)
-    luaL_argerror(L, 2, lua_pushfstring(L, "field 'vertices': need 3 to %I vertices, got %I", TFL_MAX_VERTS, nv));
-  if (lua_getfield(L, 2, "triangles") != LUA_TTABLE) luaL_argerror(L, 2, "field 'triangles' (a table) is required");
+    luaL_argerror(
+        L, 2,
+        lua_pushfstring(L, "field 'vertices': need 3 to %I vertices, got %I", TFL_MAX_VERTS, nv));
+  if (lua_getfield(L, 2, "triangles") != LUA_TTABLE)
+    luaL_argerror(L, 2, "field 'triangles' (a table) is required");
   int ti = lua_gettop(L);
   lua_Integer nt3 = tfl_index_count(L, ti, 2, "triangles", 3);
   if (nt3 < 3) luaL_argerror(L, 2, "field 'triangles': a collider needs at least one triangle");
@@ -99,7 +110,8 @@ static int l_collider(lua_State *L) {
   tfl_opt_number_field(L, 2, 2, "thickness", &def.thickness);
   tfl_opt_number_field(L, 2, 2, "friction", &def.friction);
   int t = lua_getfield(L, 2, "one_sided");
-  if (t != LUA_TNIL && t != LUA_TBOOLEAN) luaL_argerror(L, 2, "field 'one_sided' must be true or false");
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    luaL_argerror(L, 2, "field 'one_sided' must be true or false");
   def.one_sided = (uint32_t)lua_toboolean(L, -1);
   lua_pop(L, 1);
   uint32_t id = 0;
@@ -142,8 +154,9 @@ static int l_move(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   lua_Integer count = tfl_vec3_count(L, 2, 2, "positions");
   if (count != (lua_Integer)c->vert_count)
-    luaL_argerror(L, 2, lua_pushfstring(L, "positions: %I positions for a collider of %I vertices", count,
-                                        (lua_Integer)c->vert_count));
+    luaL_argerror(L, 2,
+                  lua_pushfstring(L, "positions: %I positions for a collider of %I vertices", count,
+                                  (lua_Integer)c->vert_count));
   double *x = tfl_checked_array(L, 2, count, 3 * sizeof(double), "positions");
   tfl_read_vec3(L, 2, 2, "positions", count, x);
   check_finite(L, 2, "positions", x, count);
@@ -160,8 +173,10 @@ static void read_matrix(lua_State *L, int idx, int arg, double m[16]) {
   int nested = len > 0 && lua_geti(L, idx, 1) == LUA_TTABLE;
   if (len > 0) lua_pop(L, 1);
   if (nested ? len != 4 : len != 16)
-    luaL_argerror(L, arg, lua_pushfstring(L, "matrix: expected 16 numbers (row-major) or 4 rows of 4, got %I %s", len,
-                                          nested ? "rows" : "entries"));
+    luaL_argerror(
+        L, arg,
+        lua_pushfstring(L, "matrix: expected 16 numbers (row-major) or 4 rows of 4, got %I %s", len,
+                        nested ? "rows" : "entries"));
   for (int r = 0; r < 4; ++r)
     for (int k = 0; k < 4; ++k) {
       int isnum = 0;
@@ -177,7 +192,9 @@ static void read_matrix(lua_State *L, int idx, int arg, double m[16]) {
         lua_pop(L, 1);
       }
       if (!isnum || !isfinite(m[4 * r + k]))
-        luaL_argerror(L, arg, lua_pushfstring(L, "matrix: entry (%d, %d) is not a finite number", r + 1, k + 1));
+        luaL_argerror(
+            L, arg,
+            lua_pushfstring(L, "matrix: entry (%d, %d) is not a finite number", r + 1, k + 1));
     }
   static const double LAST_ROW[4] = {0, 0, 0, 1};
   for (int k = 0; k < 4; ++k)
@@ -231,16 +248,20 @@ static int l_collider_tostring(lua_State *L) {
   lcollider *c = luaL_checkudata(L, 1, COLLIDER_MT);
   lua_getiuservalue(L, 1, 1);
   lsim *p = luaL_testudata(L, -1, SIM_MT);
-  lua_pushfstring(L, "tauform.collider %I (%I vertices%s)", (lua_Integer)c->id + 1, (lua_Integer)c->vert_count,
-                  p && p->sim ? "" : ", simulation closed");
+  lua_pushfstring(L, "tauform.collider %I (%I vertices%s)", (lua_Integer)c->id + 1,
+                  (lua_Integer)c->vert_count, p && p->sim ? "" : ", simulation closed");
   return 1;
 }
 
-static const luaL_Reg COLLIDER_METHODS[] = {{"move", l_move},   {"transform", l_transform},
-                                            {"set", l_collider_set}, {"id", l_id},
-                                            {"vert_count", l_collider_vert_count}, {NULL, NULL}};
+static const luaL_Reg COLLIDER_METHODS[] = {{"move", l_move},
+                                            {"transform", l_transform},
+                                            {"set", l_collider_set},
+                                            {"id", l_id},
+                                            {"vert_count", l_collider_vert_count},
+                                            {NULL, NULL}};
 
-const luaL_Reg TFL_CONTACT_METHODS[] = {{"collider", l_collider}, {"collider_count", l_collider_count}, {NULL, NULL}};
+const luaL_Reg TFL_CONTACT_METHODS[] = {
+    {"collider", l_collider}, {"collider_count", l_collider_count}, {NULL, NULL}};
 
 void tfl_open_contact(lua_State *L) {
   if (luaL_newmetatable(L, COLLIDER_MT)) {

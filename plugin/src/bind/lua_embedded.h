@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * The pure-Lua layer (lua/tauform/ files) compiled into the binary by plugin/cmake/embed_lua.cmake. */
+ * The pure-Lua layer (lua/tauform/ files) compiled into the binary by plugin/cmake/embed_lua.cmake.
+ */
 #ifndef TF_BIND_LUA_EMBEDDED_H
 #define TF_BIND_LUA_EMBEDDED_H
 

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * Flesh in Lua:
  *   tauform.core.flesh{ vertices = ..., tets = ... (1-based quads, flat or nested),
- *                       surface = { vertices = ..., triangles = ... },  -- render skin; alone: filled
- *                       cells = 12, youngs = 5e4, poisson = 0.45, density = 1000,
- *                       materials = { {youngs =, poisson =, density =}, ... }, tet_materials = {...},
- *                       tau, kappa, gravity, pin_stiffness, solver }
+ *                       surface = { vertices = ..., triangles = ... },  -- render skin; alone:
+ * filled cells = 12, youngs = 5e4, poisson = 0.45, density = 1000, materials = { {youngs =, poisson
+ * =, density =}, ... }, tet_materials = {...}, tau, kappa, gravity, pin_stiffness, solver }
  *   tauform.core.tet_load(path) -> { vertices, tets, regions, region_names } | nil, message, code
  * and the methods sim:surface_positions([out]), sim:rest_positions([out]), sim:surface_count(),
  * sim:info(). All other methods are the cloth's: the same simulation type. */
@@ -19,13 +18,17 @@ static void read_surface(lua_State *L, int idx, tf_flesh_def *def) {
     lua_pop(L, 1);
     return;
   }
-  if (!lua_istable(L, -1)) luaL_argerror(L, 1, "field 'surface' must be a mesh { vertices = ..., triangles = ... }");
+  if (!lua_istable(L, -1))
+    luaL_argerror(L, 1, "field 'surface' must be a mesh { vertices = ..., triangles = ... }");
   int si = lua_gettop(L);
-  if (lua_getfield(L, si, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'surface.vertices' (a table) is required");
+  if (lua_getfield(L, si, "vertices") != LUA_TTABLE)
+    luaL_argerror(L, 1, "field 'surface.vertices' (a table) is required");
   int vi = lua_gettop(L);
   lua_Integer nv = tfl_vec3_count(L, vi, 1, "surface.vertices");
   if (nv < 1 || nv > TFL_MAX_VERTS)
-    luaL_argerror(L, 1, lua_pushfstring(L, "field 'surface.vertices': need 1 to %I vertices, got %I", TFL_MAX_VERTS, nv));
+    luaL_argerror(L, 1,
+                  lua_pushfstring(L, "field 'surface.vertices': need 1 to %I vertices, got %I",
+                                  TFL_MAX_VERTS, nv));
   double *pos = tfl_checked_array(L, 1, nv, 3 * sizeof(double), "surface.vertices");
   tfl_read_vec3(L, vi, 1, "surface.vertices", nv, pos);
   lua_Integer nt3 = 0;
@@ -57,13 +60,17 @@ static int l_flesh(lua_State *L) {
   def.index_base = 1; /* messages name vertices, triangles and tets as Lua numbers them */
   lua_Integer nv = 0;
   if (lua_getfield(L, 1, "tets") != LUA_TNIL) {
-    if (!lua_istable(L, -1)) luaL_argerror(L, 1, "field 'tets' must be a table of 1-based vertex quads");
+    if (!lua_istable(L, -1))
+      luaL_argerror(L, 1, "field 'tets' must be a table of 1-based vertex quads");
     int ti = lua_gettop(L);
-    if (lua_getfield(L, 1, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'vertices' (a table) is required with 'tets'");
+    if (lua_getfield(L, 1, "vertices") != LUA_TTABLE)
+      luaL_argerror(L, 1, "field 'vertices' (a table) is required with 'tets'");
     int vi = lua_gettop(L);
     nv = tfl_vec3_count(L, vi, 1, "vertices");
     if (nv < 4 || nv > TFL_MAX_VERTS)
-      luaL_argerror(L, 1, lua_pushfstring(L, "field 'vertices': need 4 to %I vertices, got %I", TFL_MAX_VERTS, nv));
+      luaL_argerror(
+          L, 1,
+          lua_pushfstring(L, "field 'vertices': need 4 to %I vertices, got %I", TFL_MAX_VERTS, nv));
     lua_Integer nt4 = tfl_index_count(L, ti, 1, "tets", 4);
     double *pos = tfl_checked_array(L, 1, nv, 3 * sizeof(double), "vertices");
     uint32_t *tets = tfl_checked_array(L, 1, nt4, sizeof(uint32_t), "tets");
@@ -87,17 +94,21 @@ static int l_flesh(lua_State *L) {
     tf_flesh_material *mats = tfl_checked_array(L, 1, count, sizeof *mats, "materials");
     for (lua_Integer k = 0; k < count; ++k) {
       if (lua_geti(L, mi, k + 1) != LUA_TTABLE)
-        luaL_argerror(L, 1, lua_pushfstring(L, "materials[%I] must be { youngs =, poisson =, density = }", k + 1));
+        luaL_argerror(
+            L, 1,
+            lua_pushfstring(L, "materials[%I] must be { youngs =, poisson =, density = }", k + 1));
       static const char *const keys[] = {"youngs", "poisson", "density"};
       for (int f = 0; f < 3; ++f) {
         int t = lua_getfield(L, -1, keys[f]);
         int ok = t == LUA_TNIL || lua_isnumber(L, -1); /* a numeric string converts, as elsewhere */
         lua_pop(L, 1);
         if (!ok)
-          luaL_argerror(L, 1, lua_pushfstring(L, "materials[%I].%s must be a number, got %s", k + 1, keys[f],
-                                              lua_typename(L, t)));
+          luaL_argerror(L, 1,
+                        lua_pushfstring(L, "materials[%I].%s must be a number, got %s", k + 1,
+                                        keys[f], lua_typename(L, t)));
       }
-      mats[k].youngs_modulus = def.youngs_modulus, mats[k].poisson = def.poisson, mats[k].density = def.density;
+      mats[k].youngs_modulus = def.youngs_modulus, mats[k].poisson = def.poisson,
+      mats[k].density = def.density;
       read_material(L, lua_gettop(L), &mats[k].youngs_modulus, &mats[k].poisson, &mats[k].density);
       lua_pop(L, 1);
     }
@@ -109,17 +120,22 @@ static int l_flesh(lua_State *L) {
   if (lua_getfield(L, 1, "tet_materials") == LUA_TTABLE) {
     int mi = lua_gettop(L);
     lua_Integer count = tfl_len(L, mi, 1, "tet_materials");
-    if (count != (lua_Integer)def.tet_count) luaL_argerror(L, 1, "field 'tet_materials' must have one entry per tet");
+    if (count != (lua_Integer)def.tet_count)
+      luaL_argerror(L, 1, "field 'tet_materials' must have one entry per tet");
     uint32_t *tm = tfl_checked_array(L, 1, count, sizeof *tm, "tet_materials");
     for (lua_Integer k = 0; k < count; ++k) {
       lua_geti(L, mi, k + 1);
       int isint = 0;
       lua_Integer m = lua_tointegerx(L, -1, &isint);
       lua_pop(L, 1);
-      if (!isint || m < 0) luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%I] must be an integer >= 0", k + 1));
+      if (!isint || m < 0)
+        luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%I] must be an integer >= 0", k + 1));
       if (m > (lua_Integer)def.material_count)
-        luaL_argerror(L, 1, lua_pushfstring(L, "tet_materials[%I] = %I but there are %I materials (0 is the base material)",
-                                            k + 1, m, (lua_Integer)def.material_count));
+        luaL_argerror(
+            L, 1,
+            lua_pushfstring(
+                L, "tet_materials[%I] = %I but there are %I materials (0 is the base material)",
+                k + 1, m, (lua_Integer)def.material_count));
       tm[k] = (uint32_t)m;
     }
     def.tet_materials = tm;
@@ -155,8 +171,10 @@ static int push_flat(lua_State *L, const double *buf, uint32_t count) {
 }
 
 static void out_table(lua_State *L, uint32_t count) {
-  if (lua_isnoneornil(L, 2)) lua_createtable(L, (int)(3 * count), 0);
-  else luaL_checktype(L, 2, LUA_TTABLE), lua_pushvalue(L, 2);
+  if (lua_isnoneornil(L, 2))
+    lua_createtable(L, (int)(3 * count), 0);
+  else
+    luaL_checktype(L, 2, LUA_TTABLE), lua_pushvalue(L, 2);
 }
 
 static int l_surface_positions(lua_State *L) {
@@ -208,7 +226,8 @@ static int l_info(lua_State *L) {
   return 1;
 }
 
-/* tet_load(path) -> { vertices = flat, tets = flat 1-based, regions = per tet, region_names = { [tag] = name } } */
+/* tet_load(path) -> { vertices = flat, tets = flat 1-based, regions = per tet, region_names = {
+ * [tag] = name } } */
 static int l_tet_load(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   tf_tetmesh *m = NULL;
@@ -226,10 +245,12 @@ static int l_tet_load(lua_State *L) {
   tf_tetmesh_get(m, &v);
   lua_createtable(L, 0, 4);
   lua_createtable(L, (int)(3 * v.vert_count), 0);
-  for (uint32_t k = 0; k < 3 * v.vert_count; ++k) lua_pushnumber(L, v.positions[k]), lua_rawseti(L, -2, k + 1);
+  for (uint32_t k = 0; k < 3 * v.vert_count; ++k)
+    lua_pushnumber(L, v.positions[k]), lua_rawseti(L, -2, k + 1);
   lua_setfield(L, -2, "vertices");
   lua_createtable(L, (int)(4 * v.tet_count), 0);
-  for (uint32_t k = 0; k < 4 * v.tet_count; ++k) lua_pushinteger(L, (lua_Integer)v.tets[k] + 1), lua_rawseti(L, -2, k + 1);
+  for (uint32_t k = 0; k < 4 * v.tet_count; ++k)
+    lua_pushinteger(L, (lua_Integer)v.tets[k] + 1), lua_rawseti(L, -2, k + 1);
   lua_setfield(L, -2, "tets");
   lua_createtable(L, (int)v.tet_count, 0);
   lua_newtable(L);

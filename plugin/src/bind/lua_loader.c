@@ -11,7 +11,8 @@
 
 static int load_embedded(lua_State *L) {
   const tf_lua_source *s = &tf_lua_sources[lua_tointeger(L, lua_upvalueindex(1))];
-  if (luaL_loadbufferx(L, (const char *)s->src, s->len, s->chunkname, "t") != LUA_OK) return lua_error(L);
+  if (luaL_loadbufferx(L, (const char *)s->src, s->len, s->chunkname, "t") != LUA_OK)
+    return lua_error(L);
   lua_pushstring(L, s->module);
   lua_call(L, 1, 1);
   return 1;
@@ -55,7 +56,8 @@ static int open_tauform(lua_State *L, int builtin_only) {
     lua_setfield(L, -2, name);
   }
   lua_pop(L, 1);
-  if (root == tf_lua_source_count) return luaL_error(L, "tauform: built without lua/tauform/init.lua");
+  if (root == tf_lua_source_count)
+    return luaL_error(L, "tauform: built without lua/tauform/init.lua");
   /* run the embedded init as module "tauform" */
   lua_pushinteger(L, (lua_Integer)root);
   lua_pushcclosure(L, load_embedded, 1);

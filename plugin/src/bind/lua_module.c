@@ -3,7 +3,8 @@
  * references stay undefined and bind to the interpreter's own Lua core at load (Debian's lua5.4
  * exports it), so no second Lua core enters the process; libtauform.so provides the tf_* ABI.
  * (libtauform.so is not the module itself so that it never depends on a Lua library: the rig
- * runner for C hosts, libtauform_rig.so, brings the system's Lua core only where rigs run from C.) */
+ * runner for C hosts, libtauform_rig.so, brings the system's Lua core only where rigs run from C.)
+ */
 #include "bind/lua_tauform.h"
 
 #define TF_LUA_EXPORT __attribute__((visibility("default")))

@@ -28,14 +28,18 @@ static int l_cloth(lua_State *L) {
   tf_cloth_def_init(&def);
   def.index_base = 1; /* messages name vertices, triangles and pins as Lua numbers them */
   /* mesh */
-  if (lua_getfield(L, 1, "vertices") != LUA_TTABLE) luaL_argerror(L, 1, "field 'vertices' (a table) is required");
+  if (lua_getfield(L, 1, "vertices") != LUA_TTABLE)
+    luaL_argerror(L, 1, "field 'vertices' (a table) is required");
   int vi = lua_gettop(L);
   lua_Integer nv = tfl_vec3_count(L, vi, 1, "vertices");
-  if (lua_getfield(L, 1, "triangles") != LUA_TTABLE) luaL_argerror(L, 1, "field 'triangles' (a table) is required");
+  if (lua_getfield(L, 1, "triangles") != LUA_TTABLE)
+    luaL_argerror(L, 1, "field 'triangles' (a table) is required");
   int ti = lua_gettop(L);
   lua_Integer nt3 = tfl_index_count(L, ti, 1, "triangles", 3);
   if (nv < 3 || nv > TFL_MAX_VERTS)
-    luaL_argerror(L, 1, lua_pushfstring(L, "field 'vertices': need 3 to %I vertices, got %I", TFL_MAX_VERTS, nv));
+    luaL_argerror(
+        L, 1,
+        lua_pushfstring(L, "field 'vertices': need 3 to %I vertices, got %I", TFL_MAX_VERTS, nv));
   /* scratch in Lua-managed memory so a raised error frees it */
   double *pos = tfl_checked_array(L, 1, nv, 3 * sizeof(double), "vertices");
   uint32_t *tri = tfl_checked_array(L, 1, nt3, sizeof(uint32_t), "triangles");
@@ -47,10 +51,12 @@ static int l_cloth(lua_State *L) {
   def.tri_count = (uint32_t)(nt3 / 3);
   double *masses = NULL;
   int mt = lua_getfield(L, 1, "masses");
-  if (mt != LUA_TNIL && mt != LUA_TTABLE) luaL_argerror(L, 1, "field 'masses' must be a table of one mass per vertex");
+  if (mt != LUA_TNIL && mt != LUA_TTABLE)
+    luaL_argerror(L, 1, "field 'masses' must be a table of one mass per vertex");
   if (mt == LUA_TTABLE) {
     int mi = lua_gettop(L);
-    if (tfl_len(L, mi, 1, "masses") != nv) luaL_argerror(L, 1, "field 'masses' must have one entry per vertex");
+    if (tfl_len(L, mi, 1, "masses") != nv)
+      luaL_argerror(L, 1, "field 'masses' must have one entry per vertex");
     masses = tfl_checked_array(L, 1, nv, sizeof(double), "masses");
     for (lua_Integer i = 0; i < nv; ++i) {
       lua_geti(L, mi, i + 1);
@@ -112,8 +118,10 @@ typedef tf_status (*read_fn)(const tf_sim *, double *, uint32_t);
 /* flat {x1, y1, z1, ...} into table arg 2 (reused) or a new one */
 static int push_vectors(lua_State *L, read_fn fn) {
   lsim *p = tfl_check_open(L);
-  if (lua_isnoneornil(L, 2)) lua_createtable(L, (int)(3 * p->n), 0);
-  else luaL_checktype(L, 2, LUA_TTABLE), lua_pushvalue(L, 2);
+  if (lua_isnoneornil(L, 2))
+    lua_createtable(L, (int)(3 * p->n), 0);
+  else
+    luaL_checktype(L, 2, LUA_TTABLE), lua_pushvalue(L, 2);
   /* the scratch stays on the stack (alive) while the table is filled */
   double *buf = lua_newuserdatauv(L, sizeof(double) * 3 * p->n, 0);
   fn(p->sim, buf, p->n);
@@ -137,7 +145,8 @@ static int l_triangles(lua_State *L) {
   lua_createtable(L, (int)(3 * m), 0);
   uint32_t *buf = lua_newuserdatauv(L, sizeof(uint32_t) * 3 * (size_t)(m ? m : 1), 0);
   tf_sim_get_triangles(p->sim, buf, m);
-  for (uint32_t k = 0; k < 3 * m; ++k) lua_pushinteger(L, (lua_Integer)buf[k] + 1), lua_rawseti(L, -3, (lua_Integer)k + 1);
+  for (uint32_t k = 0; k < 3 * m; ++k)
+    lua_pushinteger(L, (lua_Integer)buf[k] + 1), lua_rawseti(L, -3, (lua_Integer)k + 1);
   lua_pop(L, 1);
   return 1;
 }
@@ -201,7 +210,8 @@ static void push_param_table(lua_State *L) {
       lua_pushnumber(L, in.default_values[0]);
     } else {
       lua_createtable(L, 3, 0);
-      for (int i = 0; i < 3; ++i) lua_pushnumber(L, in.default_values[i]), lua_rawseti(L, -2, i + 1);
+      for (int i = 0; i < 3; ++i)
+        lua_pushnumber(L, in.default_values[i]), lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "default");
     lua_setfield(L, -2, in.short_name);
@@ -224,7 +234,8 @@ static int l_set(lua_State *L) {
   lua_pushnil(L);
   while (lua_next(L, 2)) {
     const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-    if (param_by_name(key) < 0) luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'", key ? key : "?"));
+    if (param_by_name(key) < 0)
+      luaL_argerror(L, 2, lua_pushfstring(L, "unknown parameter '%s'", key ? key : "?"));
     lua_pop(L, 1);
   }
   double vals[NPARAM][3];
@@ -242,14 +253,17 @@ static int l_set(lua_State *L) {
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", in.short_name));
         tfl_read_vec3(L, lua_gettop(L), 2, in.short_name, 1, vals[k]);
       } else if (t == LUA_TTABLE && k == TF_PARAM_BEND_STIFFNESS) {
-        if (tfl_len(L, -1, 2, "bend") != (lua_Integer)p->n) luaL_argerror(L, 2, "'bend' map must have one value per vertex");
+        if (tfl_len(L, -1, 2, "bend") != (lua_Integer)p->n)
+          luaL_argerror(L, 2, "'bend' map must have one value per vertex");
         bend_map = tfl_checked_array(L, 2, p->n, sizeof(double), "bend");
         lua_insert(L, -2);
         for (uint32_t i = 0; i < p->n; ++i) {
           lua_geti(L, -1, (lua_Integer)i + 1);
           int isnum = 0;
           bend_map[i] = lua_tonumberx(L, -1, &isnum);
-          if (!isnum) luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%I] is not a number", (lua_Integer)i + 1));
+          if (!isnum)
+            luaL_argerror(L, 2,
+                          lua_pushfstring(L, "'bend'[%I] is not a number", (lua_Integer)i + 1));
           lua_pop(L, 1);
         }
         present[k] = 2;
@@ -276,8 +290,10 @@ static int l_set(lua_State *L) {
   for (int pass = 1; pass <= 2; ++pass)
     for (int k = 0; k < NPARAM; ++k) {
       if (present[k] != pass) continue;
-      if (pass == 2) tf_sim_set_param_map(p->sim, (tf_param)k, bend_map, p->n);
-      else tf_sim_set_param(p->sim, (tf_param)k, vals[k], count[k]);
+      if (pass == 2)
+        tf_sim_set_param_map(p->sim, (tf_param)k, bend_map, p->n);
+      else
+        tf_sim_set_param(p->sim, (tf_param)k, vals[k], count[k]);
     }
   lua_settop(L, 1);
   return 1;
@@ -352,7 +368,8 @@ static int l_set_state(lua_State *L) {
   double *x = tfl_checked_array(L, 2, count, 3 * sizeof(double), "positions"), *v = NULL;
   tfl_read_vec3(L, 2, 2, "positions", count, x);
   if (!lua_isnoneornil(L, 3)) {
-    luaL_argcheck(L, tfl_vec3_count(L, 3, 3, "velocities") == (lua_Integer)p->n, 3, "one velocity per vertex");
+    luaL_argcheck(L, tfl_vec3_count(L, 3, 3, "velocities") == (lua_Integer)p->n, 3,
+                  "one velocity per vertex");
     v = tfl_checked_array(L, 3, p->n, 3 * sizeof(double), "velocities");
     tfl_read_vec3(L, 3, 3, "velocities", p->n, v);
   }
@@ -407,7 +424,8 @@ static int l_close(lua_State *L) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, HOST_OWNED_KEY) == LUA_TTABLE) {
     lua_pushvalue(L, 1);
     if (lua_rawget(L, -2) != LUA_TNIL)
-      return luaL_error(L, "this simulation belongs to the host that runs the rig: it cannot be closed from Lua");
+      return luaL_error(
+          L, "this simulation belongs to the host that runs the rig: it cannot be closed from Lua");
   }
   lua_settop(L, 1);
   return l_gc(L);
@@ -435,8 +453,10 @@ static int l_is_closed(lua_State *L) {
 
 static int l_tostring(lua_State *L) {
   lsim *p = luaL_checkudata(L, 1, SIM_MT);
-  if (p->sim) lua_pushfstring(L, "tauform.sim (%I vertices)", (lua_Integer)p->n);
-  else lua_pushliteral(L, "tauform.sim (closed)");
+  if (p->sim)
+    lua_pushfstring(L, "tauform.sim (%I vertices)", (lua_Integer)p->n);
+  else
+    lua_pushliteral(L, "tauform.sim (closed)");
   return 1;
 }
 
@@ -485,13 +505,16 @@ static int l_render_sheet(lua_State *L) {
   tf_render_def d;
   read_render(L, 4, &d);
   uint32_t cols = 3;
-  if (!lua_isnil(L, 4)) tfl_opt_uint_field(L, 4, 4, "", "columns", 1, (uint32_t)MAX_SHEET_FRAMES, &cols);
+  if (!lua_isnil(L, 4))
+    tfl_opt_uint_field(L, 4, 4, "", "columns", 1, (uint32_t)MAX_SHEET_FRAMES, &cols);
   lua_Integer count = tfl_len(L, 3, 3, "shapes");
   luaL_argcheck(L, count >= 1 && count <= MAX_SHEET_FRAMES, 3, "give 1 to 1024 shapes");
   /* one scratch block for every shape (a single stack slot however many shapes): count pointers,
-   * then count shapes of 3 * n doubles; count <= 1024 and n <= TFL_MAX_VERTS bound it well below SIZE_MAX */
+   * then count shapes of 3 * n doubles; count <= 1024 and n <= TFL_MAX_VERTS bound it well below
+   * SIZE_MAX */
   size_t per = 3 * (size_t)p->n;
-  const double **frames = tfl_checked_array(L, 3, count, sizeof *frames + sizeof(double) * per, "shapes");
+  const double **frames =
+      tfl_checked_array(L, 3, count, sizeof *frames + sizeof(double) * per, "shapes");
   double *data = (double *)(frames + count);
   for (lua_Integer k = 0; k < count; ++k) {
     lua_geti(L, 3, k + 1);
@@ -528,7 +551,8 @@ static int l_measure_settle(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   double lambda = luaL_optnumber(L, 3, 0.0), dt = luaL_optnumber(L, 4, 0.0);
   lua_Integer n = tfl_len(L, 1, 1, "times");
-  luaL_argcheck(L, n >= 2 && tfl_len(L, 2, 2, "distances") == n, 2, "need as many distances as times (2 or more)");
+  luaL_argcheck(L, n >= 2 && tfl_len(L, 2, 2, "distances") == n, 2,
+                "need as many distances as times (2 or more)");
   luaL_argcheck(L, lambda == 0.0 || dt > 0.0, 4, "give the step dt with lambda");
   double *t = tfl_checked_array(L, 1, n, 2 * sizeof(double), "times"), *d = t + n;
   for (lua_Integer k = 0; k < n; ++k) {
@@ -555,7 +579,8 @@ static int l_critical_damping(lua_State *L) {
   double lambda = luaL_checknumber(L, 1), mu = luaL_checknumber(L, 2), rho = luaL_checknumber(L, 3);
   double wl = luaL_checknumber(L, 4), phi = 0, psi = 0;
   tf_status st = tf_critical_damping(lambda, mu, rho, wl, &phi, &psi);
-  if (st == TF_E_INVALID_ARG) return luaL_error(L, "critical_damping: lambda, mu, rho and wavelength must be positive");
+  if (st == TF_E_INVALID_ARG)
+    return luaL_error(L, "critical_damping: lambda, mu, rho and wavelength must be positive");
   lua_pushnumber(L, phi);
   lua_pushnumber(L, psi);
   if (st == TF_E_UNSUPPORTED) {
@@ -580,15 +605,27 @@ static int l_native_bytes(lua_State *L) {
   return 2;
 }
 
-static const luaL_Reg SIM_METHODS[] = {
-    {"advance", l_advance},     {"positions", l_positions}, {"velocities", l_velocities},
-    {"normals", l_normals},     {"forces", l_forces},       {"position", l_position},
-    {"vert_count", l_vert_count}, {"energy", l_energy},   {"set", l_set},  {"triangles", l_triangles},
-    {"get", l_get},             {"pin", l_pin},             {"pin_targets", l_pin_targets},
-    {"set_state", l_set_state}, {"stats", l_stats},         {"close", l_close},
-    {"is_closed", l_is_closed}, {"render_png", l_render_png}, {"render_sheet", l_render_sheet},
-    {"settle_tau", l_settle_tau},
-    {NULL, NULL}};
+static const luaL_Reg SIM_METHODS[] = {{"advance", l_advance},
+                                       {"positions", l_positions},
+                                       {"velocities", l_velocities},
+                                       {"normals", l_normals},
+                                       {"forces", l_forces},
+                                       {"position", l_position},
+                                       {"vert_count", l_vert_count},
+                                       {"energy", l_energy},
+                                       {"set", l_set},
+                                       {"triangles", l_triangles},
+                                       {"get", l_get},
+                                       {"pin", l_pin},
+                                       {"pin_targets", l_pin_targets},
+                                       {"set_state", l_set_state},
+                                       {"stats", l_stats},
+                                       {"close", l_close},
+                                       {"is_closed", l_is_closed},
+                                       {"render_png", l_render_png},
+                                       {"render_sheet", l_render_sheet},
+                                       {"settle_tau", l_settle_tau},
+                                       {NULL, NULL}};
 
 static const luaL_Reg LIB[] = {{"cloth", l_cloth},
                                {"critical_damping", l_critical_damping},
@@ -601,8 +638,8 @@ int tf_luaopen_core(lua_State *L) {
   /* the same major version, and at least the minor this binding was built against (it calls 1.4's
    * tf_param_get_info, reads TF_PARAM_TIME and 1.5's contact parameters, and adds colliders) */
   if ((tf_version() >> 16) != TF_VERSION_MAJOR || ((tf_version() >> 8) & 0xff) < TF_VERSION_MINOR)
-    return luaL_error(L, "tauform: library %s, binding built for %d.%d or a later %d.x", tf_version_string(),
-                      TF_VERSION_MAJOR, TF_VERSION_MINOR, TF_VERSION_MAJOR);
+    return luaL_error(L, "tauform: library %s, binding built for %d.%d or a later %d.x",
+                      tf_version_string(), TF_VERSION_MAJOR, TF_VERSION_MINOR, TF_VERSION_MAJOR);
   if (luaL_newmetatable(L, SIM_MT)) {
     luaL_newlib(L, SIM_METHODS);
     luaL_setfuncs(L, TFL_FLESH_METHODS, 0);

@@ -15,7 +15,8 @@ int tf_luaopen_core(lua_State *L);
 int tf_luaopen_tauform(lua_State *L);
 /* the simulation of a tauform.sim userdata at idx, NULL if it is not one or is closed */
 tf_sim *tf_lua_tosim(lua_State *L, int idx);
-/* the sim userdata at idx belongs to a C host: close() from Lua refuses (only collection frees it) */
+/* the sim userdata at idx belongs to a C host: close() from Lua refuses (only collection frees it)
+ */
 void tf_lua_mark_host_owned(lua_State *L, int idx);
 /* tf_luaopen_tauform, but always the built-in pure-Lua modules (never ones found on package.path):
  * the rig runner's state must use the layer it was built with */

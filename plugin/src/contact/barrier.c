@@ -33,14 +33,15 @@ double barrier_b(double s, double shat, double *db, double *d2b) {
 
 static void gather(double *dst, const double *src, int i) { v3_copy(dst, src + 3 * (size_t)i); }
 
-double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y, double *grad, double *hess,
-                              int v[4], double xs[12]) {
+double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y, double *grad,
+                              double *hess, int v[4], double xs[12]) {
   const contact_collider *col = p->kind == CONTACT_G ? NULL : s->contact->col[p->collider];
   return contact_pair_distance2_at(s, p, y, col ? col->x1 : NULL, grad, hess, v, xs);
 }
 
-double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y, const double *cx,
-                                 double *grad, double *hess, int v[4], double xs[12]) {
+double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y,
+                                 const double *cx, double *grad, double *hess, int v[4],
+                                 double xs[12]) {
   const sim_contact *c = s->contact;
   const contact_collider *col = p->kind == CONTACT_G ? NULL : c->col[p->collider];
   v[0] = v[1] = v[2] = v[3] = -1;
@@ -80,7 +81,8 @@ double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const d
   }
 }
 
-void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y, int v[4], double xs[12]) {
+void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y, int v[4],
+                          double xs[12]) {
   const sim_contact *c = s->contact;
   const contact_collider *col = c->col[p->collider];
   const double *cx = col->x1;
@@ -94,7 +96,8 @@ void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *
     for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, y, t[k]);
   } else {
     const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
-    gather(xs, y, ea[0]), gather(xs + 3, y, ea[1]), gather(xs + 6, cx, eb[0]), gather(xs + 9, cx, eb[1]);
+    gather(xs, y, ea[0]), gather(xs + 3, y, ea[1]), gather(xs + 6, cx, eb[0]),
+        gather(xs + 9, cx, eb[1]);
   }
   (void)v;
 }
@@ -118,12 +121,14 @@ static void scatter(bsr *H, double *grad, const int v[4], const double *g, const
   for (int k = 0; k < 4; ++k)
     if (v[k] >= 0) idx[np++] = k;
   if (grad)
-    for (int a = 0; a < np; ++a) v3_add(grad + 3 * (size_t)v[idx[a]], grad + 3 * (size_t)v[idx[a]], g + 3 * idx[a]);
+    for (int a = 0; a < np; ++a)
+      v3_add(grad + 3 * (size_t)v[idx[a]], grad + 3 * (size_t)v[idx[a]], g + 3 * idx[a]);
   if (!H) return;
   double A[144];
   int m = 3 * np;
   for (int a = 0; a < m; ++a)
-    for (int b = 0; b < m; ++b) A[m * a + b] = h[12 * (3 * idx[a / 3] + a % 3) + 3 * idx[b / 3] + b % 3];
+    for (int b = 0; b < m; ++b)
+      A[m * a + b] = h[12 * (3 * idx[a / 3] + a % 3) + 3 * idx[b / 3] + b % 3];
   eigen_sym_project_psd(A, m);
   for (int a = 0; a < np; ++a)
     for (int b = 0; b < np; ++b) {
@@ -131,12 +136,15 @@ static void scatter(bsr *H, double *grad, const int v[4], const double *g, const
       double blk[9];
       for (int r = 0; r < 3; ++r)
         for (int q = 0; q < 3; ++q) blk[3 * r + q] = A[m * (3 * a + r) + 3 * b + q];
-      if (i == j) bsr_add_block(H, H->diag[i], blk);
-      else if (i < j) bsr_add_block(H, bsr_slot(H, i, j), blk); /* (j, i) is its transpose */
+      if (i == j)
+        bsr_add_block(H, H->diag[i], blk);
+      else if (i < j)
+        bsr_add_block(H, bsr_slot(H, i, j), blk); /* (j, i) is its transpose */
     }
 }
 
-static void ground_term(const tf_sim *s, const contact_pair *p, const double *y, double *E, double *grad, bsr *H) {
+static void ground_term(const tf_sim *s, const contact_pair *p, const double *y, double *E,
+                        double *grad, bsr *H) {
   double n[3], h;
   contact_ground(s, n, &h);
   uint32_t i = p->a;
@@ -145,7 +153,8 @@ static void ground_term(const tf_sim *s, const contact_pair *p, const double *y,
   if (p->inside) {
     if (d >= dhat) return;
     /* N/m: the barrier's load at dhat depth, 4x stiffer for every further frame below */
-    double k = p->kappa * CONTACT_F_HALF * dhat * dhat * ldexp(1.0, 2 * (s->contact->inside_frames[i] - 1));
+    double k = p->kappa * CONTACT_F_HALF * dhat * dhat *
+               ldexp(1.0, 2 * (s->contact->inside_frames[i] - 1));
     *E += 0.5 * k * (dhat - d) * (dhat - d);
     g1 = -k * (dhat - d);
     k2 = k;
@@ -173,16 +182,18 @@ static int apart(const double xs[12], int kind, double dhat) {
     double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY;
     for (int k = 0; k < 4; ++k) {
       double v = xs[3 * k + a];
-      if (k < split) lo0 = fmin(lo0, v), hi0 = fmax(hi0, v);
-      else lo1 = fmin(lo1, v), hi1 = fmax(hi1, v);
+      if (k < split)
+        lo0 = fmin(lo0, v), hi0 = fmax(hi0, v);
+      else
+        lo1 = fmin(lo1, v), hi1 = fmax(hi1, v);
     }
     if (lo0 - hi1 >= dhat || lo1 - hi0 >= dhat) return 1;
   }
   return 0;
 }
 
-static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y, double *E,
-                         double *grad, bsr *H) {
+static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
+                         double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
   double g[12], h[144], xs[12];
@@ -209,13 +220,14 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
       for (int r = 0; r < 12; ++r) lg[r] = p->kappa * (mo * db * g[r] + b * mg[r]);
       for (int r = 0; r < 12; ++r)
         for (int q = 0; q < 12; ++q)
-          lh[12 * r + q] = p->kappa * (mo * (d2b * g[r] * g[q] + db * h[12 * r + q]) + b * mh[12 * r + q] +
-                                        db * (mg[r] * g[q] + g[r] * mg[q]));
+          lh[12 * r + q] = p->kappa * (mo * (d2b * g[r] * g[q] + db * h[12 * r + q]) +
+                                       b * mh[12 * r + q] + db * (mg[r] * g[q] + g[r] * mg[q]));
     } else {
       *E += p->kappa * b;
       for (int r = 0; r < 12; ++r) lg[r] = p->kappa * db * g[r];
       for (int r = 0; r < 12; ++r)
-        for (int q = 0; q < 12; ++q) lh[12 * r + q] = p->kappa * (d2b * g[r] * g[q] + db * h[12 * r + q]);
+        for (int q = 0; q < 12; ++q)
+          lh[12 * r + q] = p->kappa * (d2b * g[r] * g[q] + db * h[12 * r + q]);
     }
     scatter(H, grad, v, lg, H ? lh : NULL);
   }
@@ -227,7 +239,8 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
     double dhat = s->par.thickness + col->thickness, d[3];
     double grav = fmax(v3_norm(s->par.gravity), 1.0);
     /* N/m: four weights at a gap's depth, 4x stiffer for every further frame it stays inside */
-    double k = c->kappa_scale * 4.0 * s->model.mass[i] * grav / dhat * ldexp(1.0, 2 * (c->inside_frames[i] - 1));
+    double k = c->kappa_scale * 4.0 * s->model.mass[i] * grav / dhat *
+               ldexp(1.0, 2 * (c->inside_frames[i] - 1));
     v3_sub(d, y + 3 * (size_t)i, c->outside + 3 * (size_t)i);
     *E += 0.5 * k * v3_norm2(d);
     if (grad) v3_axpy(grad + 3 * (size_t)i, k, d);
@@ -241,4 +254,5 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
 static void barrier_destroy(tf_mem *m, void *data) { contact_free(m, data); }
 
 /* its data is the simulation's sim_contact */
-const elem_ops ELEM_BARRIER = {"barrier", 0, barrier_eval, NULL, barrier_destroy, sizeof(sim_contact)};
+const elem_ops ELEM_BARRIER = {"barrier",          0, barrier_eval, NULL, barrier_destroy,
+                               sizeof(sim_contact)};

@@ -19,8 +19,8 @@ double contact_now(void) {
 }
 
 /* CCD of one pair over x0 -> x0 + dx (stencil displacements of its simulated points) */
-double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0, const double *d, int colliders_move,
-                        double thickness, int *hit) {
+double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0, const double *d,
+                        int colliders_move, double thickness, int *hit) {
   geom_ccd_params cp;
   geom_ccd_params_default(&cp);
   cp.thickness = thickness;
@@ -29,7 +29,8 @@ double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0
     if (p->inside) return 1.0;
     double n[3], h;
     contact_ground(s, n, &h);
-    double d0 = v3_dot(n, y0 + 3 * (size_t)p->a) - h - thickness, dd = v3_dot(n, d + 3 * (size_t)p->a);
+    double d0 = v3_dot(n, y0 + 3 * (size_t)p->a) - h - thickness,
+           dd = v3_dot(n, d + 3 * (size_t)p->a);
     if (dd >= 0.0 || -dd <= (1.0 - cp.s) * d0) return 1.0;
     *hit = 1;
     return d0 > 0.0 ? (1.0 - cp.s) * d0 / -dd : 0.0;
@@ -47,7 +48,8 @@ double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0
       v[0] = (int)p->a, v[1] = v[2] = v[3] = -1;
       for (int k = 0; k < 3; ++k) v3_copy(x0 + 3 + 3 * k, cx + 3 * (size_t)t[k]);
       if (colliders_move)
-        for (int k = 0; k < 3; ++k) v3_sub(dx + 3 + 3 * k, col->x1 + 3 * (size_t)t[k], col->x0 + 3 * (size_t)t[k]);
+        for (int k = 0; k < 3; ++k)
+          v3_sub(dx + 3 + 3 * k, col->x1 + 3 * (size_t)t[k], col->x0 + 3 * (size_t)t[k]);
       break;
     }
     case CONTACT_TP: {

@@ -94,7 +94,8 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
       !grow(&s->mem, (void **)&c->fric, &c->fric_cap, cap, sizeof *c->fric, &c->growths))
     return TF_E_NOMEM;
   c->growths = 0;
-  return broad_reserve(&c->bp, (int)(c->n + 3 * (size_t)c->tri_count), 8 * (c->n + 3 * (size_t)c->tri_count));
+  return broad_reserve(&c->bp, (int)(c->n + 3 * (size_t)c->tri_count),
+                       8 * (c->n + 3 * (size_t)c->tri_count));
 }
 
 static void collider_free(tf_mem *m, contact_collider *k) {
@@ -132,7 +133,9 @@ int contact_ground_on(const tf_sim *s) {
   return n[0] != 0.0 || n[1] != 0.0 || n[2] != 0.0;
 }
 
-int contact_active(const tf_sim *s) { return s->contact && (s->contact->col_count || contact_ground_on(s)); }
+int contact_active(const tf_sim *s) {
+  return s->contact && (s->contact->col_count || contact_ground_on(s));
+}
 
 void contact_ground(const tf_sim *s, double n[3], double *h) {
   double l = v3_norm(s->par.ground_normal);
@@ -174,7 +177,8 @@ tf_status contact_add_collider(tf_sim *s, const tf_collider_def *d, uint32_t *ou
   memcpy(k->x0, d->positions, n3 * sizeof *k->x0);
   memcpy(k->x1, d->positions, n3 * sizeof *k->x1);
   for (size_t q = 0; q < 3 * (size_t)k->nt; ++q) {
-    uint32_t a = d->triangles[q] - s->index_base, b = d->triangles[q - q % 3 + (q % 3 + 1) % 3] - s->index_base;
+    uint32_t a = d->triangles[q] - s->index_base,
+             b = d->triangles[q - q % 3 + (q % 3 + 1) % 3] - s->index_base;
     k->tris[q] = (int)a;
     key[q] = a < b ? ((uint64_t)a << 32 | b) : ((uint64_t)b << 32 | a);
   }
@@ -224,29 +228,31 @@ static void pair_init(const tf_sim *s, contact_pair *p, double mass, double dhat
   double g = fmax(v3_norm(s->par.gravity), 1.0);
   p->dhat = dhat;
   p->mu = mu;
-  p->kappa = s->contact->kappa_scale * KAPPA_LOAD * mass * g / (CONTACT_F_HALF * dhat * dhat * dhat);
+  p->kappa =
+      s->contact->kappa_scale * KAPPA_LOAD * mass * g / (CONTACT_F_HALF * dhat * dhat * dhat);
   p->lambda = 0.0;
 }
 
 static int add_pair(tf_sim *s, contact_pair p) {
   sim_contact *c = s->contact;
-  if (c->pair_count == c->pair_cap &&
-      !grow(&s->mem, (void **)&c->pairs, &c->pair_cap, c->pair_cap + 1, sizeof *c->pairs, &c->growths))
+  if (c->pair_count == c->pair_cap && !grow(&s->mem, (void **)&c->pairs, &c->pair_cap,
+                                            c->pair_cap + 1, sizeof *c->pairs, &c->growths))
     return 0;
   c->pairs[c->pair_count++] = p;
   return 1;
 }
 
 /* run a broad query into c->buf, growing it once if the candidates do not fit */
-typedef tf_status (*broad_query)(broad *, const broad_mesh *, const broad_mesh *, double, broad_pair *, size_t,
-                                 size_t *);
-static tf_status query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b, double infl,
-                       size_t *count) {
+typedef tf_status (*broad_query)(broad *, const broad_mesh *, const broad_mesh *, double,
+                                 broad_pair *, size_t, size_t *);
+static tf_status query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b,
+                       double infl, size_t *count) {
   sim_contact *c = s->contact;
   tf_status st = q(&c->bp, a, b, infl, c->buf, c->buf_cap, count);
   if (st != TF_OK) return st;
   if (*count > c->buf_cap) {
-    if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, *count, sizeof *c->buf, &c->growths)) return TF_E_NOMEM;
+    if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, *count, sizeof *c->buf, &c->growths))
+      return TF_E_NOMEM;
     st = q(&c->bp, a, b, infl, c->buf, c->buf_cap, count);
   }
   return st;
@@ -270,22 +276,33 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
   broad_mesh me = {x0, x1, (int)c->n, c->tris, (int)c->tri_count, c->edges, (int)c->edge_count};
   for (uint32_t k = 0; k < c->col_count; ++k) {
     contact_collider *col = c->col[k];
-    broad_mesh other = {colliders_move ? col->x0 : col->x1, colliders_move ? col->x1 : NULL, (int)col->nv,
-                        col->tris, (int)col->nt, col->edges, (int)col->ne};
+    broad_mesh other = {colliders_move ? col->x0 : col->x1,
+                        colliders_move ? col->x1 : NULL,
+                        (int)col->nv,
+                        col->tris,
+                        (int)col->nt,
+                        col->edges,
+                        (int)col->ne};
     double dhat = s->par.thickness + col->thickness, mu = sqrt(s->par.friction * col->friction);
     size_t count = 0;
     tf_status st;
     for (int kind = CONTACT_PT; kind <= CONTACT_EE; ++kind) {
       double infl = dhat + c->margin;
-      if (kind == CONTACT_PT) st = query(s, broad_vertex_tri, &me, &other, infl, &count);
-      else if (kind == CONTACT_TP) st = query(s, broad_vertex_tri, &other, &me, infl, &count);
-      else st = query(s, broad_edge_edge, &me, &other, infl, &count);
+      if (kind == CONTACT_PT)
+        st = query(s, broad_vertex_tri, &me, &other, infl, &count);
+      else if (kind == CONTACT_TP)
+        st = query(s, broad_vertex_tri, &other, &me, infl, &count);
+      else
+        st = query(s, broad_edge_edge, &me, &other, infl, &count);
       if (st != TF_OK) return st;
       for (size_t q = 0; q < count; ++q) {
-        contact_pair p = {.kind = (uint8_t)kind, .collider = (uint16_t)k, .a = (uint32_t)c->buf[q].a,
+        contact_pair p = {.kind = (uint8_t)kind,
+                          .collider = (uint16_t)k,
+                          .a = (uint32_t)c->buf[q].a,
                           .b = (uint32_t)c->buf[q].b};
         double m;
-        if (kind == CONTACT_PT) m = mass[p.a];
+        if (kind == CONTACT_PT)
+          m = mass[p.a];
         else if (kind == CONTACT_TP) {
           const int *t = c->tris + 3 * (size_t)p.b;
           m = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
@@ -331,18 +348,22 @@ static void find_inside(tf_sim *s) {
     const double *X = col->prev; /* the pose at the advance's start */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t j = 0; j < col->nv; ++j)
-      for (int a = 0; a < 3; ++a) lo[a] = fmin(lo[a], X[3 * j + a]), hi[a] = fmax(hi[a], X[3 * j + a]);
+      for (int a = 0; a < 3; ++a)
+        lo[a] = fmin(lo[a], X[3 * j + a]), hi[a] = fmax(hi[a], X[3 * j + a]);
     double dhat = s->par.thickness + col->thickness;
     for (uint32_t i = 0; i < c->n; ++i) {
       const double *p = x + 3 * (size_t)i;
       if (c->inside[i] >= 0 || s->pins.fixed[i]) continue;
-      if (p[0] < lo[0] || p[1] < lo[1] || p[2] < lo[2] || p[0] > hi[0] || p[1] > hi[1] || p[2] > hi[2]) continue;
+      if (p[0] < lo[0] || p[1] < lo[1] || p[2] < lo[2] || p[0] > hi[0] || p[1] > hi[1] ||
+          p[2] > hi[2])
+        continue;
       if (!(winding_number(X, (const uint32_t *)col->tris, col->nt, p) > 0.5)) continue;
       /* the closest surface point and its triangle's outward normal */
       double best = INFINITY, q[3] = {0, 0, 0}, nrm[3] = {0, 0, 1};
       for (uint32_t t = 0; t < col->nt; ++t) {
         const int *tv = col->tris + 3 * (size_t)t;
-        const double *a = X + 3 * (size_t)tv[0], *b = X + 3 * (size_t)tv[1], *cc = X + 3 * (size_t)tv[2];
+        const double *a = X + 3 * (size_t)tv[0], *b = X + 3 * (size_t)tv[1],
+                     *cc = X + 3 * (size_t)tv[2];
         double w[3], pt[3] = {0, 0, 0}, d[3];
         contact_closest_tri(p, a, b, cc, w);
         v3_axpy(pt, w[0], a), v3_axpy(pt, w[1], b), v3_axpy(pt, w[2], cc);
@@ -365,7 +386,8 @@ static void find_inside(tf_sim *s) {
     }
   }
   for (uint32_t i = 0; i < c->n; ++i)
-    c->inside_frames[i] = found[i] ? (uint8_t)(c->inside_frames[i] < 12 ? c->inside_frames[i] + 1 : 12) : 0;
+    c->inside_frames[i] =
+        found[i] ? (uint8_t)(c->inside_frames[i] < 12 ? c->inside_frames[i] + 1 : 12) : 0;
 }
 
 void contact_begin_advance(tf_sim *s) {
@@ -448,7 +470,8 @@ static int covered(const sim_contact *c, const double *y, const double *dir) {
   if (!c->cover_valid) return 0;
   double r2 = c->cover_r * c->cover_r;
   for (uint32_t i = 0; i < c->n; ++i) {
-    const double *a = y + 3 * (size_t)i, *d = dir ? dir + 3 * (size_t)i : NULL, *x = c->cover_x + 3 * (size_t)i;
+    const double *a = y + 3 * (size_t)i, *d = dir ? dir + 3 * (size_t)i : NULL,
+                 *x = c->cover_x + 3 * (size_t)i;
     double e0[3], e1[3];
     v3_sub(e0, a, x);
     if (v3_norm2(e0) > r2) return 0;
@@ -490,6 +513,7 @@ tf_status contact_reserve_friction(tf_sim *s) {
   MEM_FREE_ARRAY(&s->mem, c->fric, c->fric_cap);
   c->fric = NULL;
   c->fric_cap = 0;
-  return grow(&s->mem, (void **)&c->fric, &c->fric_cap, c->pair_count, sizeof *c->fric, &c->growths) ? TF_OK
-                                                                                                   : TF_E_NOMEM;
+  return grow(&s->mem, (void **)&c->fric, &c->fric_cap, c->pair_count, sizeof *c->fric, &c->growths)
+             ? TF_OK
+             : TF_E_NOMEM;
 }

@@ -47,9 +47,9 @@ typedef struct contact_pair {
   uint8_t inside;    /* ground: started below it: a penalty pushes it out, no barrier */
   uint16_t collider; /* index (PT, TP, EE) */
   uint32_t a, b;
-  double dhat;       /* m: the pair's gap */
-  double kappa;      /* barrier stiffness, N/m^3 (energy kappa b, b in m^4) */
-  double mu;         /* friction coefficient of the pair */
+  double dhat;  /* m: the pair's gap */
+  double kappa; /* barrier stiffness, N/m^3 (energy kappa b, b in m^4) */
+  double mu;    /* friction coefficient of the pair */
   /* friction, lagged at the step's start (IPC sec. 5): normal force magnitude, N; the two
    * tangent directions; the cloth-side weights w of the stencil's points and the collider's
    * displacement over the step at the contact point */
@@ -59,32 +59,32 @@ typedef struct contact_pair {
 typedef struct sim_contact {
   contact_collider **col; /* (col_cap) */
   uint32_t col_count, col_cap;
-  int *tris;   /* (tri_count x 3) the simulated surface (cloth triangles or skin faces) */
-  int *edges;  /* (edge_count x 2) its edges */
+  int *tris;  /* (tri_count x 3) the simulated surface (cloth triangles or skin faces) */
+  int *edges; /* (edge_count x 2) its edges */
   uint32_t tri_count, edge_count, n;
   broad bp;
   broad_pair *buf; /* broad phase output */
   size_t buf_cap;
   contact_pair *pairs; /* candidates of the current segment */
   size_t pair_count, pair_cap;
-  contact_pair *fric;  /* pairs in contact at the step's start, with their lagged friction */
+  contact_pair *fric; /* pairs in contact at the step's start, with their lagged friction */
   size_t fric_count, fric_cap;
-  uint8_t *below;      /* (n) vertices that started the advance below the ground */
-  int32_t *inside;     /* (n) one-sided collider the vertex started the advance inside, or -1 */
+  uint8_t *below;         /* (n) vertices that started the advance below the ground */
+  int32_t *inside;        /* (n) one-sided collider the vertex started the advance inside, or -1 */
   uint8_t *inside_frames; /* (n) advances it has started inside, in a row: its spring stiffens
                              4x per frame, so the cloth's own stretch cannot hold it in */
-  double *outside;     /* (n x 3) where such a vertex is pushed: its closest surface point, one
+  double *outside;        /* (n x 3) where such a vertex is pushed: its closest surface point, one
                           gap out along the outward normal */
-  double kappa_scale;  /* IPC's adaptive stiffness: doubled when a pair gets too close */
-  double margin;       /* m, added to every pair's gap in a broad query (anchoring only) */
-  double *yseg;        /* (n x 3) scratch: the end of a segment (y + dir) */
+  double kappa_scale;     /* IPC's adaptive stiffness: doubled when a pair gets too close */
+  double margin;          /* m, added to every pair's gap in a broad query (anchoring only) */
+  double *yseg;           /* (n x 3) scratch: the end of a segment (y + dir) */
   /* the candidates were built at cover_x (static, colliders at their step end) with every gap
    * widened by 2 cover_r: they hold every pair closer than its gap at any y with all vertices
    * within cover_r of cover_x, so a Newton segment inside that needs no new broad phase */
   double *cover_x;
   double cover_r;
   int cover_valid;
-  uint8_t *anchor;     /* (n) vertices near a collider or the ground this step */
+  uint8_t *anchor; /* (n) vertices near a collider or the ground this step */
   /* stats of the advance in progress */
   uint32_t ccd_cuts, broad_pairs, growths, intersecting, substeps_extra, contacts;
   uint32_t blocked_vertex, blocked_collider; /* the hard pin in a collider's way (TF_E_CONTACT) */
@@ -116,7 +116,8 @@ TF_LOCAL void contact_collider_poses(tf_sim *s, double f0, double f1);
 TF_LOCAL void contact_end_advance(tf_sim *s);
 /* candidates for the motion x0 -> x1 (x1 Nullable: static), colliders at their step end pose
  * (x0 -> x1 of each collider when moving), everything within the gap along the way */
-TF_LOCAL tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int colliders_move);
+TF_LOCAL tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1,
+                                      int colliders_move);
 /* candidates holding every pair closer than its gap anywhere on y -> y + dir (dir Nullable: at y),
  * colliders at rest at their step end: reused when the last build covers the segment */
 TF_LOCAL tf_status contact_candidates_covering(tf_sim *s, const double *y, const double *dir);
@@ -127,29 +128,31 @@ TF_LOCAL double contact_min_distance(const tf_sim *s, const double *y, uint32_t 
 TF_LOCAL double barrier_b(double s, double shat, double *db, double *d2b);
 /* squared distance of a pair at y (colliders at x1) and its gradient / Hessian over the 12 stencil
  * coordinates; the stencil's simulated vertices (-1: a collider point) into v */
-TF_LOCAL double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y, double *grad,
-                                       double *hess, int v[4], double xs[12]);
+TF_LOCAL double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y,
+                                       double *grad, double *hess, int v[4], double xs[12]);
 
 /* the stencil's positions only (not the ground), colliders at their step end */
-TF_LOCAL void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y, int v[4], double xs[12]);
+TF_LOCAL void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y,
+                                   int v[4], double xs[12]);
 /* the same with the colliders at pose cx (NULL for the ground) */
-TF_LOCAL double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y, const double *cx,
-                                          double *grad, double *hess, int v[4], double xs[12]);
+TF_LOCAL double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y,
+                                          const double *cx, double *grad, double *hess, int v[4],
+                                          double xs[12]);
 /* start.c: the pair's contact point at xn (colliders at their step-start pose): the simulated
  * stencil points' weights, the collider's displacement there over the step, the unit normal */
-TF_LOCAL void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
-                                 double disp[3], double nrm[3]);
+TF_LOCAL void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn,
+                                 double w[4], double disp[3], double nrm[3]);
 
 /* barycentric weights of the point of triangle (a, b, c) closest to p */
-TF_LOCAL void contact_closest_tri(const double p[3], const double a[3], const double b[3], const double c[3],
-                                  double w[3]);
+TF_LOCAL void contact_closest_tri(const double p[3], const double a[3], const double b[3],
+                                  const double c[3], double w[3]);
 /* the stencil's simulated vertices (1, 2 or 3) */
 TF_LOCAL int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[3]);
 
 /* ccd.c: CCD of a pair over y0 -> y0 + d (colliders x0 -> x1 when colliders_move, else at x1):
  * the safe fraction, *hit when it comes within thickness */
-TF_LOCAL double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0, const double *d,
-                                 int colliders_move, double thickness, int *hit);
+TF_LOCAL double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0,
+                                 const double *d, int colliders_move, double thickness, int *hit);
 /* monotonic wall clock, s (contact's share of the time in stats) */
 TF_LOCAL double contact_now(void);
 /* ccd.c: the largest safe fraction of y -> y + dir (newton_problem.max_step) */

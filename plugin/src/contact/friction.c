@@ -43,7 +43,8 @@ void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
       contact_ground(s, n, &h);
       double d = v3_dot(n, xn + 3 * (size_t)p->a) - h;
       if (d >= p->dhat) continue;
-      if (p->inside) lambda = p->kappa * CONTACT_F_HALF * p->dhat * p->dhat * (p->dhat - d);
+      if (p->inside)
+        lambda = p->kappa * CONTACT_F_HALF * p->dhat * p->dhat * (p->dhat - d);
       else {
         double db;
         barrier_b(d * d, p->dhat * p->dhat, &db, NULL);
@@ -63,7 +64,8 @@ void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
      * test measures each vertex's net force against this scale (step_tau.c, force_ref) */
     uint32_t vv[3];
     int nv = contact_pair_vertices(s, p, vv);
-    for (int q = 0; q < nv; ++q) s->work.force_ref[vv[q]] += lambda * (p->kind == CONTACT_TP ? w[1 + q] : w[q]);
+    for (int q = 0; q < nv; ++q)
+      s->work.force_ref[vv[q]] += lambda * (p->kind == CONTACT_TP ? w[1 + q] : w[q]);
     if (!(p->mu > 0.0)) continue;
     if (c->fric_count == c->fric_cap) break; /* reserved for every candidate above */
     contact_pair *f = &c->fric[c->fric_count++];
@@ -90,8 +92,8 @@ static void smooth(double x, double eps, double *f0, double *f1_over_x, double *
   *f2 = x > 0.0 ? -1.0 / (eps * eps * x) : 0.0;
 }
 
-static void friction_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y, double *E,
-                          double *grad, bsr *H) {
+static void friction_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
+                          double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
   const double *xn = s->state.x;
@@ -122,8 +124,10 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
       for (int q = 0; q < nv; ++q) v3_axpy(grad + 3 * (size_t)v[q], wv[q], gt);
     if (!H) continue;
     /* the 2 x 2 core, projected: f1/x I + f2 u u^T (for x >= eps: (I - uu^T/x^2)/x, PSD) */
-    double A[4] = {f1x + f2 * u[0] * u[0], f2 * u[0] * u[1], f2 * u[0] * u[1], f1x + f2 * u[1] * u[1]};
-    double tr = A[0] + A[3], det = A[0] * A[3] - A[1] * A[2], disc = sqrt(fmax(0.25 * tr * tr - det, 0.0));
+    double A[4] = {f1x + f2 * u[0] * u[0], f2 * u[0] * u[1], f2 * u[0] * u[1],
+                   f1x + f2 * u[1] * u[1]};
+    double tr = A[0] + A[3], det = A[0] * A[3] - A[1] * A[2],
+           disc = sqrt(fmax(0.25 * tr * tr - det, 0.0));
     double l1 = 0.5 * tr + disc, l2 = 0.5 * tr - disc;
     if (l2 < 0.0) {
       /* keep the positive eigenpair only (l1 >= l2) */

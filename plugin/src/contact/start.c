@@ -21,21 +21,39 @@ static const int CARRY_ROUNDS = 6;
 static const double REACH = 0.05;
 
 /* barycentric weights of the point of triangle (a, b, c) closest to p (Ericson 2005, 5.1.5) */
-void contact_closest_tri(const double p[3], const double a[3], const double b[3], const double c[3], double w[3]) {
+void contact_closest_tri(const double p[3], const double a[3], const double b[3], const double c[3],
+                         double w[3]) {
   double ab[3], ac[3], ap[3], bp[3], cp[3];
   v3_sub(ab, b, a), v3_sub(ac, c, a), v3_sub(ap, p, a);
   double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
-  if (d1 <= 0 && d2 <= 0) { w[0] = 1, w[1] = w[2] = 0; return; }
+  if (d1 <= 0 && d2 <= 0) {
+    w[0] = 1, w[1] = w[2] = 0;
+    return;
+  }
   v3_sub(bp, p, b);
   double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
-  if (d3 >= 0 && d4 <= d3) { w[1] = 1, w[0] = w[2] = 0; return; }
+  if (d3 >= 0 && d4 <= d3) {
+    w[1] = 1, w[0] = w[2] = 0;
+    return;
+  }
   double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) { double t = d1 / (d1 - d3); w[0] = 1 - t, w[1] = t, w[2] = 0; return; }
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    double t = d1 / (d1 - d3);
+    w[0] = 1 - t, w[1] = t, w[2] = 0;
+    return;
+  }
   v3_sub(cp, p, c);
   double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
-  if (d6 >= 0 && d5 <= d6) { w[2] = 1, w[0] = w[1] = 0; return; }
+  if (d6 >= 0 && d5 <= d6) {
+    w[2] = 1, w[0] = w[1] = 0;
+    return;
+  }
   double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) { double t = d2 / (d2 - d6); w[0] = 1 - t, w[2] = t, w[1] = 0; return; }
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    double t = d2 / (d2 - d6);
+    w[0] = 1 - t, w[2] = t, w[1] = 0;
+    return;
+  }
   double va = d3 * d6 - d5 * d4;
   if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
     double t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
@@ -47,22 +65,29 @@ void contact_closest_tri(const double p[3], const double a[3], const double b[3]
 }
 
 /* parameters (sa on p0-p1, sb on q0-q1) of the closest points of two segments (Ericson 5.1.9) */
-static void closest_seg(const double p0[3], const double p1[3], const double q0[3], const double q1[3], double *sa,
-                        double *sb) {
+static void closest_seg(const double p0[3], const double p1[3], const double q0[3],
+                        const double q1[3], double *sa, double *sb) {
   double d1[3], d2[3], r[3];
   v3_sub(d1, p1, p0), v3_sub(d2, q1, q0), v3_sub(r, p0, q0);
   double a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r), s = 0, t = 0;
-  if (a <= 1e-300 && e <= 1e-300) { *sa = *sb = 0; return; }
-  if (a <= 1e-300) { s = 0, t = fmin(fmax(f / e, 0), 1); }
-  else {
+  if (a <= 1e-300 && e <= 1e-300) {
+    *sa = *sb = 0;
+    return;
+  }
+  if (a <= 1e-300) {
+    s = 0, t = fmin(fmax(f / e, 0), 1);
+  } else {
     double cc = v3_dot(d1, r);
-    if (e <= 1e-300) { t = 0, s = fmin(fmax(-cc / a, 0), 1); }
-    else {
+    if (e <= 1e-300) {
+      t = 0, s = fmin(fmax(-cc / a, 0), 1);
+    } else {
       double b = v3_dot(d1, d2), den = a * e - b * b;
       s = den > 0 ? fmin(fmax((b * f - cc * e) / den, 0), 1) : 0;
       t = (b * s + f) / e;
-      if (t < 0) t = 0, s = fmin(fmax(-cc / a, 0), 1);
-      else if (t > 1) t = 1, s = fmin(fmax((b - cc) / a, 0), 1);
+      if (t < 0)
+        t = 0, s = fmin(fmax(-cc / a, 0), 1);
+      else if (t > 1)
+        t = 1, s = fmin(fmax((b - cc) / a, 0), 1);
     }
   }
   *sa = s, *sb = t;
@@ -71,8 +96,8 @@ static void closest_seg(const double p0[3], const double p1[3], const double q0[
 /* where a pair touches at the segment start (sim at xn, colliders at cx): the simulated points'
  * weights (w over the stencil's 4 points, 0 for collider points), the collider's displacement at
  * that point over the step, and the unit direction from the collider's point to the simulated */
-void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4], double disp[3],
-                        double nrm[3]) {
+void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
+                        double disp[3], double nrm[3]) {
   const sim_contact *c = s->contact;
   double ps[3] = {0, 0, 0}, pc[3] = {0, 0, 0};
   memset(w, 0, 4 * sizeof *w);
@@ -112,8 +137,8 @@ void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn
   } else {
     const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
     double sa, sb;
-    closest_seg(xn + 3 * (size_t)ea[0], xn + 3 * (size_t)ea[1], X0 + 3 * (size_t)eb[0], X0 + 3 * (size_t)eb[1], &sa,
-                &sb);
+    closest_seg(xn + 3 * (size_t)ea[0], xn + 3 * (size_t)ea[1], X0 + 3 * (size_t)eb[0],
+                X0 + 3 * (size_t)eb[1], &sa, &sb);
     w[0] = 1 - sa, w[1] = sa;
     v3_axpy(ps, 1 - sa, xn + 3 * (size_t)ea[0]);
     v3_axpy(ps, sa, xn + 3 * (size_t)ea[1]);
@@ -126,8 +151,10 @@ void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn
   }
   v3_sub(nrm, ps, pc);
   double l = v3_norm(nrm);
-  if (l > 0.0) v3_scale(nrm, nrm, 1.0 / l);
-  else v3_set(nrm, 0, 0, 1);
+  if (l > 0.0)
+    v3_scale(nrm, nrm, 1.0 / l);
+  else
+    v3_set(nrm, 0, 0, 1);
 }
 
 /* the stencil's simulated vertices */
@@ -138,9 +165,12 @@ int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[3
       for (int k = 0; k < 3; ++k) out[k] = (uint32_t)c->tris[3 * (size_t)p->b + k];
       return 3;
     case CONTACT_EE:
-      out[0] = (uint32_t)c->edges[2 * (size_t)p->a], out[1] = (uint32_t)c->edges[2 * (size_t)p->a + 1];
+      out[0] = (uint32_t)c->edges[2 * (size_t)p->a],
+      out[1] = (uint32_t)c->edges[2 * (size_t)p->a + 1];
       return 2;
-    default: out[0] = p->a; return 1;
+    default:
+      out[0] = p->a;
+      return 1;
   }
 }
 
@@ -197,7 +227,8 @@ tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
       } else {
         /* reached: closer than REACH of the gap, or than half of where it starts */
         int v4[4];
-        double xs[12], d0 = sqrt(contact_pair_distance2_at(s, p, xn, c->col[p->collider]->x0, NULL, NULL, v4, xs));
+        double xs[12], d0 = sqrt(contact_pair_distance2_at(s, p, xn, c->col[p->collider]->x0, NULL,
+                                                           NULL, v4, xs));
         t = contact_pair_toi(s, p, xn, d, 1, fmin(REACH * p->dhat, 0.5 * d0), &hit);
       }
       if (!hit) continue;
@@ -232,7 +263,8 @@ tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
       for (uint32_t i = 0; i < c->n; ++i) {
         double t = s->work.comp[s->model.mesh.comp[i]].toi;
         if (t < 1.0 && !s->pins.fixed[i])
-          for (int k = 0; k < 3; ++k) y0[3 * (size_t)i + k] = xn[3 * (size_t)i + k] + t * d[3 * (size_t)i + k];
+          for (int k = 0; k < 3; ++k)
+            y0[3 * (size_t)i + k] = xn[3 * (size_t)i + k] + t * d[3 * (size_t)i + k];
       }
   }
   return TF_E_CONTACT;

@@ -13,12 +13,15 @@
 static const double SVD_DEGENERATE = 1e-12;
 
 static void column(const double M[9], int j, double c[3]) { v3_set(c, M[j], M[3 + j], M[6 + j]); }
-static void set_column(double M[9], int j, const double c[3]) { M[j] = c[0], M[3 + j] = c[1], M[6 + j] = c[2]; }
+static void set_column(double M[9], int j, const double c[3]) {
+  M[j] = c[0], M[3 + j] = c[1], M[6 + j] = c[2];
+}
 
 /* a unit vector orthogonal to the unit vector a */
 static void any_orthogonal(const double a[3], double out[3]) {
   double e[3] = {0, 0, 0};
-  int k = fabs(a[0]) <= fabs(a[1]) ? (fabs(a[0]) <= fabs(a[2]) ? 0 : 2) : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
+  int k = fabs(a[0]) <= fabs(a[1]) ? (fabs(a[0]) <= fabs(a[2]) ? 0 : 2)
+                                   : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
   e[k] = 1.0;
   v3_axpy(e, -v3_dot(e, a), a);
   v3_scale(out, e, 1.0 / v3_norm(e));
@@ -27,7 +30,8 @@ static void any_orthogonal(const double a[3], double out[3]) {
 void svd3_signed(const double F[9], double U[9], double s[3], double V[9]) {
   double FtF[9], w[3], W[9];
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) FtF[3 * i + j] = F[i] * F[j] + F[3 + i] * F[3 + j] + F[6 + i] * F[6 + j];
+    for (int j = 0; j < 3; ++j)
+      FtF[3 * i + j] = F[i] * F[j] + F[3 + i] * F[3 + j] + F[6 + i] * F[6 + j];
   eigen3_sym(FtF, w, W);
   /* columns sorted by descending eigenvalue, then a right-handed V */
   int o[3] = {0, 1, 2};
@@ -47,15 +51,19 @@ void svd3_signed(const double F[9], double U[9], double s[3], double V[9]) {
   }
   double u[3][3], n0 = v3_norm(c[0]);
   double tiny = SVD_DEGENERATE * n0;
-  if (n0 > 0.0) v3_scale(u[0], c[0], 1.0 / n0);
-  else v3_set(u[0], 1, 0, 0);
+  if (n0 > 0.0)
+    v3_scale(u[0], c[0], 1.0 / n0);
+  else
+    v3_set(u[0], 1, 0, 0);
   /* Gram-Schmidt against u0: exact in exact arithmetic (F v_j are orthogonal), and stable */
   double t[3];
   v3_copy(t, c[1]);
   v3_axpy(t, -v3_dot(t, u[0]), u[0]);
   double n1 = v3_norm(t);
-  if (n1 > tiny && n1 > 0.0) v3_scale(u[1], t, 1.0 / n1);
-  else any_orthogonal(u[0], u[1]);
+  if (n1 > tiny && n1 > 0.0)
+    v3_scale(u[1], t, 1.0 / n1);
+  else
+    any_orthogonal(u[0], u[1]);
   v3_cross(u[2], u[0], u[1]);
   for (int j = 0; j < 3; ++j) {
     set_column(U, j, u[j]);

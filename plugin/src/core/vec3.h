@@ -6,20 +6,36 @@
 
 #include <math.h>
 
-static inline void v3_set(double *r, double x, double y, double z) { r[0] = x; r[1] = y; r[2] = z; }
-static inline void v3_copy(double *r, const double *a) { r[0] = a[0]; r[1] = a[1]; r[2] = a[2]; }
+static inline void v3_set(double *r, double x, double y, double z) {
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
+}
+static inline void v3_copy(double *r, const double *a) {
+  r[0] = a[0];
+  r[1] = a[1];
+  r[2] = a[2];
+}
 static inline void v3_add(double *r, const double *a, const double *b) {
-  r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; r[2] = a[2] + b[2];
+  r[0] = a[0] + b[0];
+  r[1] = a[1] + b[1];
+  r[2] = a[2] + b[2];
 }
 static inline void v3_sub(double *r, const double *a, const double *b) {
-  r[0] = a[0] - b[0]; r[1] = a[1] - b[1]; r[2] = a[2] - b[2];
+  r[0] = a[0] - b[0];
+  r[1] = a[1] - b[1];
+  r[2] = a[2] - b[2];
 }
 static inline void v3_scale(double *r, const double *a, double s) {
-  r[0] = a[0] * s; r[1] = a[1] * s; r[2] = a[2] * s;
+  r[0] = a[0] * s;
+  r[1] = a[1] * s;
+  r[2] = a[2] * s;
 }
 /* r += s * a */
 static inline void v3_axpy(double *r, double s, const double *a) {
-  r[0] += s * a[0]; r[1] += s * a[1]; r[2] += s * a[2];
+  r[0] += s * a[0];
+  r[1] += s * a[1];
+  r[2] += s * a[2];
 }
 static inline double v3_dot(const double *a, const double *b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -28,7 +44,9 @@ static inline void v3_cross(double *r, const double *a, const double *b) {
   double x = a[1] * b[2] - a[2] * b[1];
   double y = a[2] * b[0] - a[0] * b[2];
   double z = a[0] * b[1] - a[1] * b[0];
-  r[0] = x; r[1] = y; r[2] = z;
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
 }
 static inline double v3_norm2(const double *a) { return v3_dot(a, a); }
 static inline double v3_norm(const double *a) { return sqrt(v3_dot(a, a)); }
@@ -49,7 +67,9 @@ static inline void m3_mulv(double *r, const double *A, const double *x) {
   double a = A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
   double b = A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
   double c = A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
-  r[0] = a; r[1] = b; r[2] = c;
+  r[0] = a;
+  r[1] = b;
+  r[2] = c;
 }
 /* r += A * x */
 static inline void m3_mulv_add(double *r, const double *A, const double *x) {
@@ -66,10 +86,11 @@ static inline int m3_inverse(double *r, const double *A, double tiny) {
   double d = m3_det(A);
   if (!(fabs(d) > tiny)) return 0;
   double s = 1.0 / d;
-  double t[9] = {
-      (A[4] * A[8] - A[5] * A[7]) * s, (A[2] * A[7] - A[1] * A[8]) * s, (A[1] * A[5] - A[2] * A[4]) * s,
-      (A[5] * A[6] - A[3] * A[8]) * s, (A[0] * A[8] - A[2] * A[6]) * s, (A[2] * A[3] - A[0] * A[5]) * s,
-      (A[3] * A[7] - A[4] * A[6]) * s, (A[1] * A[6] - A[0] * A[7]) * s, (A[0] * A[4] - A[1] * A[3]) * s};
+  double t[9] = {(A[4] * A[8] - A[5] * A[7]) * s, (A[2] * A[7] - A[1] * A[8]) * s,
+                 (A[1] * A[5] - A[2] * A[4]) * s, (A[5] * A[6] - A[3] * A[8]) * s,
+                 (A[0] * A[8] - A[2] * A[6]) * s, (A[2] * A[3] - A[0] * A[5]) * s,
+                 (A[3] * A[7] - A[4] * A[6]) * s, (A[1] * A[6] - A[0] * A[7]) * s,
+                 (A[0] * A[4] - A[1] * A[3]) * s};
   for (int i = 0; i < 9; ++i) r[i] = t[i];
   return 1;
 }

@@ -9,8 +9,8 @@
 /* relative flow below this speed (m/s) exerts no force: keeps |u| out of denominators */
 static const double AERO_MIN_SPEED = 1e-9;
 
-int aero_triangle(const double x[9], const double v[9], const double wind[3], const aero_coeffs *k, double f[3],
-                  double *c, double n_out[3]) {
+int aero_triangle(const double x[9], const double v[9], const double wind[3], const aero_coeffs *k,
+                  double f[3], double *c, double n_out[3]) {
   double e1[3], e2[3], n[3];
   v3_sub(e1, x + 3, x);
   v3_sub(e2, x + 6, x);
@@ -45,13 +45,19 @@ int aero_triangle(const double x[9], const double v[9], const double wind[3], co
 
 /* [w]x: the matrix with [w]x z = w x z, row-major */
 static void skew(const double w[3], double m[9]) {
-  m[0] = 0; m[1] = -w[2]; m[2] = w[1];
-  m[3] = w[2]; m[4] = 0; m[5] = -w[0];
-  m[6] = -w[1]; m[7] = w[0]; m[8] = 0;
+  m[0] = 0;
+  m[1] = -w[2];
+  m[2] = w[1];
+  m[3] = w[2];
+  m[4] = 0;
+  m[5] = -w[0];
+  m[6] = -w[1];
+  m[7] = w[0];
+  m[8] = 0;
 }
 
-int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3], const aero_coeffs *k,
-                       double J[81]) {
+int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3],
+                       const aero_coeffs *k, double J[81]) {
   double e1[3], e2[3], a[3];
   v3_sub(e1, x + 3, x);
   v3_sub(e2, x + 6, x);
@@ -71,8 +77,9 @@ int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3
   double ql = 0.5 * k->rho * k->cl / speed; /* lift's second term: -(u.a)^2 u / (|u| |a|) */
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c)
-      G[3 * r + c] = q * (a[r] * u[c] / al + ua * ((r == c ? 1.0 : 0.0) / al - a[r] * a[c] / (al * al * al))) -
-                     ql * (2.0 * ua * u[r] * u[c] / al - ua * ua * u[r] * a[c] / (al * al * al));
+      G[3 * r + c] =
+          q * (a[r] * u[c] / al + ua * ((r == c ? 1.0 : 0.0) / al - a[r] * a[c] / (al * al * al))) -
+          ql * (2.0 * ua * u[r] * u[c] / al - ua * ua * u[r] * a[c] / (al * al * al));
   /* da/dx: a = (e1 x e2)/2, da/dx1 = -[e2]x / 2, da/dx2 = [e1]x / 2, da/dx0 = -(both) */
   double D[3][9], s1[9], s2[9];
   skew(e1, s1);
@@ -86,7 +93,8 @@ int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3
     double GD[9];
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c)
-        GD[3 * r + c] = (G[3 * r] * D[j][c] + G[3 * r + 1] * D[j][3 + c] + G[3 * r + 2] * D[j][6 + c]) / 3.0;
+        GD[3 * r + c] =
+            (G[3 * r] * D[j][c] + G[3 * r + 1] * D[j][3 + c] + G[3 * r + 2] * D[j][6 + c]) / 3.0;
     for (int i = 0; i < 3; ++i)
       for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) J[(3 * i + r) * 9 + 3 * j + c] = GD[3 * r + c];
@@ -144,7 +152,8 @@ static int load_span(const double J[81], double Q[54]) {
   int r = 0;
   for (int c = 0; c < 6; ++c) {
     double *q = Q + 9 * r;
-    for (int k = 0; k < 9; ++k) q[k] = c < 3 ? (k % 3 == c ? 1.0 : 0.0) : J[9 * (c - 3) + k] / scale;
+    for (int k = 0; k < 9; ++k)
+      q[k] = c < 3 ? (k % 3 == c ? 1.0 : 0.0) : J[9 * (c - 3) + k] / scale;
     for (int pass = 0; pass < 2; ++pass) /* Gram-Schmidt, twice for orthogonality */
       for (int j = 0; j < r; ++j) {
         double d = 0.0;
@@ -160,7 +169,8 @@ static int load_span(const double J[81], double Q[54]) {
   return r;
 }
 
-/* A (9 x 9 symmetric, living in span Q) = sum_e w_e v_e v_e^T: w (r) and v_e as V[9 e .. 9 e + 8] */
+/* A (9 x 9 symmetric, living in span Q) = sum_e w_e v_e v_e^T: w (r) and v_e as V[9 e .. 9 e + 8]
+ */
 static void span_eigen(const double A[81], const double Q[54], int r, double w[6], double V[54]) {
   double AQ[54], Ar[36], Vr[36];
   for (int k = 0; k < 9; ++k)
@@ -176,7 +186,8 @@ static void span_eigen(const double A[81], const double Q[54], int r, double w[6
       Ar[r * i + j] = acc;
     }
   for (int i = 0; i < r; ++i) /* exactly symmetric for the Jacobi sweeps (round-off otherwise) */
-    for (int j = 0; j < i; ++j) Ar[r * i + j] = Ar[r * j + i] = 0.5 * (Ar[r * i + j] + Ar[r * j + i]);
+    for (int j = 0; j < i; ++j)
+      Ar[r * i + j] = Ar[r * j + i] = 0.5 * (Ar[r * i + j] + Ar[r * j + i]);
   jacobi_sym(Ar, Vr, r);
   for (int e = 0; e < r; ++e) {
     w[e] = Ar[(r + 1) * e];
@@ -188,8 +199,8 @@ static void span_eigen(const double A[81], const double Q[54], int r, double w[6
   }
 }
 
-int aero_restoring_stiffness(const double x[9], const double v[9], const double wind[3], const aero_coeffs *k,
-                             double P[81]) {
+int aero_restoring_stiffness(const double x[9], const double v[9], const double wind[3],
+                             const aero_coeffs *k, double P[81]) {
   double J[81], S[81], N2[81], Q[54], w[6], V[54];
   for (int i = 0; i < 81; ++i) P[i] = 0.0;
   if (!aero_drag_jacobian(x, v, wind, k, J)) return 0;

@@ -75,9 +75,15 @@ static void hinge_angle_grad(const hinge_geom *g, double dth[12], double *out_sa
 
 /* r = [v]x as a row-major 3x3, so that r w = v x w */
 static void m3_skew(double r[9], const double v[3]) {
-  r[0] = 0.0;   r[1] = -v[2]; r[2] = v[1];
-  r[3] = v[2];  r[4] = 0.0;   r[5] = -v[0];
-  r[6] = -v[1]; r[7] = v[0];  r[8] = 0.0;
+  r[0] = 0.0;
+  r[1] = -v[2];
+  r[2] = v[1];
+  r[3] = v[2];
+  r[4] = 0.0;
+  r[5] = -v[0];
+  r[6] = -v[1];
+  r[7] = v[0];
+  r[8] = 0.0;
 }
 
 /* r = s * P * M with P = I - 2 n n^T / |n|^2 (the Jacobian of n / |n|^2 is P / |n|^2) */

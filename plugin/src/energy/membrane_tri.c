@@ -17,7 +17,8 @@ void membrane_lame(double Y, double nu, double *lambda, double *mu) {
   *mu = Y / (2.0 * (1.0 + nu));
 }
 
-int membrane_rest_init(membrane_rest *r, const double x0[3], const double x1[3], const double x2[3]) {
+int membrane_rest_init(membrane_rest *r, const double x0[3], const double x1[3],
+                       const double x2[3]) {
   double e1[3], e2[3], n[3], t1[3], t2[3];
   v3_sub(e1, x1, x0);
   v3_sub(e2, x2, x0);
@@ -79,7 +80,8 @@ double membrane_energy(const membrane_rest *r, const double x[9], double lambda,
     for (int a = 0; a < 2; ++a)
       for (int i = 0; i < 3; ++i) P[a][i] = f[0][i] * S[0][a] + f[1][i] * S[1][a];
     for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < 3; ++i) grad[3 * k + i] = A * (beta[k][0] * P[0][i] + beta[k][1] * P[1][i]);
+      for (int i = 0; i < 3; ++i)
+        grad[3 * k + i] = A * (beta[k][0] * P[0][i] + beta[k][1] * P[1][i]);
   }
   if (hess) {
     double Sg[2][2] = {{S[0][0], S[0][1]}, {S[1][0], S[1][1]}};
@@ -96,14 +98,23 @@ double membrane_energy(const membrane_rest *r, const double x[9], double lambda,
           /* eigenvector of s1 */
           double u0, u1;
           if (rad > 0.0) {
-            if (dd >= 0.0) { u0 = dd + rad; u1 = S[0][1]; }
-            else { u0 = S[0][1]; u1 = rad - dd; }
+            if (dd >= 0.0) {
+              u0 = dd + rad;
+              u1 = S[0][1];
+            } else {
+              u0 = S[0][1];
+              u1 = rad - dd;
+            }
             double nu_ = sqrt(u0 * u0 + u1 * u1);
-            u0 /= nu_; u1 /= nu_;
+            u0 /= nu_;
+            u1 /= nu_;
           } else {
-            u0 = 1.0; u1 = 0.0;
+            u0 = 1.0;
+            u1 = 0.0;
           }
-          Sg[0][0] = s1 * u0 * u0; Sg[0][1] = Sg[1][0] = s1 * u0 * u1; Sg[1][1] = s1 * u1 * u1;
+          Sg[0][0] = s1 * u0 * u0;
+          Sg[0][1] = Sg[1][0] = s1 * u0 * u1;
+          Sg[1][1] = s1 * u1 * u1;
         }
       }
     }
@@ -127,15 +138,16 @@ double membrane_energy(const membrane_rest *r, const double x[9], double lambda,
         double c10 = A * beta[k][1] * beta[l][0], c11 = A * beta[k][1] * beta[l][1];
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j)
-            hess[(3 * k + i) * 9 + 3 * l + j] = c00 * K[0][0][3 * i + j] + c01 * K[0][1][3 * i + j] +
+            hess[(3 * k + i) * 9 + 3 * l + j] = c00 * K[0][0][3 * i + j] +
+                                                c01 * K[0][1][3 * i + j] +
                                                 c10 * K[1][0][3 * i + j] + c11 * K[1][1][3 * i + j];
       }
   }
   return E;
 }
 
-void membrane_damping_force(const membrane_rest *r, const double x[9], const double v[9], double phi,
-                            double psi, double *out) {
+void membrane_damping_force(const membrane_rest *r, const double x[9], const double v[9],
+                            double phi, double psi, double *out) {
   double beta[3][2], f[2][3], fd[2][3];
   shape_derivs(r->dm_inv, beta);
   deformation_gradient(x, beta, f);
@@ -151,5 +163,6 @@ void membrane_damping_force(const membrane_rest *r, const double x[9], const dou
   for (int a = 0; a < 2; ++a)
     for (int i = 0; i < 3; ++i) P[a][i] = f[0][i] * Sd[0][a] + f[1][i] * Sd[1][a];
   for (int k = 0; k < 3; ++k)
-    for (int i = 0; i < 3; ++i) out[3 * k + i] -= r->area * (beta[k][0] * P[0][i] + beta[k][1] * P[1][i]);
+    for (int i = 0; i < 3; ++i)
+      out[3 * k + i] -= r->area * (beta[k][0] * P[0][i] + beta[k][1] * P[1][i]);
 }

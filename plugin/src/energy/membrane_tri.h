@@ -15,7 +15,8 @@ typedef struct membrane_rest {
 } membrane_rest;
 
 /* Rest data from three rest positions; returns 0 for a degenerate triangle. */
-TF_LOCAL int membrane_rest_init(membrane_rest *r, const double x0[3], const double x1[3], const double x2[3]);
+TF_LOCAL int membrane_rest_init(membrane_rest *r, const double x0[3], const double x1[3],
+                                const double x2[3]);
 
 /* Energy of one triangle at x (3 vertices x 3, gathered). grad (9) and hess (9x9 row-major) are
  * Nullable. psd != 0 projects the Hessian to positive semi-definite: the stress S in the
@@ -25,7 +26,8 @@ TF_LOCAL double membrane_energy(const membrane_rest *r, const double x[9], doubl
                                 double *grad, double *hess, int psd);
 
 /* Strain-rate damping force (Young 2007 eqs. 4.5-4.7): G' = (F'^T F + F^T F')/2 from vertex
- * velocities v, damping stress S_d = phi tr(G') I + 2 psi G', force -A F S_d Dm^-T added to f (9). */
+ * velocities v, damping stress S_d = phi tr(G') I + 2 psi G', force -A F S_d Dm^-T added to f (9).
+ */
 TF_LOCAL void membrane_damping_force(const membrane_rest *r, const double x[9], const double v[9],
                                      double phi, double psi, double *f);
 

@@ -13,7 +13,8 @@
 /* Levi-Civita symbol */
 static int eps3(int i, int j, int k) { return (i - j) * (j - k) * (k - i) / 2; }
 
-int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const double x2[3], const double x3[3]) {
+int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const double x2[3],
+                  const double x3[3]) {
   const double *p[4] = {x0, x1, x2, x3};
   double Dm[9];
   r->swapped = 0;
@@ -31,7 +32,8 @@ int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const dou
   }
   /* flat relative to the tet's size: |det| against the product of its edge lengths */
   double scale = 1.0;
-  for (int j = 0; j < 3; ++j) scale *= sqrt(Dm[j] * Dm[j] + Dm[3 + j] * Dm[3 + j] + Dm[6 + j] * Dm[6 + j]);
+  for (int j = 0; j < 3; ++j)
+    scale *= sqrt(Dm[j] * Dm[j] + Dm[3 + j] * Dm[3 + j] + Dm[6 + j] * Dm[6 + j]);
   if (!(d > 1e-12 * scale)) return 0;
   m3_inverse(r->dm_inv, Dm, 0.0);
   r->volume = d / 6.0;
@@ -63,24 +65,27 @@ static void cofactor(const double F[9], double cof[9]) {
 }
 
 /* C += w vec(U M V^T) vec(U M V^T)^T, M = diag(d) + o (e_x e_y^T) + p (e_y e_x^T); vec row-major */
-static void add_mode(double C[81], const double U[9], const double V[9], const double d[3], int x, int y, double o,
-                     double p, double w) {
+static void add_mode(double C[81], const double U[9], const double V[9], const double d[3], int x,
+                     int y, double o, double p, double w) {
   double M[9] = {d[0], 0, 0, 0, d[1], 0, 0, 0, d[2]}, UM[9], Q[9];
   if (o != 0.0 || p != 0.0) M[3 * x + y] = o, M[3 * y + x] = p;
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) UM[3 * i + j] = U[3 * i] * M[j] + U[3 * i + 1] * M[3 + j] + U[3 * i + 2] * M[6 + j];
+    for (int j = 0; j < 3; ++j)
+      UM[3 * i + j] = U[3 * i] * M[j] + U[3 * i + 1] * M[3 + j] + U[3 * i + 2] * M[6 + j];
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) Q[3 * i + j] = UM[3 * i] * V[3 * j] + UM[3 * i + 1] * V[3 * j + 1] + UM[3 * i + 2] * V[3 * j + 2];
+    for (int j = 0; j < 3; ++j)
+      Q[3 * i + j] =
+          UM[3 * i] * V[3 * j] + UM[3 * i + 1] * V[3 * j + 1] + UM[3 * i + 2] * V[3 * j + 2];
   for (int a = 0; a < 9; ++a)
     for (int b = 0; b < 9; ++b) C[9 * a + b] += w * Q[a] * Q[b];
 }
 
 /* The analytic eigensystem of the stable Neo-Hookean Hessian d2psi/dF2 (Smith et al. 2018 sec. 4;
- * Smith et al. 2019): with F = U diag(s) V^T (signed SVD), psi = mu/2 sum s_i^2 + lam/2 (J - alpha)^2
- * has three scaling modes U diag(e) V^T (e: eigenvectors of the 3x3 Hessian in s), and for every
- * pair (x, y) with third index z a twist (antisymmetric) of eigenvalue mu + lam (J - alpha) s_z and
- * a flip (symmetric) of eigenvalue mu - lam (J - alpha) s_z. The projection adds -lambda_m q q^T
- * for each negative mode, so a Hessian with nothing to clamp is left exactly as computed: no
+ * Smith et al. 2019): with F = U diag(s) V^T (signed SVD), psi = mu/2 sum s_i^2 + lam/2 (J -
+ * alpha)^2 has three scaling modes U diag(e) V^T (e: eigenvectors of the 3x3 Hessian in s), and for
+ * every pair (x, y) with third index z a twist (antisymmetric) of eigenvalue mu + lam (J - alpha)
+ * s_z and a flip (symmetric) of eigenvalue mu - lam (J - alpha) s_z. The projection adds -lambda_m
+ * q q^T for each negative mode, so a Hessian with nothing to clamp is left exactly as computed: no
  * 9x9 eigensolve per tet. */
 static void project_psd(double C[81], const double F[9], double mu, double lam, double alpha) {
   double U[9], s[3], V[9];
@@ -127,13 +132,15 @@ void tet_stress_derivative(const double F[9], double lambda, double mu, int psd,
             int m = 3 - i - k, n = 3 - j - l;
             h = eps3(i, k, m) * eps3(j, l, n) * F[3 * m + n];
           }
-          C[9 * (3 * i + j) + 3 * k + l] = (i == k && j == l ? mu : 0.0) + lam * cof[3 * i + j] * cof[3 * k + l] + lam * (J - alpha) * h;
+          C[9 * (3 * i + j) + 3 * k + l] = (i == k && j == l ? mu : 0.0) +
+                                           lam * cof[3 * i + j] * cof[3 * k + l] +
+                                           lam * (J - alpha) * h;
         }
   if (psd) project_psd(C, F, mu, lam, alpha);
 }
 
-double tet_energy(const tet_rest *r, const double x[12], double lambda, double mu, double *grad, double *hess,
-                  int psd) {
+double tet_energy(const tet_rest *r, const double x[12], double lambda, double mu, double *grad,
+                  double *hess, int psd) {
   const double lam = lambda + mu, alpha = 1.0 + mu / lam, V = r->volume;
   double F[9];
   deformation_gradient(r, x, F);
@@ -158,7 +165,9 @@ double tet_energy(const tet_rest *r, const double x[12], double lambda, double m
     double P[9];
     for (int k = 0; k < 9; ++k) P[k] = mu * F[k] + lam * (J - alpha) * cof[k];
     for (int a = 0; a < 4; ++a)
-      for (int i = 0; i < 3; ++i) grad[3 * a + i] = V * (P[3 * i] * b[a][0] + P[3 * i + 1] * b[a][1] + P[3 * i + 2] * b[a][2]);
+      for (int i = 0; i < 3; ++i)
+        grad[3 * a + i] =
+            V * (P[3 * i] * b[a][0] + P[3 * i + 1] * b[a][1] + P[3 * i + 2] * b[a][2]);
   }
   if (hess) {
     double C[81];

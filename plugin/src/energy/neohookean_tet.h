@@ -18,21 +18,25 @@ typedef struct tet_rest {
 
 /* Rest data from four rest positions; returns 0 for a degenerate (flat) rest tet. A negatively
  * oriented rest tet is accepted: callers must gather x in tet_rest order (tet_gather_order). */
-TF_LOCAL int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const double x2[3], const double x3[3]);
+TF_LOCAL int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const double x2[3],
+                           const double x3[3]);
 
 /* The i-th vertex (0..3) in the element's local order, given the file's order. */
-static inline int tet_local_vertex(const tet_rest *r, int i) { return r->swapped && i >= 2 ? 5 - i : i; }
+static inline int tet_local_vertex(const tet_rest *r, int i) {
+  return r->swapped && i >= 2 ? 5 - i : i;
+}
 
 /* Energy of one tet at x (4 vertices x 3, gathered in local order). grad (12) and hess (12x12
  * row-major) are Nullable. psd != 0 projects d2psi/dF2 to positive semi-definite (so the element
  * Hessian is too); it is exact (nothing clamped) near rest. lambda, mu: Lame parameters, Pa. */
-TF_LOCAL double tet_energy(const tet_rest *r, const double x[12], double lambda, double mu, double *grad,
-                           double *hess, int psd);
+TF_LOCAL double tet_energy(const tet_rest *r, const double x[12], double lambda, double mu,
+                           double *grad, double *hess, int psd);
 
 /* det(F) of the tet at x: the volume ratio, negative for an inverted tet. */
 /* d2psi/dF2 (9x9, F row-major) of the stable Neo-Hookean energy density; psd: with its negative
  * modes clamped to zero through the analytic eigensystem */
-TF_LOCAL void tet_stress_derivative(const double F[9], double lambda, double mu, int psd, double C[81]);
+TF_LOCAL void tet_stress_derivative(const double F[9], double lambda, double mu, int psd,
+                                    double C[81]);
 
 TF_LOCAL double tet_volume_ratio(const tet_rest *r, const double x[12]);
 

@@ -52,7 +52,8 @@ static void tet_box(const double *pos, const uint32_t *t, double lo[3], double h
 }
 
 /* fill (pass 1: count into start, pass 2: items) */
-static void grid_fill(grid *g, const double *pos, const uint32_t *tets, uint32_t tet_count, int pass) {
+static void grid_fill(grid *g, const double *pos, const uint32_t *tets, uint32_t tet_count,
+                      int pass) {
   for (uint32_t e = 0; e < tet_count; ++e) {
     double lo[3], hi[3];
     int a[3], b[3];
@@ -62,14 +63,17 @@ static void grid_fill(grid *g, const double *pos, const uint32_t *tets, uint32_t
       for (int y = a[1]; y <= b[1]; ++y)
         for (int x = a[0]; x <= b[0]; ++x) {
           size_t c = ((size_t)z * (size_t)g->dim[1] + (size_t)y) * (size_t)g->dim[0] + (size_t)x;
-          if (pass == 1) ++g->start[c + 1];
-          else g->items[g->start[c]++] = e;
+          if (pass == 1)
+            ++g->start[c + 1];
+          else
+            g->items[g->start[c]++] = e;
         }
   }
 }
 
-tf_status tet_embed(tf_mem *m, const double *pos, const uint32_t *tets, uint32_t tet_count, const double *points,
-                    uint32_t point_count, uint32_t *tet_of, double *weight, tet_embed_stats *stats) {
+tf_status tet_embed(tf_mem *m, const double *pos, const uint32_t *tets, uint32_t tet_count,
+                    const double *points, uint32_t point_count, uint32_t *tet_of, double *weight,
+                    tet_embed_stats *stats) {
   grid g = {0};
   stats->outside = 0;
   stats->worst_outside = 0.0;
@@ -137,8 +141,8 @@ tf_status tet_embed(tf_mem *m, const double *pos, const uint32_t *tets, uint32_t
   return TF_OK;
 }
 
-void tet_embed_apply(const double *x, const uint32_t *tets, const uint32_t *tet_of, const double *weight,
-                     uint32_t point_count, double *out) {
+void tet_embed_apply(const double *x, const uint32_t *tets, const uint32_t *tet_of,
+                     const double *weight, uint32_t point_count, double *out) {
   for (uint32_t p = 0; p < point_count; ++p) {
     const uint32_t *t = tets + 4 * (size_t)tet_of[p];
     const double *w = weight + 4 * (size_t)p;

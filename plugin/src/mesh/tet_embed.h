@@ -16,11 +16,12 @@ typedef struct tet_embed_stats {
 
 /* tet_of (point_count) and weight (point_count x 4) filled in. Scratch comes from m and is
  * released before returning; TF_E_NOMEM leaves the outputs unspecified. */
-TF_LOCAL tf_status tet_embed(tf_mem *m, const double *pos, const uint32_t *tets, uint32_t tet_count, const double *points,
-                             uint32_t point_count, uint32_t *tet_of, double *weight, tet_embed_stats *stats);
+TF_LOCAL tf_status tet_embed(tf_mem *m, const double *pos, const uint32_t *tets, uint32_t tet_count,
+                             const double *points, uint32_t point_count, uint32_t *tet_of,
+                             double *weight, tet_embed_stats *stats);
 
 /* x_p = sum_k w_k x_tet[k] for every embedded point */
-TF_LOCAL void tet_embed_apply(const double *x, const uint32_t *tets, const uint32_t *tet_of, const double *weight,
-                              uint32_t point_count, double *out);
+TF_LOCAL void tet_embed_apply(const double *x, const uint32_t *tets, const uint32_t *tet_of,
+                              const double *weight, uint32_t point_count, double *out);
 
 #endif

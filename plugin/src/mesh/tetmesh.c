@@ -59,11 +59,13 @@ void tetmesh_free(tf_mem *m, tetmesh *t) {
   memset(t, 0, sizeof *t);
 }
 
-tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count, const uint32_t *tets,
-                        uint32_t tet_count, uint32_t base, char *err, size_t err_size) {
+tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count,
+                        const uint32_t *tets, uint32_t tet_count, uint32_t base, char *err,
+                        size_t err_size) {
   memset(t, 0, sizeof *t);
   if (vert_count < 4 || tet_count == 0) {
-    snprintf(err, err_size, "a tet mesh needs at least 4 vertices and 1 tet (got %u and %u)", vert_count, tet_count);
+    snprintf(err, err_size, "a tet mesh needs at least 4 vertices and 1 tet (got %u and %u)",
+             vert_count, tet_count);
     return TF_E_BAD_MESH;
   }
   for (uint32_t i = 0; i < vert_count; ++i)
@@ -75,8 +77,8 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
     const uint32_t *v = tets + 4 * (size_t)e;
     for (int a = 0; a < 4; ++a) {
       if (v[a] >= vert_count) {
-        snprintf(err, err_size, "tet %u: vertex index %u out of range %u..%u", e + base, v[a] + base, base,
-                 vert_count - 1 + base);
+        snprintf(err, err_size, "tet %u: vertex index %u out of range %u..%u", e + base,
+                 v[a] + base, base, vert_count - 1 + base);
         return TF_E_BAD_MESH;
       }
       for (int b = 0; b < a; ++b)
@@ -94,8 +96,8 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
         L = fmax(L, v3_norm(d));
       }
     if (!(fabs(6.0 * signed_volume(pos, v)) > 1e-9 * L * L * L)) {
-      snprintf(err, err_size, "tet %u (vertices %u %u %u %u) is flat at rest", e + base, v[0] + base, v[1] + base,
-               v[2] + base, v[3] + base);
+      snprintf(err, err_size, "tet %u (vertices %u %u %u %u) is flat at rest", e + base,
+               v[0] + base, v[1] + base, v[2] + base, v[3] + base);
       return TF_E_BAD_MESH;
     }
   }
@@ -132,9 +134,10 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
     size_t j = i + 1;
     while (j < 4 * (size_t)tet_count && !memcmp(rec[j].key, rec[i].key, sizeof rec[i].key)) ++j;
     if (j - i > 2) {
-      snprintf(err, err_size, "face (%u %u %u) is shared by %zu tets (%u, %u, %u...): not a manifold volume",
-               rec[i].key[0] + base, rec[i].key[1] + base, rec[i].key[2] + base, j - i, rec[i].tet + base,
-               rec[i + 1].tet + base, rec[i + 2].tet + base);
+      snprintf(err, err_size,
+               "face (%u %u %u) is shared by %zu tets (%u, %u, %u...): not a manifold volume",
+               rec[i].key[0] + base, rec[i].key[1] + base, rec[i].key[2] + base, j - i,
+               rec[i].tet + base, rec[i + 1].tet + base, rec[i + 2].tet + base);
       st = TF_E_BAD_MESH;
       goto fail;
     }
@@ -169,7 +172,8 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
   qsort(pairs, np, 2 * sizeof(uint32_t), pair_cmp);
   size_t nu = 0;
   for (size_t k = 0; k < np; ++k)
-    if (nu == 0 || pairs[2 * k] != pairs[2 * (nu - 1)] || pairs[2 * k + 1] != pairs[2 * (nu - 1) + 1]) {
+    if (nu == 0 || pairs[2 * k] != pairs[2 * (nu - 1)] ||
+        pairs[2 * k + 1] != pairs[2 * (nu - 1) + 1]) {
       pairs[2 * nu] = pairs[2 * k];
       pairs[2 * nu + 1] = pairs[2 * k + 1];
       ++nu;
@@ -204,15 +208,16 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
   MEM_FREE_ARRAY(m, pairs, 2 * pair_count);
   return TF_OK;
 fail:
-  if (st == TF_E_NOMEM) snprintf(err, err_size, "out of memory building the topology of %u tets", tet_count);
+  if (st == TF_E_NOMEM)
+    snprintf(err, err_size, "out of memory building the topology of %u tets", tet_count);
   if (rec) MEM_FREE_ARRAY(m, rec, 4 * (size_t)tet_count);
   if (pairs) MEM_FREE_ARRAY(m, pairs, 2 * pair_count);
   tetmesh_free(m, t);
   return st;
 }
 
-void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density, double uniform_density,
-                         double *mass) {
+void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density,
+                         double uniform_density, double *mass) {
   memset(mass, 0, sizeof(double) * t->vert_count);
   for (uint32_t e = 0; e < t->tet_count; ++e) {
     const uint32_t *v = t->tets + 4 * (size_t)e;
@@ -221,7 +226,8 @@ void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *dens
   }
 }
 
-void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count, tetmesh_quality *q) {
+void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count,
+                     tetmesh_quality *q) {
   q->min_dihedral = 180.0;
   q->max_dihedral = 0.0;
   q->min_volume = INFINITY;

@@ -10,9 +10,9 @@
 
 typedef struct tetmesh {
   uint32_t vert_count, tet_count, face_count, comp_count;
-  uint32_t *tets;   /* (tet_count x 4), positively oriented at rest */
-  uint32_t *faces;  /* (face_count x 3) boundary triangles, counter-clockwise seen from outside */
-  uint32_t *comp;   /* (vert_count) connected component of each vertex */
+  uint32_t *tets;  /* (tet_count x 4), positively oriented at rest */
+  uint32_t *faces; /* (face_count x 3) boundary triangles, counter-clockwise seen from outside */
+  uint32_t *comp;  /* (vert_count) connected component of each vertex */
   uint32_t *adj_ptr, *adj; /* symmetric CSR adjacency incl. the diagonal, rows sorted */
   uint32_t adj_count;
 } tetmesh;
@@ -26,15 +26,17 @@ typedef struct tetmesh_quality {
 /* Validate and build from rest positions: indices in range, four distinct vertices, no flat rest
  * tet, no face shared by more than two tets. Errors name the first offending tet, numbering tets
  * and vertices from base (0 or 1: the host's language). */
-TF_LOCAL tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count, const uint32_t *tets,
-                                 uint32_t tet_count, uint32_t base, char *err, size_t err_size);
+TF_LOCAL tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count,
+                                 const uint32_t *tets, uint32_t tet_count, uint32_t base, char *err,
+                                 size_t err_size);
 TF_LOCAL void tetmesh_free(tf_mem *m, tetmesh *t);
 /* Lumped vertex masses, kg: each tet's rho * volume split equally over its four corners (the
  * row sums of the linear-tet consistent mass matrix). mass (vert_count) is overwritten. density
  * (tet_count, kg/m^3) per tet, or Nullable with uniform_density used for all. */
-TF_LOCAL void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density, double uniform_density,
-                                  double *mass);
+TF_LOCAL void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density,
+                                  double uniform_density, double *mass);
 /* Dihedral angles and signed volumes of tets (as given, not re-oriented) at positions pos. */
-TF_LOCAL void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count, tetmesh_quality *q);
+TF_LOCAL void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count,
+                              tetmesh_quality *q);
 
 #endif

@@ -13,11 +13,11 @@
 typedef struct reader {
   FILE *f;
   const char *path;
-  int line;        /* line of the last token returned */
-  int next_line;   /* line the cursor is on */
+  int line;          /* line of the last token returned */
+  int next_line;     /* line the cursor is on */
   int hash_comments; /* TetGen: '#' starts a comment */
   char buf[4096];
-  char *p;         /* cursor in buf; NULL: read a new line */
+  char *p; /* cursor in buf; NULL: read a new line */
   char *err;
   size_t err_size;
 } reader;
@@ -40,7 +40,8 @@ static tf_status fail_nomem(reader *r, const char *what) {
   return TF_E_NOMEM;
 }
 
-static tf_status open_reader(reader *r, const char *path, int hash_comments, char *err, size_t err_size) {
+static tf_status open_reader(reader *r, const char *path, int hash_comments, char *err,
+                             size_t err_size) {
   memset(r, 0, sizeof *r);
   r->path = path;
   r->hash_comments = hash_comments;
@@ -55,8 +56,8 @@ static tf_status open_reader(reader *r, const char *path, int hash_comments, cha
 }
 
 /* the same over bytes in memory (fmemopen), named `name` in messages; size 0 is an empty file */
-static tf_status open_reader_mem(reader *r, const char *name, const void *data, size_t size, int hash_comments, char *err,
-                                 size_t err_size) {
+static tf_status open_reader_mem(reader *r, const char *name, const void *data, size_t size,
+                                 int hash_comments, char *err, size_t err_size) {
   memset(r, 0, sizeof *r);
   r->path = name;
   r->hash_comments = hash_comments;
@@ -86,7 +87,8 @@ static void *regrow(tf_mem *m, void *p, size_t old_n, size_t new_n, size_t keep,
   return q;
 }
 
-/* room for element `i` in an array of *cap: doubled from min(hint, 1024) (hint: the header's count) */
+/* room for element `i` in an array of *cap: doubled from min(hint, 1024) (hint: the header's count)
+ */
 static int reserve(tf_mem *m, void **p, size_t *cap, size_t i, size_t hint, size_t elem) {
   if (i < *cap) return 1;
   size_t nc = *cap ? 2 * *cap : (hint && hint < 1024 ? hint : 1024);
@@ -177,8 +179,10 @@ static tf_status read_count(reader *r, const char *what, long long max, uint32_t
 
 void tetmesh_data_free(tf_mem *m, tetmesh_data *d) {
   if (d->pos) mem_free(m, d->pos, (size_t)(d->vert_count ? d->vert_count : 1) * 3 * sizeof(double));
-  if (d->tets) mem_free(m, d->tets, (size_t)(d->tet_count ? d->tet_count : 1) * 4 * sizeof(uint32_t));
-  if (d->region) mem_free(m, d->region, (size_t)(d->tet_count ? d->tet_count : 1) * sizeof(int32_t));
+  if (d->tets)
+    mem_free(m, d->tets, (size_t)(d->tet_count ? d->tet_count : 1) * 4 * sizeof(uint32_t));
+  if (d->region)
+    mem_free(m, d->region, (size_t)(d->tet_count ? d->tet_count : 1) * sizeof(int32_t));
   memset(d, 0, sizeof *d);
 }
 
@@ -198,7 +202,8 @@ static tf_status tetgen_nodes(tf_mem *m, reader *r, tetmesh_data *d, long long *
   uint32_t count = 0, dim = 0, nattr = 0, nmark = 0;
   tf_status st;
   if ((st = read_count(r, "the number of points", 0x3fffffff, &count)) ||
-      (st = read_count(r, "the dimension", 3, &dim)) || (st = read_count(r, "the number of attributes", 1000, &nattr)) ||
+      (st = read_count(r, "the dimension", 3, &dim)) ||
+      (st = read_count(r, "the number of attributes", 1000, &nattr)) ||
       (st = read_count(r, "the boundary marker flag", 1, &nmark)))
     return st;
   if (dim != 3) return fail(r, "dimension %u, tets need 3", dim);
@@ -245,9 +250,12 @@ static tf_status tetgen_elements(tf_mem *m, reader *r, tetmesh_data *d, long lon
   uint32_t per = 0, nattr = 0, count = 0;
   tf_status st;
   if ((st = read_count(r, "the number of tetrahedra", 0x3fffffff, &count)) ||
-      (st = read_count(r, "nodes per tetrahedron", 10, &per)) || (st = read_count(r, "the number of attributes", 1000, &nattr)))
+      (st = read_count(r, "nodes per tetrahedron", 10, &per)) ||
+      (st = read_count(r, "the number of attributes", 1000, &nattr)))
     return st;
-  if (per != 4 && per != 10) return fail(r, "%u nodes per tetrahedron, expected 4 (or 10, of which the corners are used)", per);
+  if (per != 4 && per != 10)
+    return fail(r, "%u nodes per tetrahedron, expected 4 (or 10, of which the corners are used)",
+                per);
   uint32_t *tets = NULL;
   int32_t *region = NULL;
   size_t tcap = 0, rcap = 0;
@@ -264,7 +272,8 @@ static tf_status tetgen_elements(tf_mem *m, reader *r, tetmesh_data *d, long lon
       if ((st = read_long(r, "a vertex index", &v))) break;
       if (a >= 4) continue;
       if (v < base || v - base >= (long long)d->vert_count)
-        st = fail(r, "tetrahedron %lld: vertex %lld is not in the .node file (%u points from %lld)", id, v, d->vert_count, base);
+        st = fail(r, "tetrahedron %lld: vertex %lld is not in the .node file (%u points from %lld)",
+                  id, v, d->vert_count, base);
       else
         t[a] = (uint32_t)(v - base);
     }
@@ -309,8 +318,8 @@ static tf_status tetgen_parse(tf_mem *m, reader *node, reader *ele, tetmesh_data
   return TF_OK;
 }
 
-tf_status tetmesh_load_tetgen(tf_mem *m, const char *node_path, const char *ele_path, tetmesh_data *out, char *err,
-                              size_t err_size) {
+tf_status tetmesh_load_tetgen(tf_mem *m, const char *node_path, const char *ele_path,
+                              tetmesh_data *out, char *err, size_t err_size) {
   reader node, ele;
   tf_status st = open_reader(&node, node_path, 1, err, err_size);
   if (st) return st;
@@ -324,9 +333,9 @@ tf_status tetmesh_load_tetgen(tf_mem *m, const char *node_path, const char *ele_
   return st;
 }
 
-tf_status tetmesh_load_tetgen_mem(tf_mem *m, const char *node_name, const void *node_data, size_t node_size,
-                                  const char *ele_name, const void *ele_data, size_t ele_size, tetmesh_data *out, char *err,
-                                  size_t err_size) {
+tf_status tetmesh_load_tetgen_mem(tf_mem *m, const char *node_name, const void *node_data,
+                                  size_t node_size, const char *ele_name, const void *ele_data,
+                                  size_t ele_size, tetmesh_data *out, char *err, size_t err_size) {
   reader node, ele;
   tf_status st = open_reader_mem(&node, node_name, node_data, node_size, 1, err, err_size);
   if (st) return st;
@@ -367,13 +376,15 @@ typedef struct tagmap {
 } tagmap;
 
 /* the map for the tags read (count of them): bounded by the data, not by a header's maximum */
-static tf_status tagmap_build(tf_mem *m, reader *r, tagmap *map, const long long *tags, uint32_t count) {
+static tf_status tagmap_build(tf_mem *m, reader *r, tagmap *map, const long long *tags,
+                              uint32_t count) {
   long long max_tag = 0;
   for (uint32_t i = 0; i < count; ++i) {
     if (tags[i] < 1) return fail(r, "node tag %lld out of range", tags[i]);
     if (tags[i] > max_tag) max_tag = tags[i];
   }
-  if (max_tag > 16LL * count + 1000000) return fail(r, "node tags up to %lld for %u nodes: too sparse", max_tag, count);
+  if (max_tag > 16LL * count + 1000000)
+    return fail(r, "node tags up to %lld for %u nodes: too sparse", max_tag, count);
   map->size = (size_t)max_tag + 1;
   map->idx = mem_array(m, map->size, sizeof(uint32_t));
   if (!map->idx) return fail_nomem(r, "the node tag map");
@@ -439,8 +450,8 @@ static int resize_tets(tf_mem *m, tetmesh_data *d, uint32_t old_cap, uint32_t ne
 
 /* One element whose tag, type and region are read: its node tags are skipped unless it is a
  * linear tet, which is appended (two passes over $Elements would need a seekable file). */
-static tf_status gmsh_element(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, uint32_t *cap, long long id,
-                              long long type, int32_t region) {
+static tf_status gmsh_element(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map,
+                              uint32_t *cap, long long id, long long type, int32_t region) {
   tf_status st;
   if (type != GMSH_TET4) {
     long long tag;
@@ -465,11 +476,12 @@ static tf_status gmsh_physical_names(reader *r, tetmesh_data *d) {
   tf_status st = read_long(r, "the number of physical names", &count);
   for (long long i = 0; i < count && !st; ++i) {
     char name[TETMESH_NAME_SIZE];
-    if ((st = read_long(r, "a physical dimension", &dim)) || (st = read_long(r, "a physical tag", &tag)) ||
-        (st = read_quoted(r, name, sizeof name)))
+    if ((st = read_long(r, "a physical dimension", &dim)) ||
+        (st = read_long(r, "a physical tag", &tag)) || (st = read_quoted(r, name, sizeof name)))
       break;
     if (dim != 3) continue;
-    if (d->name_count == TETMESH_MAX_NAMES) return fail(r, "more than %d named volume regions", TETMESH_MAX_NAMES);
+    if (d->name_count == TETMESH_MAX_NAMES)
+      return fail(r, "more than %d named volume regions", TETMESH_MAX_NAMES);
     d->names[d->name_count].region = (int32_t)tag;
     memcpy(d->names[d->name_count++].name, name, sizeof name);
   }
@@ -521,13 +533,14 @@ static tf_status gmsh_entities(tf_mem *m, reader *r, volume_map *vm, size_t *cap
 
 static int32_t volume_region(const volume_map *vm, long long entity) {
   for (long long i = 0; i < vm->count; ++i)
-    if (vm->pairs[2 * i] == entity && vm->pairs[2 * i + 1] != 0) return (int32_t)vm->pairs[2 * i + 1];
+    if (vm->pairs[2 * i] == entity && vm->pairs[2 * i + 1] != 0)
+      return (int32_t)vm->pairs[2 * i + 1];
   return (int32_t)entity;
 }
 
 /* $Nodes: positions and tags grow as nodes arrive; the tag map is built from the tags read */
-static tf_status gmsh_nodes_read(tf_mem *m, reader *r, tagmap *map, int v4, double **pos, long long **tags, size_t *pcap,
-                                 size_t *tcap, uint32_t *n) {
+static tf_status gmsh_nodes_read(tf_mem *m, reader *r, tagmap *map, int v4, double **pos,
+                                 long long **tags, size_t *pcap, size_t *tcap, uint32_t *n) {
   tf_status st;
   *n = 0;
   if (!v4) {
@@ -544,26 +557,35 @@ static tf_status gmsh_nodes_read(tf_mem *m, reader *r, tagmap *map, int v4, doub
     }
   } else {
     long long blocks, total, min_tag, max_tag;
-    if ((st = read_long(r, "the number of entity blocks", &blocks)) || (st = read_long(r, "the number of nodes", &total)) ||
-        (st = read_long(r, "the minimum node tag", &min_tag)) || (st = read_long(r, "the maximum node tag", &max_tag)))
+    if ((st = read_long(r, "the number of entity blocks", &blocks)) ||
+        (st = read_long(r, "the number of nodes", &total)) ||
+        (st = read_long(r, "the minimum node tag", &min_tag)) ||
+        (st = read_long(r, "the maximum node tag", &max_tag)))
       return st;
-    if (total < 0 || total > 0x3fffffff || blocks < 0) return fail(r, "bad node counts (%lld blocks, %lld nodes)", blocks, total);
+    if (total < 0 || total > 0x3fffffff || blocks < 0)
+      return fail(r, "bad node counts (%lld blocks, %lld nodes)", blocks, total);
     uint32_t next = 0;
     for (long long b = 0; b < blocks; ++b) {
       long long dim, ent, param, count;
-      if ((st = read_long(r, "the entity dimension", &dim)) || (st = read_long(r, "the entity tag", &ent)) ||
-          (st = read_long(r, "the parametric flag", &param)) || (st = read_long(r, "the block's node count", &count)))
+      if ((st = read_long(r, "the entity dimension", &dim)) ||
+          (st = read_long(r, "the entity tag", &ent)) ||
+          (st = read_long(r, "the parametric flag", &param)) ||
+          (st = read_long(r, "the block's node count", &count)))
         return st;
-      if (param) return fail(r, "parametric nodes are not supported (save without parametric coordinates)");
-      if (count < 0 || count > total - next) return fail(r, "node block of %lld nodes overflows the %lld declared", count, total);
+      if (param)
+        return fail(r, "parametric nodes are not supported (save without parametric coordinates)");
+      if (count < 0 || count > total - next)
+        return fail(r, "node block of %lld nodes overflows the %lld declared", count, total);
       for (long long i = 0; i < count; ++i) {
         size_t at = next + (size_t)i;
-        if (!reserve(m, (void **)tags, tcap, at, (size_t)total, sizeof(long long))) return fail_nomem(r, "the node tags");
+        if (!reserve(m, (void **)tags, tcap, at, (size_t)total, sizeof(long long)))
+          return fail_nomem(r, "the node tags");
         if ((st = read_long(r, "a node tag", *tags + at))) return st;
       }
       for (long long i = 0; i < count; ++i) {
         size_t at = next + (size_t)i;
-        if (!reserve(m, (void **)pos, pcap, at, (size_t)total, 3 * sizeof(double))) return fail_nomem(r, "the nodes");
+        if (!reserve(m, (void **)pos, pcap, at, (size_t)total, 3 * sizeof(double)))
+          return fail_nomem(r, "the nodes");
         for (int k = 0; k < 3; ++k)
           if ((st = read_double(r, "a coordinate", *pos + 3 * at + k))) return st;
       }
@@ -597,15 +619,16 @@ static tf_status gmsh_nodes(tf_mem *m, reader *r, tetmesh_data *d, tagmap *map, 
   return TF_OK;
 }
 
-static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, const volume_map *vm, int v4,
-                                   uint32_t *capp) {
+static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map,
+                                    const volume_map *vm, int v4, uint32_t *capp) {
   tf_status st;
   if (!v4) {
     long long count;
     if ((st = read_long(r, "the number of elements", &count))) return st;
     for (long long e = 0; e < count; ++e) {
       long long id, type, ntags, phys = 0, tag;
-      if ((st = read_long(r, "an element tag", &id)) || (st = read_long(r, "an element type", &type)) ||
+      if ((st = read_long(r, "an element tag", &id)) ||
+          (st = read_long(r, "an element type", &type)) ||
           (st = read_long(r, "the number of tags", &ntags)))
         return st;
       int nn = gmsh_type_nodes(type);
@@ -619,13 +642,17 @@ static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const
     }
   } else {
     long long blocks, total, lo, hi;
-    if ((st = read_long(r, "the number of entity blocks", &blocks)) || (st = read_long(r, "the number of elements", &total)) ||
-        (st = read_long(r, "the minimum element tag", &lo)) || (st = read_long(r, "the maximum element tag", &hi)))
+    if ((st = read_long(r, "the number of entity blocks", &blocks)) ||
+        (st = read_long(r, "the number of elements", &total)) ||
+        (st = read_long(r, "the minimum element tag", &lo)) ||
+        (st = read_long(r, "the maximum element tag", &hi)))
       return st;
     for (long long b = 0; b < blocks; ++b) {
       long long dim, ent, type, count, id;
-      if ((st = read_long(r, "the entity dimension", &dim)) || (st = read_long(r, "the entity tag", &ent)) ||
-          (st = read_long(r, "the element type", &type)) || (st = read_long(r, "the block's element count", &count)))
+      if ((st = read_long(r, "the entity dimension", &dim)) ||
+          (st = read_long(r, "the entity tag", &ent)) ||
+          (st = read_long(r, "the element type", &type)) ||
+          (st = read_long(r, "the block's element count", &count)))
         return st;
       int nn = gmsh_type_nodes(type);
       if (nn < 0) return fail(r, "element block of unknown type %lld", type);
@@ -641,7 +668,8 @@ static tf_status gmsh_elements_read(tf_mem *m, reader *r, tetmesh_data *d, const
   return TF_OK;
 }
 
-static tf_status gmsh_elements(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map, const volume_map *vm, int v4) {
+static tf_status gmsh_elements(tf_mem *m, reader *r, tetmesh_data *d, const tagmap *map,
+                               const volume_map *vm, int v4) {
   uint32_t cap = 0;
   tf_status st = gmsh_elements_read(m, r, d, map, vm, v4, &cap);
   /* shrink the growth buffers to the exact size, so tetmesh_data_free knows the block sizes */
@@ -661,22 +689,35 @@ static tf_status gmsh_parse(tf_mem *m, reader *r, tetmesh_data *out) {
     if (!strcmp(t, "$MeshFormat")) {
       const char *ver = token(r);
       long long file_type, dsize;
-      if (!ver) st = fail(r, "unexpected end of file in $MeshFormat");
-      else if (!strcmp(ver, "2.2")) v4 = 0;
-      else if (!strcmp(ver, "4.1")) v4 = 1;
-      else st = fail(r, "Gmsh format version %s is not supported (2.2 and 4.1 are)", ver);
-      if (!st && !(st = read_long(r, "the file type", &file_type)) && !(st = read_long(r, "the data size", &dsize))) {
-        if (file_type != 0) st = fail(r, "binary .msh files are not supported; save as ASCII");
-        else st = expect(r, "$EndMeshFormat");
+      if (!ver)
+        st = fail(r, "unexpected end of file in $MeshFormat");
+      else if (!strcmp(ver, "2.2"))
+        v4 = 0;
+      else if (!strcmp(ver, "4.1"))
+        v4 = 1;
+      else
+        st = fail(r, "Gmsh format version %s is not supported (2.2 and 4.1 are)", ver);
+      if (!st && !(st = read_long(r, "the file type", &file_type)) &&
+          !(st = read_long(r, "the data size", &dsize))) {
+        if (file_type != 0)
+          st = fail(r, "binary .msh files are not supported; save as ASCII");
+        else
+          st = expect(r, "$EndMeshFormat");
       }
     } else if (!strcmp(t, "$Nodes")) {
-      if (v4 < 0) st = fail(r, "$Nodes before $MeshFormat");
-      else if (have_nodes) st = fail(r, "a second $Nodes section");
-      else st = gmsh_nodes(m, r, &d, &map, v4), have_nodes = 1;
+      if (v4 < 0)
+        st = fail(r, "$Nodes before $MeshFormat");
+      else if (have_nodes)
+        st = fail(r, "a second $Nodes section");
+      else
+        st = gmsh_nodes(m, r, &d, &map, v4), have_nodes = 1;
     } else if (!strcmp(t, "$Elements")) {
-      if (!have_nodes) st = fail(r, "$Elements before $Nodes");
-      else if (have_elems) st = fail(r, "a second $Elements section");
-      else st = gmsh_elements(m, r, &d, &map, &vm, v4), have_elems = 1;
+      if (!have_nodes)
+        st = fail(r, "$Elements before $Nodes");
+      else if (have_elems)
+        st = fail(r, "a second $Elements section");
+      else
+        st = gmsh_elements(m, r, &d, &map, &vm, v4), have_elems = 1;
     } else if (!strcmp(t, "$PhysicalNames")) {
       st = gmsh_physical_names(r, &d);
     } else if (!strcmp(t, "$Entities") && v4 == 1 && !vm.pairs) {
@@ -703,7 +744,8 @@ static tf_status gmsh_parse(tf_mem *m, reader *r, tetmesh_data *out) {
   return TF_OK;
 }
 
-tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char *err, size_t err_size) {
+tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char *err,
+                            size_t err_size) {
   reader r;
   tf_status st = open_reader(&r, path, 0, err, err_size);
   if (st) return st;
@@ -712,8 +754,8 @@ tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char
   return st;
 }
 
-tf_status tetmesh_load_gmsh_mem(tf_mem *m, const char *name, const void *data, size_t size, tetmesh_data *out, char *err,
-                                size_t err_size) {
+tf_status tetmesh_load_gmsh_mem(tf_mem *m, const char *name, const void *data, size_t size,
+                                tetmesh_data *out, char *err, size_t err_size) {
   reader r;
   tf_status st = open_reader_mem(&r, name, data, size, 0, err, err_size);
   if (st) return st;

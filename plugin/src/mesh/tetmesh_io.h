@@ -28,15 +28,17 @@ typedef struct tetmesh_data {
 } tetmesh_data;
 
 /* node_path: the .node file; ele_path: the .ele file. */
-TF_LOCAL tf_status tetmesh_load_tetgen(tf_mem *m, const char *node_path, const char *ele_path, tetmesh_data *out,
-                                       char *err, size_t err_size);
-TF_LOCAL tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char *err, size_t err_size);
+TF_LOCAL tf_status tetmesh_load_tetgen(tf_mem *m, const char *node_path, const char *ele_path,
+                                       tetmesh_data *out, char *err, size_t err_size);
+TF_LOCAL tf_status tetmesh_load_gmsh(tf_mem *m, const char *path, tetmesh_data *out, char *err,
+                                     size_t err_size);
 /* The same parsers over bytes in memory (the fuzz targets; names are used in messages). */
-TF_LOCAL tf_status tetmesh_load_tetgen_mem(tf_mem *m, const char *node_name, const void *node_data, size_t node_size,
-                                           const char *ele_name, const void *ele_data, size_t ele_size, tetmesh_data *out,
+TF_LOCAL tf_status tetmesh_load_tetgen_mem(tf_mem *m, const char *node_name, const void *node_data,
+                                           size_t node_size, const char *ele_name,
+                                           const void *ele_data, size_t ele_size, tetmesh_data *out,
                                            char *err, size_t err_size);
-TF_LOCAL tf_status tetmesh_load_gmsh_mem(tf_mem *m, const char *name, const void *data, size_t size, tetmesh_data *out,
-                                         char *err, size_t err_size);
+TF_LOCAL tf_status tetmesh_load_gmsh_mem(tf_mem *m, const char *name, const void *data, size_t size,
+                                         tetmesh_data *out, char *err, size_t err_size);
 TF_LOCAL void tetmesh_data_free(tf_mem *m, tetmesh_data *d);
 
 #endif

@@ -24,7 +24,8 @@ double enclosed_volume(const double *pos, const uint32_t *tris, uint32_t tri_cou
   return vol / 6.0;
 }
 
-double winding_number(const double *pos, const uint32_t *tris, uint32_t tri_count, const double p[3]) {
+double winding_number(const double *pos, const uint32_t *tris, uint32_t tri_count,
+                      const double p[3]) {
   /* sum of the signed solid angles of the triangles seen from p (Van Oosterom & Strackee 1983) */
   double total = 0.0;
   for (uint32_t t = 0; t < tri_count; ++t) {
@@ -44,7 +45,8 @@ double winding_number(const double *pos, const uint32_t *tris, uint32_t tri_coun
 /* Does the triangle (a, b, c) touch the cube of centre o and half-size r? Separating axis test
  * on the 13 candidate axes: the 3 cube normals, the triangle normal and the 9 edge cross products
  * (Akenine-Moller 2001). */
-static int tri_cube_overlap(const double *a, const double *b, const double *c, const double o[3], double r) {
+static int tri_cube_overlap(const double *a, const double *b, const double *c, const double o[3],
+                            double r) {
   double v[3][3], e[3][3], axes[13][3];
   v3_sub(v[0], a, o);
   v3_sub(v[1], b, o);
@@ -68,12 +70,15 @@ static int tri_cube_overlap(const double *a, const double *b, const double *c, c
 }
 
 /* Kuhn's six tets of a cube, corners numbered x + 2y + 4z, all positively oriented */
-static const int KUHN[6][4] = {{0, 1, 3, 7}, {0, 5, 1, 7}, {0, 3, 2, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 6, 4, 7}};
+static const int KUHN[6][4] = {{0, 1, 3, 7}, {0, 5, 1, 7}, {0, 3, 2, 7},
+                               {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 6, 4, 7}};
 
-int tetrahedralize_lattice(const double *pos, uint32_t vert_count, int cells, int dim[3], double origin[3], double *h) {
+int tetrahedralize_lattice(const double *pos, uint32_t vert_count, int cells, int dim[3],
+                           double origin[3], double *h) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (uint32_t i = 0; i < vert_count; ++i)
-    for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], pos[3 * (size_t)i + k]), hi[k] = fmax(hi[k], pos[3 * (size_t)i + k]);
+    for (int k = 0; k < 3; ++k)
+      lo[k] = fmin(lo[k], pos[3 * (size_t)i + k]), hi[k] = fmax(hi[k], pos[3 * (size_t)i + k]);
   double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
   /* an extent that overflows (corners near +-DBL_MAX) or a cell that underflows to 0 would make
    * the cell counts below inf or NaN, which do not convert to int */
@@ -94,15 +99,18 @@ double tetrahedralize_bytes(const int dim[3]) {
   return (double)dim[0] * dim[1] * dim[2] * 6.0 * TETRAHEDRALIZE_BYTES_PER_TET;
 }
 
-tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_count, const uint32_t *tris,
-                                 uint32_t tri_count, int cells, tetmesh_data *out, char *err, size_t err_size) {
+tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_count,
+                                 const uint32_t *tris, uint32_t tri_count, int cells,
+                                 tetmesh_data *out, char *err, size_t err_size) {
   memset(out, 0, sizeof *out);
   if (cells < 2 || cells > 512) {
     snprintf(err, err_size, "lattice resolution %d out of range [2, 512]", cells);
     return TF_E_INVALID_ARG;
   }
   if (vert_count < 4 || tri_count < 4) {
-    snprintf(err, err_size, "a closed surface needs at least 4 vertices and 4 triangles (got %u, %u)", vert_count, tri_count);
+    snprintf(err, err_size,
+             "a closed surface needs at least 4 vertices and 4 triangles (got %u, %u)", vert_count,
+             tri_count);
     return TF_E_BAD_MESH;
   }
   for (uint32_t i = 0; i < vert_count; ++i)
@@ -128,7 +136,7 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
   tf_status st = TF_E_NOMEM;
   if (!inside || !keep || !vid) goto done;
 #define VIDX(x, y, z) (((size_t)(z) * (dim[1] + 1) + (size_t)(y)) * (dim[0] + 1) + (size_t)(x))
-#define CIDX(x, y, z) (((size_t)(z) * dim[1] + (size_t)(y)) * dim[0] + (size_t)(x))
+#define CIDX(x, y, z) (((size_t)(z)*dim[1] + (size_t)(y)) * dim[0] + (size_t)(x))
   for (int z = 0; z <= dim[2]; ++z)
     for (int y = 0; y <= dim[1]; ++y)
       for (int x = 0; x <= dim[0]; ++x) {
@@ -139,7 +147,8 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
     for (int y = 0; y < dim[1]; ++y)
       for (int x = 0; x < dim[0]; ++x)
         for (int c = 0; c < 8; ++c)
-          if (inside[VIDX(x + (c & 1), y + (c >> 1 & 1), z + (c >> 2 & 1))]) keep[CIDX(x, y, z)] = 1;
+          if (inside[VIDX(x + (c & 1), y + (c >> 1 & 1), z + (c >> 2 & 1))])
+            keep[CIDX(x, y, z)] = 1;
   /* cubes touching a triangle (padded by a hair so points on a cube face are covered) */
   for (uint32_t t = 0; t < tri_count; ++t) {
     int a[3], b[3];
@@ -154,12 +163,14 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
       a[k] = fa > 0.0 ? (int)fmin(fa, dim[k] - 1.0) : 0;
       b[k] = fb < dim[k] - 1.0 ? (fb > 0.0 ? (int)fb : 0) : dim[k] - 1;
     }
-    const double *p0 = pos + 3 * (size_t)tris[3 * t], *p1 = pos + 3 * (size_t)tris[3 * t + 1], *p2 = pos + 3 * (size_t)tris[3 * t + 2];
+    const double *p0 = pos + 3 * (size_t)tris[3 * t], *p1 = pos + 3 * (size_t)tris[3 * t + 1],
+                 *p2 = pos + 3 * (size_t)tris[3 * t + 2];
     for (int z = a[2]; z <= b[2]; ++z)
       for (int y = a[1]; y <= b[1]; ++y)
         for (int x = a[0]; x <= b[0]; ++x) {
           if (keep[CIDX(x, y, z)]) continue;
-          double o[3] = {origin[0] + (x + 0.5) * h, origin[1] + (y + 0.5) * h, origin[2] + (z + 0.5) * h};
+          double o[3] = {origin[0] + (x + 0.5) * h, origin[1] + (y + 0.5) * h,
+                         origin[2] + (z + 0.5) * h};
           if (tri_cube_overlap(p0, p1, p2, o, 0.5 * h * (1.0 + 1e-6))) keep[CIDX(x, y, z)] = 1;
         }
   }
@@ -195,7 +206,8 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
     for (int y = 0; y <= dim[1]; ++y)
       for (int x = 0; x <= dim[0]; ++x) {
         uint32_t v = vid[VIDX(x, y, z)];
-        if (v != UINT32_MAX) v3_set(out->pos + 3 * (size_t)v, origin[0] + x * h, origin[1] + y * h, origin[2] + z * h);
+        if (v != UINT32_MAX)
+          v3_set(out->pos + 3 * (size_t)v, origin[0] + x * h, origin[1] + y * h, origin[2] + z * h);
       }
   size_t e = 0;
   for (int z = 0; z < dim[2]; ++z)
@@ -212,7 +224,9 @@ tf_status tetrahedralize_surface(tf_mem *m, const double *pos, uint32_t vert_cou
 #undef CIDX
   st = TF_OK;
 done:
-  if (st == TF_E_NOMEM) snprintf(err, err_size, "out of memory for the lattice (%d x %d x %d cells)", dim[0], dim[1], dim[2]);
+  if (st == TF_E_NOMEM)
+    snprintf(err, err_size, "out of memory for the lattice (%d x %d x %d cells)", dim[0], dim[1],
+             dim[2]);
   if (inside) mem_free(m, inside, nv);
   if (keep) mem_free(m, keep, nc);
   if (vid) MEM_FREE_ARRAY(m, vid, nv);

@@ -14,8 +14,8 @@
 /* a triangle whose area is below this fraction of its longest edge squared is degenerate */
 static const double DEGENERATE_AREA_REL = 1e-10;
 
-tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris, uint32_t nt, uint32_t b,
-                           char *err, size_t n) {
+tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris, uint32_t nt,
+                           uint32_t b, char *err, size_t n) {
   if (!pos) return snprintf(err, n, "rest_positions is NULL"), TF_E_INVALID_ARG;
   if (!tris) return snprintf(err, n, "triangles is NULL"), TF_E_INVALID_ARG;
   if (nv < 3) return snprintf(err, n, "vert_count is %u, need at least 3", nv), TF_E_BAD_MESH;
@@ -27,10 +27,12 @@ tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris,
     const uint32_t *v = tris + 3 * t;
     for (int k = 0; k < 3; ++k)
       if (v[k] >= nv)
-        return snprintf(err, n, "triangle %u: vertex index %u out of range %u..%u", t + b, v[k] + b, b, nv - 1 + b),
+        return snprintf(err, n, "triangle %u: vertex index %u out of range %u..%u", t + b, v[k] + b,
+                        b, nv - 1 + b),
                TF_E_BAD_MESH;
     if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
-      return snprintf(err, n, "triangle %u repeats a vertex (%u %u %u)", t + b, v[0] + b, v[1] + b, v[2] + b),
+      return snprintf(err, n, "triangle %u repeats a vertex (%u %u %u)", t + b, v[0] + b, v[1] + b,
+                      v[2] + b),
              TF_E_BAD_MESH;
     double e1[3], e2[3], e3[3], c[3];
     v3_sub(e1, pos + 3 * v[1], pos + 3 * v[0]);
@@ -40,13 +42,16 @@ tf_status trimesh_validate(const double *pos, uint32_t nv, const uint32_t *tris,
     double lmax2 = fmax(v3_norm2(e1), fmax(v3_norm2(e2), v3_norm2(e3)));
     double area = 0.5 * v3_norm(c);
     if (!(area > DEGENERATE_AREA_REL * lmax2))
-      return snprintf(err, n, "triangle %u (%u %u %u) is degenerate (zero area)", t + b, v[0] + b, v[1] + b, v[2] + b),
+      return snprintf(err, n, "triangle %u (%u %u %u) is degenerate (zero area)", t + b, v[0] + b,
+                      v[1] + b, v[2] + b),
              TF_E_BAD_MESH;
   }
   return TF_OK;
 }
 
-typedef struct half_edge { uint32_t a, b, tri, opp; } half_edge; /* a < b; opp = third vertex */
+typedef struct half_edge {
+  uint32_t a, b, tri, opp;
+} half_edge; /* a < b; opp = third vertex */
 
 static int cmp_half_edge(const void *pa, const void *pb) {
   const half_edge *x = pa, *y = pb;
@@ -75,8 +80,8 @@ static int tri_has_directed(const uint32_t *tri, uint32_t a, uint32_t b) {
   return 0;
 }
 
-tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris, uint32_t nt, uint32_t base,
-                        char *err, size_t n) {
+tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris, uint32_t nt,
+                        uint32_t base, char *err, size_t n) {
   tf_status st = TF_E_NOMEM;
   memset(t, 0, sizeof *t);
   t->vert_count = nv;
@@ -101,14 +106,16 @@ tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris
     size_t j = i + 1;
     while (j < (size_t)nt * 3 && he[j].a == he[i].a && he[j].b == he[i].b) ++j;
     if (j - i > 2) {
-      snprintf(err, n, "edge (%u %u) is shared by %zu triangles (non-manifold), e.g. triangles %u and %u",
+      snprintf(err, n,
+               "edge (%u %u) is shared by %zu triangles (non-manifold), e.g. triangles %u and %u",
                he[i].a + base, he[i].b + base, j - i, he[i].tri + base, he[i + 1].tri + base);
       st = TF_E_BAD_MESH;
       goto fail;
     }
     if (j - i == 2) {
       if (he[i].opp == he[i + 1].opp) {
-        snprintf(err, n, "triangle %u duplicates triangle %u", he[i + 1].tri + base, he[i].tri + base);
+        snprintf(err, n, "triangle %u duplicates triangle %u", he[i + 1].tri + base,
+                 he[i].tri + base);
         st = TF_E_BAD_MESH;
         goto fail;
       }
@@ -133,9 +140,15 @@ tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris
       /* orient the hinge by the first triangle: it runs v0 -> v1, v2 is its third vertex */
       const half_edge *h0 = &he[i], *h1 = &he[i + 1];
       uint32_t v0 = h0->a, v1 = h0->b;
-      if (!tri_has_directed(tris + 3 * h0->tri, v0, v1)) { v0 = h0->b; v1 = h0->a; }
+      if (!tri_has_directed(tris + 3 * h0->tri, v0, v1)) {
+        v0 = h0->b;
+        v1 = h0->a;
+      }
       uint32_t *hg = t->hinges + 4 * nh++;
-      hg[0] = v0; hg[1] = v1; hg[2] = h0->opp; hg[3] = h1->opp;
+      hg[0] = v0;
+      hg[1] = v1;
+      hg[2] = h0->opp;
+      hg[3] = h1->opp;
     }
     i = j;
   }
@@ -223,13 +236,16 @@ uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j) {
   uint32_t lo = t->adj_ptr[i], hi = t->adj_ptr[i + 1];
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;
-    if (t->adj[mid] < j) lo = mid + 1;
-    else hi = mid;
+    if (t->adj[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (lo < t->adj_ptr[i + 1] && t->adj[lo] == j) ? lo : UINT32_MAX;
 }
 
-int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **out_ptr, uint32_t **out_adj, uint32_t *out_count) {
+int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **out_ptr, uint32_t **out_adj,
+                           uint32_t *out_count) {
   uint32_t n = t->vert_count;
   uint8_t *keep = mem_array(m, t->adj_count, sizeof *keep);
   uint32_t *ptr = mem_array(m, (size_t)n + 1, sizeof *ptr);
@@ -242,7 +258,8 @@ int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **out_ptr, uint
   for (uint32_t i = 0; i < n; ++i) keep[trimesh_adj_find(t, i, i)] = 1;
   for (uint32_t f = 0; f < t->tri_count; ++f)
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) keep[trimesh_adj_find(t, t->tris[3 * f + a], t->tris[3 * f + b])] = 1;
+      for (int b = 0; b < 3; ++b)
+        keep[trimesh_adj_find(t, t->tris[3 * f + a], t->tris[3 * f + b])] = 1;
   uint32_t count = 0;
   for (uint32_t k = 0; k < t->adj_count; ++k) count += keep[k];
   uint32_t *adj = mem_array(m, count, sizeof *adj);

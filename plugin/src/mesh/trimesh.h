@@ -11,7 +11,8 @@ typedef struct trimesh {
   uint32_t vert_count, tri_count, edge_count, hinge_count, comp_count;
   uint32_t *tris;   /* (tri_count x 3) */
   uint32_t *edges;  /* (edge_count x 2), a < b */
-  uint32_t *hinges; /* (hinge_count x 4): edge v0 v1, v2 opposite in the triangle (v0 v1 v2), v3 in the other */
+  uint32_t *hinges; /* (hinge_count x 4): edge v0 v1, v2 opposite in the triangle (v0 v1 v2), v3 in
+                       the other */
   uint32_t *comp;   /* (vert_count) connected component of each vertex, 0..comp_count-1 */
   /* symmetric vertex adjacency incl. the diagonal, CSR: vertices sharing a triangle or a hinge */
   uint32_t *adj_ptr; /* (vert_count + 1) */
@@ -32,6 +33,7 @@ TF_LOCAL void trimesh_free(tf_mem *m, trimesh *t);
 TF_LOCAL uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j);
 /* The part of the adjacency through triangles (edges and the diagonal, no hinge couplings), CSR
  * into new arrays *ptr (vert_count + 1) and *adj (*count); 0 when out of memory. */
-TF_LOCAL int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **ptr, uint32_t **adj, uint32_t *count);
+TF_LOCAL int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **ptr, uint32_t **adj,
+                                    uint32_t *count);
 
 #endif

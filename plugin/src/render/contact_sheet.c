@@ -8,8 +8,8 @@
 
 tf_status contact_sheet_size(const contact_sheet *cs, uint32_t image_count, uint32_t *out_width,
                              uint32_t *out_height) {
-  if (!cs || !out_width || !out_height || image_count == 0 || cs->columns == 0 || cs->tile_width == 0 ||
-      cs->tile_height == 0)
+  if (!cs || !out_width || !out_height || image_count == 0 || cs->columns == 0 ||
+      cs->tile_width == 0 || cs->tile_height == 0)
     return TF_E_INVALID_ARG;
   uint64_t cols = cs->columns < image_count ? cs->columns : image_count;
   uint64_t rows = (image_count + cols - 1) / cols;
@@ -22,8 +22,8 @@ tf_status contact_sheet_size(const contact_sheet *cs, uint32_t image_count, uint
   return TF_OK;
 }
 
-tf_status contact_sheet_compose(const contact_sheet *cs, const uint8_t *const *images, uint32_t image_count,
-                                uint8_t *out_rgb) {
+tf_status contact_sheet_compose(const contact_sheet *cs, const uint8_t *const *images,
+                                uint32_t image_count, uint8_t *out_rgb) {
   uint32_t w, h;
   tf_status st = contact_sheet_size(cs, image_count, &w, &h);
   if (st != TF_OK) return st;

@@ -17,8 +17,8 @@ typedef struct contact_sheet {
 /* Size of the sheet for image_count images: columns x tile_width + (columns - 1) x separator wide
  * (fewer columns when there are fewer images). TF_E_INVALID_ARG for a zero count or size, or a
  * sheet whose byte size (width x height x 3) would not fit in size_t. */
-TF_LOCAL tf_status contact_sheet_size(const contact_sheet *cs, uint32_t image_count, uint32_t *out_width,
-                                      uint32_t *out_height);
+TF_LOCAL tf_status contact_sheet_size(const contact_sheet *cs, uint32_t image_count,
+                                      uint32_t *out_width, uint32_t *out_height);
 
 /* Compose images (image_count pointers, each tile_width x tile_height x 3 bytes; NULL entries
  * allowed) into out_rgb, whose size contact_sheet_size gives. Same status as contact_sheet_size. */

@@ -32,20 +32,21 @@ static const uint8_t BIT_DEPTH = 8, COLOR_TYPE_RGB = 2;
 static const unsigned BPP = 3; /* bytes per pixel: the filters' left neighbour distance */
 
 /* LZ77 limits: zlib's deflate_slow at level 6 (zlib deflate.c configuration_table) */
-static const unsigned MAX_CHAIN = 128; /* hash chain links followed per search */
-static const unsigned MAX_LAZY = 16;   /* no lazy search past a match this long */
-static const unsigned GOOD_MATCH = 8;  /* quarter the chain past a previous match this long */
+static const unsigned MAX_CHAIN = 128;  /* hash chain links followed per search */
+static const unsigned MAX_LAZY = 16;    /* no lazy search past a match this long */
+static const unsigned GOOD_MATCH = 8;   /* quarter the chain past a previous match this long */
 static const unsigned NICE_MATCH = 128; /* stop searching at a match this long */
-static const unsigned TOO_FAR = 4096;  /* a 3-byte match farther than this costs more than it saves */
+static const unsigned TOO_FAR =
+    4096; /* a 3-byte match farther than this costs more than it saves */
 
 enum {
   CHUNK_OVERHEAD = 12, /* length, type, CRC */
   IHDR_SIZE = 13,
   ZLIB_HEADER = 2,
-  ZLIB_TRAILER = 4,    /* Adler-32, big-endian */
-  STORED_HEADER = 5,   /* BFINAL/BTYPE bits padded to a byte, LEN, NLEN */
-  STORED_MAX = 65535,  /* a stored block's LEN is 16 bits */
-  WSIZE = 32768,       /* deflate's window: the farthest a match may look back */
+  ZLIB_TRAILER = 4,   /* Adler-32, big-endian */
+  STORED_HEADER = 5,  /* BFINAL/BTYPE bits padded to a byte, LEN, NLEN */
+  STORED_MAX = 65535, /* a stored block's LEN is 16 bits */
+  WSIZE = 32768,      /* deflate's window: the farthest a match may look back */
   WMASK = WSIZE - 1,
   MIN_MATCH = 3,
   MAX_MATCH = 258,
@@ -53,39 +54,40 @@ enum {
   MAX_DIST = WSIZE - MIN_LOOKAHEAD,
   HASH_BITS = 15,
   HASH_SIZE = 1 << HASH_BITS,
-  TOKEN_MAX = 16384,   /* tokens per block (zlib's lit_bufsize at memLevel 8) */
-  IDAT_MAX = 32768,    /* bytes of zlib stream per IDAT chunk */
-  FILTER_COUNT = 5     /* None, Sub, Up, Average, Paeth */
+  TOKEN_MAX = 16384, /* tokens per block (zlib's lit_bufsize at memLevel 8) */
+  IDAT_MAX = 32768,  /* bytes of zlib stream per IDAT chunk */
+  FILTER_COUNT = 5   /* None, Sub, Up, Average, Paeth */
 };
 
 /* RFC 1951 sec. 3.2.5: length codes 257..285 and distance codes 0..29, base and extra bits */
-static const uint16_t LEN_BASE[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const uint16_t LEN_BASE[29] = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                      15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
+                                      67, 83, 99, 115, 131, 163, 195, 227, 258};
 static const uint8_t LEN_EXTRA[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-static const uint16_t DIST_BASE[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,
-                                       33,  49,  65,  97,  129, 193,  257,  385,  513,  769,
-                                       1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-static const uint8_t DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+static const uint16_t DIST_BASE[30] = {
+    1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+    193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+static const uint8_t DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                        6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
 /* the scratch of one image; every size is fixed, whatever the image */
 typedef struct deflate_state {
-  uint8_t win[2 * WSIZE];    /* filtered bytes; the upper half slides down when full */
-  uint16_t prev[WSIZE];      /* hash chain: the previous position with the same hash, 0 = none */
-  uint16_t head[HASH_SIZE];  /* newest position per hash, 0 = none (position 0 is never matched) */
+  uint8_t win[2 * WSIZE];   /* filtered bytes; the upper half slides down when full */
+  uint16_t prev[WSIZE];     /* hash chain: the previous position with the same hash, 0 = none */
+  uint16_t head[HASH_SIZE]; /* newest position per hash, 0 = none (position 0 is never matched) */
   uint16_t tok_dist[TOKEN_MAX]; /* 0: literal; else match distance */
   uint8_t tok_lc[TOKEN_MAX];    /* literal byte, or match length - MIN_MATCH */
   uint8_t idat[IDAT_MAX];       /* zlib stream bytes not yet in a chunk */
 } deflate_state;
 
 typedef struct png_sink {
-  FILE *f;          /* file output, or NULL for memory */
-  uint8_t *mem;     /* memory output of capacity cap */
-  size_t cap, len;  /* len: bytes written so far */
-  int failed;       /* a write failed; later writes are dropped */
-  int saved_errno;  /* errno of the failed file write */
-  uint32_t crc;     /* running CRC of the open chunk, pre-inverted */
+  FILE *f;         /* file output, or NULL for memory */
+  uint8_t *mem;    /* memory output of capacity cap */
+  size_t cap, len; /* len: bytes written so far */
+  int failed;      /* a write failed; later writes are dropped */
+  int saved_errno; /* errno of the failed file write */
+  uint32_t crc;    /* running CRC of the open chunk, pre-inverted */
   uint32_t crc_table[256];
 
   /* the image and where filtering has got to */
@@ -98,7 +100,7 @@ typedef struct png_sink {
 
   /* LZ77 over ds->win */
   deflate_state *ds;
-  size_t strstart, lookahead; /* current position in win, bytes available from it */
+  size_t strstart, lookahead;               /* current position in win, bytes available from it */
   size_t match_start, block_start, raw_pos; /* raw_pos: first byte no token covers yet */
   size_t tok_count;
 
@@ -214,11 +216,16 @@ static uint8_t paeth(uint8_t a, uint8_t b, uint8_t c) {
 static uint8_t filter_byte(uint8_t type, const uint8_t *cur, const uint8_t *up, size_t i) {
   uint8_t a = i >= BPP ? cur[i - BPP] : 0, b = up ? up[i] : 0, c = up && i >= BPP ? up[i - BPP] : 0;
   switch (type) {
-  case 1: return (uint8_t)(cur[i] - a);
-  case 2: return (uint8_t)(cur[i] - b);
-  case 3: return (uint8_t)(cur[i] - ((a + b) >> 1));
-  case 4: return (uint8_t)(cur[i] - paeth(a, b, c));
-  default: return cur[i];
+    case 1:
+      return (uint8_t)(cur[i] - a);
+    case 2:
+      return (uint8_t)(cur[i] - b);
+    case 3:
+      return (uint8_t)(cur[i] - ((a + b) >> 1));
+    case 4:
+      return (uint8_t)(cur[i] - paeth(a, b, c));
+    default:
+      return cur[i];
   }
 }
 
@@ -250,7 +257,8 @@ static size_t read_filtered(png_sink *s, uint8_t *dst, size_t n) {
       continue;
     }
     size_t i = s->col - 1, m = s->row_bytes - i < n - got ? s->row_bytes - i : n - got;
-    if (s->filter == 0) memcpy(dst + got, cur + i, m);
+    if (s->filter == 0)
+      memcpy(dst + got, cur + i, m);
     else
       for (size_t k = 0; k < m; ++k) dst[got + k] = filter_byte(s->filter, cur, up, i + k);
     got += m;
@@ -305,10 +313,14 @@ static void put_code(png_sink *s, uint32_t code, unsigned n) {
 static unsigned lit_bits(unsigned sym) { return sym < 144 ? 8 : sym < 256 ? 9 : sym < 280 ? 7 : 8; }
 
 static void put_lit(png_sink *s, unsigned sym) {
-  if (sym < 144) put_code(s, 0x30 + sym, 8);
-  else if (sym < 256) put_code(s, 0x190 + (sym - 144), 9);
-  else if (sym < 280) put_code(s, sym - 256, 7);
-  else put_code(s, 0xC0 + (sym - 280), 8);
+  if (sym < 144)
+    put_code(s, 0x30 + sym, 8);
+  else if (sym < 256)
+    put_code(s, 0x190 + (sym - 144), 9);
+  else if (sym < 280)
+    put_code(s, sym - 256, 7);
+  else
+    put_code(s, 0xC0 + (sym - 280), 8);
 }
 
 /* index into LEN_BASE of a match length 3..258 */
@@ -413,8 +425,10 @@ static void fill_window(png_sink *s) {
     s->match_start -= WSIZE;
     s->raw_pos -= WSIZE;
     s->block_start = s->raw_pos;
-    for (size_t h = 0; h < HASH_SIZE; ++h) ds->head[h] = (uint16_t)(ds->head[h] >= WSIZE ? ds->head[h] - WSIZE : 0);
-    for (size_t p = 0; p < WSIZE; ++p) ds->prev[p] = (uint16_t)(ds->prev[p] >= WSIZE ? ds->prev[p] - WSIZE : 0);
+    for (size_t h = 0; h < HASH_SIZE; ++h)
+      ds->head[h] = (uint16_t)(ds->head[h] >= WSIZE ? ds->head[h] - WSIZE : 0);
+    for (size_t p = 0; p < WSIZE; ++p)
+      ds->prev[p] = (uint16_t)(ds->prev[p] >= WSIZE ? ds->prev[p] - WSIZE : 0);
   }
   size_t end = s->strstart + s->lookahead;
   s->lookahead += read_filtered(s, ds->win + end, 2 * WSIZE - end);
@@ -459,7 +473,8 @@ static void deflate_data(png_sink *s) {
     match_length = MIN_MATCH - 1;
     if (hash_head != 0 && prev_length < MAX_LAZY && s->strstart - hash_head <= MAX_DIST) {
       match_length = longest_match(s, hash_head, prev_length);
-      if (match_length == MIN_MATCH && s->strstart - s->match_start > TOO_FAR) match_length = MIN_MATCH - 1;
+      if (match_length == MIN_MATCH && s->strstart - s->match_start > TOO_FAR)
+        match_length = MIN_MATCH - 1;
     }
     if (prev_length >= MIN_MATCH && match_length <= prev_length) {
       /* the match at strstart - 1 wins: emit it and hash the bytes it covers */
@@ -564,8 +579,8 @@ tf_status png_encode_mem(const uint8_t *rgb, uint32_t width, uint32_t height, ui
   tf_status st = check_args(rgb, width, height, &need, err, err_size);
   if (st != TF_OK) return st;
   if (!out || out_cap < need) {
-    set_err(err, err_size, "output buffer holds %zu bytes, the %ux%u PNG needs up to %zu", out ? out_cap : 0,
-            (unsigned)width, (unsigned)height, need);
+    set_err(err, err_size, "output buffer holds %zu bytes, the %ux%u PNG needs up to %zu",
+            out ? out_cap : 0, (unsigned)width, (unsigned)height, need);
     return TF_E_INVALID_ARG;
   }
   png_sink s;
@@ -579,8 +594,8 @@ tf_status png_encode_mem(const uint8_t *rgb, uint32_t width, uint32_t height, ui
   return TF_OK;
 }
 
-tf_status png_write(const char *path, const uint8_t *rgb, uint32_t width, uint32_t height, char *err,
-                    size_t err_size) {
+tf_status png_write(const char *path, const uint8_t *rgb, uint32_t width, uint32_t height,
+                    char *err, size_t err_size) {
   if (!path) {
     set_err(err, err_size, "path is NULL");
     return TF_E_INVALID_ARG;

@@ -85,10 +85,12 @@ static int view_init(view *v, const render_camera *c, uint32_t width, uint32_t h
   v3_copy(v->eye, c->eye);
   v3_scale(v->fwd, f, 1.0 / dist);
   /* right = fwd x up; an unusable up falls back to Z, then Y */
-  if (!(tf_isfinite3(c->up) && unit_cross(v->right, v->fwd, c->up)) && !unit_cross(v->right, v->fwd, Z_UP))
+  if (!(tf_isfinite3(c->up) && unit_cross(v->right, v->fwd, c->up)) &&
+      !unit_cross(v->right, v->fwd, Z_UP))
     unit_cross(v->right, v->fwd, Y_UP);
   v3_cross(v->up, v->right, v->fwd);
-  double fov = c->fov_deg > FOV_MIN_DEG && c->fov_deg < FOV_MAX_DEG ? c->fov_deg : RENDER_FIT_FOV_DEG;
+  double fov =
+      c->fov_deg > FOV_MIN_DEG && c->fov_deg < FOV_MAX_DEG ? c->fov_deg : RENDER_FIT_FOV_DEG;
   v->focal = 0.5 * height / tan(0.5 * fov * TF_PI / 180.0);
   v->cx = 0.5 * width;
   v->cy = 0.5 * height;
@@ -151,12 +153,13 @@ static int pixel_range(double a, double b, uint32_t n, uint32_t *lo, uint32_t *h
   return 1;
 }
 
-static void fill_triangle(uint8_t *rgb, double *zbuf, const view *v, const spt *a, const spt *b, const spt *c,
-                          const uint8_t col[3]) {
+static void fill_triangle(uint8_t *rgb, double *zbuf, const view *v, const spt *a, const spt *b,
+                          const spt *c, const uint8_t col[3]) {
   double area = (b->x - a->x) * (c->y - a->y) - (b->y - a->y) * (c->x - a->x);
   if (!(fabs(area) > AREA_EPS) || !isfinite(area)) return;
   uint32_t x0, x1, y0, y1;
-  if (!pixel_range(fmin(a->x, fmin(b->x, c->x)), fmax(a->x, fmax(b->x, c->x)), v->width, &x0, &x1) ||
+  if (!pixel_range(fmin(a->x, fmin(b->x, c->x)), fmax(a->x, fmax(b->x, c->x)), v->width, &x0,
+                   &x1) ||
       !pixel_range(fmin(a->y, fmin(b->y, c->y)), fmax(a->y, fmax(b->y, c->y)), v->height, &y0, &y1))
     return;
   double inv = 1.0 / area;
@@ -215,8 +218,8 @@ static uint8_t shade(uint8_t c, double intensity) {
 }
 
 /* flat two-sided Lambert colour of triangle p; 0 for zero area */
-static int face_colour(const view *v, const render_style *st, const double *light, const double *p[3],
-                       uint8_t out[3]) {
+static int face_colour(const view *v, const render_style *st, const double *light,
+                       const double *p[3], uint8_t out[3]) {
   double e1[3], e2[3], n[3], to_eye[3];
   v3_sub(e1, p[1], p[0]);
   v3_sub(e2, p[2], p[0]);
@@ -233,7 +236,8 @@ static int face_colour(const view *v, const render_style *st, const double *ligh
   return 1;
 }
 
-static void draw_triangle(uint8_t *rgb, double *zbuf, const view *v, const double *p[3], const uint8_t col[3]) {
+static void draw_triangle(uint8_t *rgb, double *zbuf, const view *v, const double *p[3],
+                          const uint8_t col[3]) {
   double cam[3][3], poly[4][3];
   for (int k = 0; k < 3; ++k) to_camera(v, p[k], cam[k]);
   int n = clip_near((const double(*)[3])cam, v->near, poly);
@@ -259,8 +263,8 @@ static int clip_axis(double a, double d, double lo, double hi, double *t0, doubl
 }
 
 /* depth-tested line between camera-space points a and b */
-static void draw_line(uint8_t *rgb, const double *zbuf, const view *v, const double *ca, const double *cb,
-                      const uint8_t col[3]) {
+static void draw_line(uint8_t *rgb, const double *zbuf, const view *v, const double *ca,
+                      const double *cb, const uint8_t col[3]) {
   double a[3], b[3], d[3];
   v3_copy(a, ca);
   v3_copy(b, cb);
@@ -277,9 +281,11 @@ static void draw_line(uint8_t *rgb, const double *zbuf, const view *v, const dou
   spt p = project(v, a), q = project(v, b);
   double dx = q.x - p.x, dy = q.y - p.y, dw = q.w - p.w;
   if (!isfinite(dx) || !isfinite(dy)) return;
-  /* only the part inside the image is stepped through, so the loop is at most width + height long */
+  /* only the part inside the image is stepped through, so the loop is at most width + height long
+   */
   double t0 = 0.0, t1 = 1.0;
-  if (!clip_axis(p.x, dx, 0.0, v->width, &t0, &t1) || !clip_axis(p.y, dy, 0.0, v->height, &t0, &t1)) return;
+  if (!clip_axis(p.x, dx, 0.0, v->width, &t0, &t1) || !clip_axis(p.y, dy, 0.0, v->height, &t0, &t1))
+    return;
   double span = (t1 - t0) * fmax(fabs(dx), fabs(dy));
   uint32_t steps = (uint32_t)ceil(span) + 1;
   for (uint32_t i = 0; i <= steps; ++i) {
@@ -288,12 +294,14 @@ static void draw_line(uint8_t *rgb, const double *zbuf, const view *v, const dou
     if (x < 0.0 || y < 0.0 || x >= v->width || y >= v->height) continue;
     size_t k = (size_t)y * v->width + (size_t)x;
     double z = 1.0 / (p.w + t * dw);
-    if (z <= zbuf[k] * (1.0 + WIRE_DEPTH_TOL)) put_pixel(rgb, v->width, (uint32_t)x, (uint32_t)y, col);
+    if (z <= zbuf[k] * (1.0 + WIRE_DEPTH_TOL))
+      put_pixel(rgb, v->width, (uint32_t)x, (uint32_t)y, col);
   }
 }
 
 /* filled disc of radius r (px) around (x, y), no depth test */
-static void draw_disc(uint8_t *rgb, const view *v, double x, double y, int r, const uint8_t col[3]) {
+static void draw_disc(uint8_t *rgb, const view *v, double x, double y, int r,
+                      const uint8_t col[3]) {
   double cx = floor(x), cy = floor(y);
   /* r (r + 1) rather than r^2: small discs look round instead of diamond-shaped */
   double r2 = (double)r * (r + 1);
@@ -308,9 +316,10 @@ static void draw_disc(uint8_t *rgb, const view *v, double x, double y, int r, co
     }
 }
 
-void render_mesh(uint8_t *rgb, double *zbuf, uint32_t width, uint32_t height, const render_camera *cam,
-                 const render_style *style, const double *pos, uint32_t vert_count, const uint32_t *tris,
-                 uint32_t tri_count, const uint32_t *pins, uint32_t pin_count) {
+void render_mesh(uint8_t *rgb, double *zbuf, uint32_t width, uint32_t height,
+                 const render_camera *cam, const render_style *style, const double *pos,
+                 uint32_t vert_count, const uint32_t *tris, uint32_t tri_count,
+                 const uint32_t *pins, uint32_t pin_count) {
   if (!rgb || !zbuf || !style || width == 0 || height == 0 || height > SIZE_MAX / 3 / width) return;
   size_t npix = (size_t)width * height;
   for (size_t i = 0; i < npix; ++i) {
@@ -332,7 +341,8 @@ void render_mesh(uint8_t *rgb, double *zbuf, uint32_t width, uint32_t height, co
   for (uint32_t t = 0; tris && t < tri_count; ++t) {
     const double *p[3];
     uint8_t col[3];
-    if (!gather(pos, vert_count, tris + 3 * (size_t)t, p) || !face_colour(&v, style, light, p, col)) continue;
+    if (!gather(pos, vert_count, tris + 3 * (size_t)t, p) || !face_colour(&v, style, light, p, col))
+      continue;
     draw_triangle(rgb, zbuf, &v, p, col);
   }
 
@@ -351,18 +361,18 @@ void render_mesh(uint8_t *rgb, double *zbuf, uint32_t width, uint32_t height, co
   if (r > PIN_MAX_RADIUS) r = PIN_MAX_RADIUS;
   for (uint32_t i = 0; i < pin_count; ++i) {
     double xy[2];
-    if (pins[i] >= vert_count || !view_project(&v, pos + 3 * (size_t)pins[i], xy, NULL))
-      continue;
+    if (pins[i] >= vert_count || !view_project(&v, pos + 3 * (size_t)pins[i], xy, NULL)) continue;
     /* far outside the image: nothing to draw (and no huge loop bounds) */
     double margin = r + 2.0;
-    if (xy[0] < -margin || xy[1] < -margin || xy[0] > width + margin || xy[1] > height + margin) continue;
+    if (xy[0] < -margin || xy[1] < -margin || xy[0] > width + margin || xy[1] > height + margin)
+      continue;
     draw_disc(rgb, &v, xy[0], xy[1], r + 1, style->wire);
     draw_disc(rgb, &v, xy[0], xy[1], r, style->pin);
   }
 }
 
-void render_camera_fit(render_camera *c, const double *pos, uint32_t vert_count, const double dir[3],
-                       const double up[3]) {
+void render_camera_fit(render_camera *c, const double *pos, uint32_t vert_count,
+                       const double dir[3], const double up[3]) {
   /* bounding box of the finite vertices */
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   int any = 0;
@@ -395,7 +405,9 @@ void render_camera_fit(render_camera *c, const double *pos, uint32_t vert_count,
   }
   /* up must not be parallel to the view: fall back to Z, then Y */
   double tmp[3];
-  const double *u = up && tf_isfinite3(up) && unit_cross(tmp, d, up) ? up : unit_cross(tmp, d, Z_UP) ? Z_UP : Y_UP;
+  const double *u = up && tf_isfinite3(up) && unit_cross(tmp, d, up) ? up
+                    : unit_cross(tmp, d, Z_UP)                       ? Z_UP
+                                                                     : Y_UP;
 
   /* the sphere's tangent cone has half-angle asin(radius / distance) */
   double half = 0.5 * RENDER_FIT_FOV_DEG * TF_PI / 180.0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * The rig runner behind tf_rig_*: a Lua 5.4 state of its own per rig, with the same binding and
- * pure-Lua layer as the Lua module, so a rig gives the same frames here as under lua5.4. Script errors come back as
- * "file:line: message"; a failed apply restores the parameters and pin targets it may have set. */
+ * pure-Lua layer as the Lua module, so a rig gives the same frames here as under lua5.4. Script
+ * errors come back as "file:line: message"; a failed apply restores the parameters and pin targets
+ * it may have set. */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -64,7 +65,8 @@ static tf_status runner_load(const tf_rig_def *def, tf_rig_impl **out, char *err
   }
   /* standard libraries and the built-in tauform layer, protected: an error here must not abort */
   lua_pushcfunction(L, open_state);
-  if (lua_pcall(L, 0, 1, 0) != LUA_OK || luaL_loadbufferx(L, LOAD_CHUNK, sizeof LOAD_CHUNK - 1, "=tf_rig_load", "t") != LUA_OK) {
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK ||
+      luaL_loadbufferx(L, LOAD_CHUNK, sizeof LOAD_CHUNK - 1, "=tf_rig_load", "t") != LUA_OK) {
     snprintf(err, n, "tf_rig_load: %s", lua_tostring(L, -1));
     runner_destroy(r);
     return TF_E_SCRIPT;
@@ -117,7 +119,8 @@ static tf_status runner_apply(tf_rig_impl *r, double frame) {
     /* bend: only if it changed, so a per-vertex map set before survives */
     double now[3];
     tf_sim_get_param(r->sim, (tf_param)p, now, 3);
-    if (memcmp(now, params[p], count * sizeof(double)) != 0) tf_sim_set_param(r->sim, (tf_param)p, params[p], count);
+    if (memcmp(now, params[p], count * sizeof(double)) != 0)
+      tf_sim_set_param(r->sim, (tf_param)p, params[p], count);
   }
   if (have_pins) tf_sim_set_pin_targets(r->sim, r->pin_save, r->pin_count);
   return TF_E_SCRIPT;
@@ -125,7 +128,8 @@ static tf_status runner_apply(tf_rig_impl *r, double frame) {
 
 static tf_sim *runner_sim(tf_rig_impl *r) { return r->sim; }
 
-static void runner_timing(const tf_rig_impl *r, double *first, double *last, double *fps, uint32_t *substeps) {
+static void runner_timing(const tf_rig_impl *r, double *first, double *last, double *fps,
+                          uint32_t *substeps) {
   *first = r->first;
   *last = r->last;
   *fps = r->fps;
@@ -134,8 +138,9 @@ static void runner_timing(const tf_rig_impl *r, double *first, double *last, dou
 
 static const char *runner_last_error(const tf_rig_impl *r) { return r->err; }
 
-static const tf_rig_vtable VTABLE = {TF_RIG_ENTRY_VERSION, TF_VERSION, runner_load, runner_destroy,
-                                     runner_sim, runner_apply, runner_timing, runner_last_error};
+static const tf_rig_vtable VTABLE = {TF_RIG_ENTRY_VERSION, TF_VERSION,       runner_load,
+                                     runner_destroy,       runner_sim,       runner_apply,
+                                     runner_timing,        runner_last_error};
 
 __attribute__((visibility("default"))) const tf_rig_vtable *tauform_rig_entry(void);
 const tf_rig_vtable *tauform_rig_entry(void) { return &VTABLE; }

@@ -33,7 +33,8 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   double t0 = now_seconds();
   sim_state_copy(s, &s->saved, &s->state);
   tf_stats st = s->stats;
-  st.steps = st.newton_iterations = st.cg_iterations = st.max_newton_per_step = st.unconverged_steps = 0;
+  st.steps = st.newton_iterations = st.cg_iterations = st.max_newton_per_step =
+      st.unconverged_steps = 0;
   st.residual = 0.0;
   double dt = frame_dt / substeps;
   if (s->contact) contact_begin_advance(s);
@@ -83,30 +84,37 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
     s->stats = st;
     unsigned long long frame = (unsigned long long)s->frames + s->index_base;
     if (bad == STEP_NOMEM)
-      return sim_fail(s, TF_E_NOMEM, "advance: frame %llu, substep %u of %u: %s; the frame was rolled back", frame,
+      return sim_fail(s, TF_E_NOMEM,
+                      "advance: frame %llu, substep %u of %u: %s; the frame was rolled back", frame,
                       k + s->index_base, substeps, bad);
     if (bad == STEP_SPLIT)
-      return sim_fail(s, TF_E_CONTACT,
-                      "advance: frame %llu, substep %u of %u (t = %.6g s): collider %u moves into hard-pinned "
-                      "vertex %u, which cannot get out of its way (its motion was split %u times); move the pin "
-                      "or the collider; the frame was rolled back",
-                      frame, k + s->index_base, substeps, s->work.time, s->contact->blocked_collider,
-                      s->contact->blocked_vertex + s->index_base, splits);
+      return sim_fail(
+          s, TF_E_CONTACT,
+          "advance: frame %llu, substep %u of %u (t = %.6g s): collider %u moves into hard-pinned "
+          "vertex %u, which cannot get out of its way (its motion was split %u times); move the "
+          "pin "
+          "or the collider; the frame was rolled back",
+          frame, k + s->index_base, substeps, s->work.time, s->contact->blocked_collider,
+          s->contact->blocked_vertex + s->index_base, splits);
     if (!bad)
-      return sim_fail(s, TF_E_NOT_CONVERGED,
-                      "advance: frame %llu, substep %u of %u (t = %.6g s): the state became non-finite at "
-                      "vertex %u (step %.3g s too large for this integrator or material?); the frame was "
-                      "rolled back",
-                      frame, k + s->index_base, substeps, s->work.time, vbad + s->index_base, dt);
+      return sim_fail(
+          s, TF_E_NOT_CONVERGED,
+          "advance: frame %llu, substep %u of %u (t = %.6g s): the state became non-finite at "
+          "vertex %u (step %.3g s too large for this integrator or material?); the frame was "
+          "rolled back",
+          frame, k + s->index_base, substeps, s->work.time, vbad + s->index_base, dt);
     if (strstr(bad, "objective"))
-      return sim_fail(s, TF_E_NOT_CONVERGED,
-                      "advance: frame %llu, substep %u of %u (t = %.6g s): %s (from %.17g to %.17g J, a "
-                      "minimization must not raise it); the frame was rolled back",
-                      frame, k + s->index_base, substeps, s->work.time, bad, s->solver.check_e0, s->solver.check_e1);
-    return sim_fail(s, TF_E_NOT_CONVERGED,
-                    "advance: frame %llu, substep %u of %u (t = %.6g s): %s at vertex %u; the frame was "
-                    "rolled back",
-                    frame, k + s->index_base, substeps, s->work.time, bad, vbad + s->index_base);
+      return sim_fail(
+          s, TF_E_NOT_CONVERGED,
+          "advance: frame %llu, substep %u of %u (t = %.6g s): %s (from %.17g to %.17g J, a "
+          "minimization must not raise it); the frame was rolled back",
+          frame, k + s->index_base, substeps, s->work.time, bad, s->solver.check_e0,
+          s->solver.check_e1);
+    return sim_fail(
+        s, TF_E_NOT_CONVERGED,
+        "advance: frame %llu, substep %u of %u (t = %.6g s): %s at vertex %u; the frame was "
+        "rolled back",
+        frame, k + s->index_base, substeps, s->work.time, bad, vbad + s->index_base);
   }
   memcpy(s->pins.prev, s->pins.next, sizeof(double) * 3 * s->pins.count);
   s->pins.targets_fresh = 0;
@@ -130,7 +138,7 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   st.seconds = now_seconds() - t0;
   s->stats = st;
   if (st.unconverged_steps)
-    sim_log(s, TF_LOG_WARN, "advance: %u of %u steps hit the Newton budget (%u)", st.unconverged_steps,
-            substeps, s->par.solver.max_newton);
+    sim_log(s, TF_LOG_WARN, "advance: %u of %u steps hit the Newton budget (%u)",
+            st.unconverged_steps, substeps, s->par.solver.max_newton);
   return TF_OK;
 }

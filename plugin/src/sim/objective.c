@@ -12,8 +12,8 @@
 #include "sim/sim.h"
 
 /* every set's terms (step_only ones too when step is set) into E, grad, H */
-static double set_terms(const tf_sim *s, int step, const elem_args *a, const double *y, double *grad,
-                        bsr *H) {
+static double set_terms(const tf_sim *s, int step, const elem_args *a, const double *y,
+                        double *grad, bsr *H) {
   double E = 0.0;
   for (uint32_t k = 0; k < s->set_count; ++k) {
     const elem_set *set = &s->sets[k];
@@ -38,7 +38,9 @@ static void anchored_projection(const tf_sim *s, const double *u, double *out) {
     if (!s->work.comp[s->model.mesh.comp[i]].anchored) v3_set(out + 3 * (size_t)i, 0, 0, 0);
 }
 
-static double rigid_inertia_c2(const tf_sim *s) { return 1.0 / (s->work.dt * s->work.dt) - 1.0 / s->work.h2; }
+static double rigid_inertia_c2(const tf_sim *s) {
+  return 1.0 / (s->work.dt * s->work.dt) - 1.0 / s->work.h2;
+}
 
 static double rigid_inertia(const tf_sim *s, const double *y, double *grad) {
   size_t m = 3 * (size_t)s->model.n;
@@ -75,7 +77,9 @@ double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
       if (s->pins.fixed[i]) continue;
       double *blk = H->val + 9 * (size_t)H->diag[i];
       double c = s->model.mass[i] * c0;
-      blk[0] += c; blk[4] += c; blk[8] += c;
+      blk[0] += c;
+      blk[4] += c;
+      blk[8] += c;
     }
     return E;
   }
@@ -96,7 +100,9 @@ double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
     }
     if (H) {
       double *blk = H->val + 9 * (size_t)H->diag[i];
-      blk[0] += c; blk[4] += c; blk[8] += c;
+      blk[0] += c;
+      blk[4] += c;
+      blk[8] += c;
     }
   }
   if (grad)
@@ -117,7 +123,9 @@ double sim_potential(const tf_sim *s, const double *x, const double *pin_targets
   return E;
 }
 
-static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) { amg_setup(ctx, H, fixed); }
+static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) {
+  amg_setup(ctx, H, fixed);
+}
 
 newton_problem sim_problem(tf_sim *s, newton_eval_fn eval) {
   sim_solver *sv = &s->solver;

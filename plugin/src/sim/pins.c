@@ -99,7 +99,8 @@ static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel,
 void pins_carrier(tf_sim *s, double dt, double *vref) {
   /* the pins' target velocities over this substep */
   for (uint32_t q = 0; q < s->pins.count; ++q)
-    for (int k = 0; k < 3; ++k) s->pins.vel[3 * q + k] = (s->pins.sub[3 * q + k] - s->pins.sub0[3 * q + k]) / dt;
+    for (int k = 0; k < 3; ++k)
+      s->pins.vel[3 * q + k] = (s->pins.sub[3 * q + k] - s->pins.sub0[3 * q + k]) / dt;
   carrier_fit(s, s->pins.sub0, s->pins.vel, vref);
 }
 

@@ -43,7 +43,8 @@ void rigid_update_frames(tf_sim *s, const double *x) {
     c->mass += s->model.mass[i];
     v3_axpy(c->com, s->model.mass[i], x + 3 * (size_t)i);
   }
-  for (uint32_t c = 0; c < nc; ++c) v3_scale(s->work.comp[c].com, s->work.comp[c].com, 1.0 / s->work.comp[c].mass);
+  for (uint32_t c = 0; c < nc; ++c)
+    v3_scale(s->work.comp[c].com, s->work.comp[c].com, 1.0 / s->work.comp[c].mass);
   /* I = sum m (|r|^2 Id - r r^T) */
   for (uint32_t i = 0; i < s->model.n; ++i) {
     sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];

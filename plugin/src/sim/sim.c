@@ -18,7 +18,8 @@ tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(s->last_error, sizeof s->last_error, fmt, ap);
   va_end(ap);
-  if (s->logger.fn && TF_LOG_ERROR >= s->logger.min_level) s->logger.fn(TF_LOG_ERROR, s->last_error, s->logger.ud);
+  if (s->logger.fn && TF_LOG_ERROR >= s->logger.min_level)
+    s->logger.fn(TF_LOG_ERROR, s->last_error, s->logger.ud);
   return st;
 }
 
@@ -105,13 +106,17 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
     /* cloth: the hierarchy on the triangle adjacency; the hinge couplings (weak: bending is orders
      * below stretching) are lumped by amg_setup, so level 0 keeps ~7 blocks per row, not ~13 */
     uint32_t *eptr = NULL, *eadj = NULL, ecount = 0;
-    if (s->model.mesh.hinge_count && !trimesh_edge_adjacency(&s->mem, &s->model.mesh, &eptr, &eadj, &ecount))
-      return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n), TF_E_NOMEM;
-    s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr, eadj ? eadj : s->model.mesh.adj);
+    if (s->model.mesh.hinge_count &&
+        !trimesh_edge_adjacency(&s->mem, &s->model.mesh, &eptr, &eadj, &ecount))
+      return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n),
+             TF_E_NOMEM;
+    s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr,
+                               eadj ? eadj : s->model.mesh.adj);
     MEM_FREE_ARRAY(&s->mem, eptr, eptr ? (size_t)n + 1 : 0);
     MEM_FREE_ARRAY(&s->mem, eadj, ecount);
     if (!s->solver.amg && s->mem.failed)
-      return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n), TF_E_NOMEM;
+      return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n),
+             TF_E_NOMEM;
     s->mem.failed = 0; /* a mesh that does not coarsen just keeps block Jacobi */
   }
   memcpy(s->state.x, initial_positions ? initial_positions : s->model.rest, sizeof(double) * 3 * n);

@@ -21,8 +21,8 @@ typedef struct sim_params {
   tf_integrator integrator;
   double tau, kappa;
   double stretch, poisson;
-  double youngs;                        /* Pa, flesh base material (material 0) */
-  double bend;                          /* N m, uniform value (the map overrides per hinge) */
+  double youngs; /* Pa, flesh base material (material 0) */
+  double bend;   /* N m, uniform value (the map overrides per hinge) */
   double gravity[3];
   double pin_stiffness;
   double phi, psi;
@@ -39,16 +39,16 @@ typedef struct sim_params {
 /* per connected component: pinned follows the pins (pins_refresh_components); the rest is the
  * step's rigid fits and projections */
 typedef struct sim_comp {
-  int pinned;       /* has at least one hard pin: pure flow, no ballistic subspace */
-  double mass;      /* kg */
-  double com[3];    /* centre of mass at x_n */
-  double inertia[9];/* about com, at x_n */
+  int pinned;        /* has at least one hard pin: pure flow, no ballistic subspace */
+  double mass;       /* kg */
+  double com[3];     /* centre of mass at x_n */
+  double inertia[9]; /* about com, at x_n */
   /* carrier fit of the pins */
   double pin_w, pin_c[3], pin_J[9];
   double acc[6]; /* accumulators */
-  double K[36];  /* dt^2 x the soft pins' stiffness seen by the rigid modes (rigid_project_sprung) */
-  double toi;    /* contact/start.c: the share of its predicted motion the piece may take */
-  int anchored;  /* near a collider or the ground this step: contact acts on its rigid modes too
+  double K[36]; /* dt^2 x the soft pins' stiffness seen by the rigid modes (rigid_project_sprung) */
+  double toi;   /* contact/start.c: the share of its predicted motion the piece may take */
+  int anchored; /* near a collider or the ground this step: contact acts on its rigid modes too
                   * (their physical inertia joins the minimization, contact/start.c) */
 } sim_comp;
 
@@ -56,23 +56,23 @@ typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;
 
 /* flesh: the tets, their materials and the render surface embedded in them */
 typedef struct sim_flesh {
-  tetmesh tet;            /* topology; its boundary faces are the simulation's triangles */
-  tet_rest *rest;         /* (tet_count) */
-  uint32_t *mat;          /* (tet_count) material index: 0 = base (the parameters), k > 0 = table */
-  double *fill;           /* (tet_count) inside fraction of a lattice tet (1 for the host's tets) */
-  double *lambda, *mu;    /* (tet_count) Pa: fill x its material's */
-  uint32_t mat_count;     /* table size incl. the base */
+  tetmesh tet;         /* topology; its boundary faces are the simulation's triangles */
+  tet_rest *rest;      /* (tet_count) */
+  uint32_t *mat;       /* (tet_count) material index: 0 = base (the parameters), k > 0 = table */
+  double *fill;        /* (tet_count) inside fraction of a lattice tet (1 for the host's tets) */
+  double *lambda, *mu; /* (tet_count) Pa: fill x its material's */
+  uint32_t mat_count;  /* table size incl. the base */
   double *mat_lambda, *mat_mu; /* (mat_count) Pa, [0] follows youngs/poisson */
-  uint32_t *slot;         /* (tet_count x 16) BSR slots */
-  double rest_volume;     /* m^3 */
+  uint32_t *slot;              /* (tet_count x 16) BSR slots */
+  double rest_volume;          /* m^3 */
   /* embedded render surface (may be empty) */
   uint32_t surf_n, surf_tri_count;
-  uint32_t *surf_tet;     /* (surf_n) */
-  double *surf_w;         /* (surf_n x 4) barycentric weights */
-  uint32_t *surf_tris;    /* (surf_tri_count x 3) */
-  uint32_t surf_outside;  /* surface points outside every tet (extrapolated) */
-  double surf_worst;      /* most negative weight among them */
-  int from_surface;       /* the tets were built from the surface by the lattice tetrahedralizer */
+  uint32_t *surf_tet;    /* (surf_n) */
+  double *surf_w;        /* (surf_n x 4) barycentric weights */
+  uint32_t *surf_tris;   /* (surf_tri_count x 3) */
+  uint32_t surf_outside; /* surface points outside every tet (extrapolated) */
+  double surf_worst;     /* most negative weight among them */
+  int from_surface;      /* the tets were built from the surface by the lattice tetrahedralizer */
 } sim_flesh;
 
 /* The sizes every array below is declared in: vertices, connected pieces, and the number of
@@ -93,65 +93,65 @@ typedef struct sim_sizes {
  * the same list (sim_arrays.c), so they cannot drift apart. */
 
 /* model: what create computes from the def and nothing changes after (the parameters aside) */
-#define SIM_MODEL_ARRAYS(X)                                                                       \
-  X(double, rest, SZ_N3) /* rest positions, m */                                                  \
+#define SIM_MODEL_ARRAYS(X)                      \
+  X(double, rest, SZ_N3) /* rest positions, m */ \
   X(double, mass, SZ_N)  /* lumped vertex masses, kg */
 
 /* state: what a snapshot saves and a failed advance restores (rollback is one copy of it) */
-#define SIM_STATE_ARRAYS(X)                                                                       \
-  X(double, x, SZ_N3)    /* positions, m */                                                       \
-  X(double, v, SZ_N3)    /* velocities, m/s */                                                    \
+#define SIM_STATE_ARRAYS(X)                    \
+  X(double, x, SZ_N3)    /* positions, m */    \
+  X(double, v, SZ_N3)    /* velocities, m/s */ \
   X(double, vref, SZ_N3) /* carrier velocity of the last step (design note sec. 2.6), m/s */
 
 /* pins: per pin slot q (count of them in use), and per vertex (fixed, mark) */
-#define SIM_PIN_ARRAYS(X)                                                                         \
-  X(uint32_t, idx, SZ_N) /* pinned vertex of slot q */                                            \
-  X(double, w, SZ_N)     /* weight in (0, 1]: 1 is a hard pin, below a spring */                  \
-  X(double, prev, SZ_N3) /* targets at the start of the next advance, m */                        \
-  X(double, next, SZ_N3) /* targets at its end, m */                                              \
-  X(double, sub0, SZ_N3) /* targets at the current substep's start */                             \
-  X(double, sub, SZ_N3)  /* and at its end */                                                     \
-  X(double, vel, SZ_N3)  /* target velocities for the carrier fit, m/s */                         \
-  X(uint8_t, fixed, SZ_N) /* per vertex: hard-pinned */                                           \
+#define SIM_PIN_ARRAYS(X)                                                         \
+  X(uint32_t, idx, SZ_N)  /* pinned vertex of slot q */                           \
+  X(double, w, SZ_N)      /* weight in (0, 1]: 1 is a hard pin, below a spring */ \
+  X(double, prev, SZ_N3)  /* targets at the start of the next advance, m */       \
+  X(double, next, SZ_N3)  /* targets at its end, m */                             \
+  X(double, sub0, SZ_N3)  /* targets at the current substep's start */            \
+  X(double, sub, SZ_N3)   /* and at its end */                                    \
+  X(double, vel, SZ_N3)   /* target velocities for the carrier fit, m/s */        \
+  X(uint8_t, fixed, SZ_N) /* per vertex: hard-pinned */                           \
   X(uint8_t, mark, SZ_N)  /* per vertex: scratch for argument checks, all zero between calls */
 
 /* step scratch, each array with one role (none borrowed from the solver) */
-#define SIM_WORK_ARRAYS(X)                                                                        \
-  X(sim_comp, comp, SZ_COMP) /* per connected piece */                                            \
-  X(double, f, SZ_N3)        /* external + fictitious force, then its deformable part, N */       \
-  X(double, fsoft, SZ_N3)    /* soft pins' pull on free pieces, N */                              \
-  X(double, u, SZ_N3)        /* relative velocity and projected fields of the step */             \
-  X(double, proj, SZ_N3)     /* rigid projection of u */                                          \
-  X(double, vr, SZ_N3)       /* ballistic velocity v_R of free pieces */                          \
-  X(double, wn, SZ_N3)       /* deformable part of the old relative velocity */                   \
-  X(double, xhat, SZ_N3)     /* ballistic prediction x_n + dt (v_ref + v_R) */                    \
-  X(double, yhat, SZ_N3)     /* inertial target of the step */                                    \
-  X(double, y, SZ_N3)        /* the step's iterate */                                             \
-  X(double, w, SZ_N3)        /* deformable velocity of the result */                              \
-  X(double, wr, SZ_N3)       /* its rigid part (removed: momenta stay exact) */                   \
-  X(double, vref_new, SZ_N3) /* carrier velocity of this step */                                  \
-  X(double, force_ref, SZ_N) /* balance scale of each vertex for the solver, N */                 \
-  X(double, grad, SZ_N3)     /* explicit integrator: gradient of PE at x_n */                     \
-  X(double, eig_v, SZ_N3)    /* settle: inverse iteration vector */                               \
-  X(double, eig_z, SZ_N3)    /* settle: its solve */                                              \
-  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */                                            \
-  X(double, rig_d, SZ_N3)    /* objective: y - yhat, for the rigid inertia of anchored pieces */  \
+#define SIM_WORK_ARRAYS(X)                                                                       \
+  X(sim_comp, comp, SZ_COMP) /* per connected piece */                                           \
+  X(double, f, SZ_N3)        /* external + fictitious force, then its deformable part, N */      \
+  X(double, fsoft, SZ_N3)    /* soft pins' pull on free pieces, N */                             \
+  X(double, u, SZ_N3)        /* relative velocity and projected fields of the step */            \
+  X(double, proj, SZ_N3)     /* rigid projection of u */                                         \
+  X(double, vr, SZ_N3)       /* ballistic velocity v_R of free pieces */                         \
+  X(double, wn, SZ_N3)       /* deformable part of the old relative velocity */                  \
+  X(double, xhat, SZ_N3)     /* ballistic prediction x_n + dt (v_ref + v_R) */                   \
+  X(double, yhat, SZ_N3)     /* inertial target of the step */                                   \
+  X(double, y, SZ_N3)        /* the step's iterate */                                            \
+  X(double, w, SZ_N3)        /* deformable velocity of the result */                             \
+  X(double, wr, SZ_N3)       /* its rigid part (removed: momenta stay exact) */                  \
+  X(double, vref_new, SZ_N3) /* carrier velocity of this step */                                 \
+  X(double, force_ref, SZ_N) /* balance scale of each vertex for the solver, N */                \
+  X(double, grad, SZ_N3)     /* explicit integrator: gradient of PE at x_n */                    \
+  X(double, eig_v, SZ_N3)    /* settle: inverse iteration vector */                              \
+  X(double, eig_z, SZ_N3)    /* settle: its solve */                                             \
+  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */                                           \
+  X(double, rig_d, SZ_N3)    /* objective: y - yhat, for the rigid inertia of anchored pieces */ \
   X(double, rig_p, SZ_N3)    /* objective: its rigid projection */
 
 /* solver: the Hessian (pattern fixed at create), element slots into it, Newton-PCG work */
-#define SIM_SOLVER_ARRAYS(X)                                                                      \
-  X(uint32_t, H.diag, SZ_N)                                                                       \
-  X(uint32_t, row_ptr, SZ_N1)                                                                     \
-  X(uint32_t, col, SZ_HESS)                                                                       \
-  X(double, H.val, SZ_HESS9)                                                                      \
-  X(double, nw.grad, SZ_N3)                                                                       \
-  X(double, nw.dir, SZ_N3)                                                                        \
-  X(double, nw.trial, SZ_N3)                                                                      \
-  X(double, nw.gtrial, SZ_N3)                                                                     \
-  X(double, nw.pcg.r, SZ_N3)                                                                      \
-  X(double, nw.pcg.z, SZ_N3)                                                                      \
-  X(double, nw.pcg.p, SZ_N3)                                                                      \
-  X(double, nw.pcg.q, SZ_N3)                                                                      \
+#define SIM_SOLVER_ARRAYS(X)  \
+  X(uint32_t, H.diag, SZ_N)   \
+  X(uint32_t, row_ptr, SZ_N1) \
+  X(uint32_t, col, SZ_HESS)   \
+  X(double, H.val, SZ_HESS9)  \
+  X(double, nw.grad, SZ_N3)   \
+  X(double, nw.dir, SZ_N3)    \
+  X(double, nw.trial, SZ_N3)  \
+  X(double, nw.gtrial, SZ_N3) \
+  X(double, nw.pcg.r, SZ_N3)  \
+  X(double, nw.pcg.z, SZ_N3)  \
+  X(double, nw.pcg.p, SZ_N3)  \
+  X(double, nw.pcg.q, SZ_N3)  \
   X(double, nw.pcg.pinv, SZ_N9)
 
 #define SIM_DECLARE_ARRAY(type, field, count) type *field;
@@ -174,9 +174,9 @@ typedef struct sim_pins {
 } sim_pins;
 
 typedef struct sim_work {
-  double dt;   /* of the current step, s */
-  double time; /* at its start, s */
-  double h2;   /* s^2 */
+  double dt;    /* of the current step, s */
+  double time;  /* at its start, s */
+  double h2;    /* s^2 */
   int anchored; /* some piece is anchored (sim_comp.anchored) this step */
   SIM_WORK_ARRAYS(SIM_DECLARE_ARRAY)
 } sim_work;
@@ -184,7 +184,7 @@ typedef struct sim_work {
 typedef struct sim_solver {
   bsr H;
   uint32_t *row_ptr, *col; /* the upper-triangle pattern H points at */
-  amg *amg; /* multigrid preconditioner; NULL: block Jacobi (small meshes) */
+  amg *amg;                /* multigrid preconditioner; NULL: block Jacobi (small meshes) */
   newton_work nw;
   /* the objective the step's solver minimizes: sim_step_eval. A seam for tests only: the step's
    * sanity check evaluates sim_step_eval itself, so a solver given a wrong objective is caught */
@@ -219,7 +219,7 @@ struct tf_sim {
   sim_flesh *flesh;
   elem_drag *drag;
   struct sim_contact *contact; /* NULL until a collider or the ground exists (contact/) */
-  int owns_mesh; /* cloth owns its trimesh; flesh's is a view of its tets' boundary */
+  int owns_mesh;               /* cloth owns its trimesh; flesh's is a view of its tets' boundary */
 
   uint64_t frames; /* advances completed since create: named in failure messages */
   tf_stats stats;
@@ -232,7 +232,8 @@ TF_LOCAL void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *s
 
 /* sim.c: the lifecycle every configuration shares. sim_cloth.c and sim_flesh.c call it; it calls
  * neither (the sets' ops stand in for every kind-specific step) */
-TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err, size_t n);
+TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err,
+                         size_t n);
 /* every array, and the Hessian pattern from mesh.adj; s->model.n and s->model.mesh set.
  * TF_E_NOMEM with a message */
 TF_LOCAL tf_status sim_alloc(tf_sim *s, char *err, size_t n);
@@ -245,7 +246,8 @@ TF_LOCAL void sim_destroy(tf_sim *s);
 TF_LOCAL tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 TF_LOCAL void sim_params_derive(tf_sim *s);
-TF_LOCAL void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+TF_LOCAL void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* sim_cloth.c, sim_flesh.c: the two configurations */
 TF_LOCAL tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t n);
@@ -266,7 +268,8 @@ TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 
 /* objective.c: objective of the tau step and plain potential energy */
 TF_LOCAL double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H);
-TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pin_targets, double *grad);
+TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pin_targets,
+                              double *grad);
 /* the step's minimization for the solver: eval over y from xhat, its Hessian, preconditioner, and
  * (with contact) the CCD step bound */
 TF_LOCAL newton_problem sim_problem(tf_sim *s, newton_eval_fn eval);
@@ -279,7 +282,8 @@ TF_LOCAL void rigid_project(tf_sim *s, const double *x, const double *u, double 
 /* the ballistic velocity of free pieces with their soft pins' springs implicit (backward Euler):
  * out = J xi, (M_R + dt^2 K_R) xi = J^T M u, K_R = sum over soft pins k J_i^T J_i (J_i xi the
  * pinned vertex's rigid velocity). Without soft pins this is rigid_project */
-TF_LOCAL void rigid_project_sprung(tf_sim *s, const double *x, const double *u, double dt, double *out);
+TF_LOCAL void rigid_project_sprung(tf_sim *s, const double *x, const double *u, double dt,
+                                   double *out);
 
 /* pins.c */
 TF_LOCAL void pins_substep_targets(tf_sim *s, double s0, double s1);
@@ -298,7 +302,8 @@ TF_LOCAL int wind_active(const sim_params *p);
 TF_LOCAL void wind_at(const sim_params *p, const double x[3], double t, double out[3]);
 
 /* settle.c: tau making the slowest mode decay 100x in settle_time at step dt */
-TF_LOCAL tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau, double *out_lambda);
+TF_LOCAL tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_tau,
+                                  double *out_lambda);
 
 /* step_tau.c, step_strain_rate.c */
 /* NULL, or what failed the step's sanity check (s->check_*: the numbers): the step's result must

@@ -19,8 +19,10 @@ static void pins_alloc(tf_mem *m, sim_pins *p, const sim_sizes *z) { SIM_PIN_ARR
 static void pins_free(tf_mem *m, sim_pins *p, const sim_sizes *z) { SIM_PIN_ARRAYS(FREE_ONE) }
 static void work_alloc(tf_mem *m, sim_work *p, const sim_sizes *z) { SIM_WORK_ARRAYS(ALLOC_ONE) }
 static void work_free(tf_mem *m, sim_work *p, const sim_sizes *z) { SIM_WORK_ARRAYS(FREE_ONE) }
-static void solver_alloc(tf_mem *m, sim_solver *p, const sim_sizes *z) { SIM_SOLVER_ARRAYS(ALLOC_ONE) }
-static void solver_free(tf_mem *m, sim_solver *p, const sim_sizes *z) { SIM_SOLVER_ARRAYS(FREE_ONE) }
+static void solver_alloc(tf_mem *m, sim_solver *p, const sim_sizes *z) {
+  SIM_SOLVER_ARRAYS(ALLOC_ONE)
+}
+static void solver_free(tf_mem *m, sim_solver *p, const sim_sizes *z){SIM_SOLVER_ARRAYS(FREE_ONE)}
 
 tf_status sim_arrays_alloc(tf_sim *s, char *err, size_t errn) {
   tf_mem *m = &s->mem;
@@ -32,7 +34,8 @@ tf_status sim_arrays_alloc(tf_sim *s, char *err, size_t errn) {
   work_alloc(m, &s->work, z);
   solver_alloc(m, &s->solver, z);
   if (m->failed)
-    return snprintf(err, errn, "out of memory allocating simulation arrays (%u vertices)", z->n), TF_E_NOMEM;
+    return snprintf(err, errn, "out of memory allocating simulation arrays (%u vertices)", z->n),
+           TF_E_NOMEM;
   return TF_OK;
 }
 

@@ -47,11 +47,14 @@ static void cloth_masses(tf_sim *s, const tf_cloth_def *def, const elem_membrane
 
 static tf_status cloth_sets(tf_sim *s, const tf_cloth_def *def, char *err, size_t errn) {
   tf_status st = TF_E_NOMEM;
-  if (!(s->membrane = sim_add_set(s, &ELEM_MEMBRANE)) || (st = elem_membrane_init(s, s->membrane)) != TF_OK ||
-      !(s->hinge = sim_add_set(s, &ELEM_HINGE)) || (st = elem_hinge_init(s, s->hinge, def->bend_stiffness)) != TF_OK ||
+  if (!(s->membrane = sim_add_set(s, &ELEM_MEMBRANE)) ||
+      (st = elem_membrane_init(s, s->membrane)) != TF_OK ||
+      !(s->hinge = sim_add_set(s, &ELEM_HINGE)) ||
+      (st = elem_hinge_init(s, s->hinge, def->bend_stiffness)) != TF_OK ||
       !sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG)) ||
       (st = elem_drag_init(s, s->drag, 0)) != TF_OK) {
-    snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)", s->model.mesh.tri_count);
+    snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
+             s->model.mesh.tri_count);
     return st == TF_OK ? TF_E_NOMEM : st;
   }
   return TF_OK;
@@ -63,7 +66,8 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   s->index_base = def->index_base;
   uint32_t n = def->vert_count;
   s->model.n = n;
-  tf_status st = trimesh_build(&s->mem, &s->model.mesh, n, def->triangles, def->tri_count, def->index_base, err, errn);
+  tf_status st = trimesh_build(&s->mem, &s->model.mesh, n, def->triangles, def->tri_count,
+                               def->index_base, err, errn);
   if (st != TF_OK) return sim_destroy(s), st;
   s->owns_mesh = 1;
   if ((st = sim_alloc(s, err, errn)) != TF_OK) return sim_destroy(s), st;

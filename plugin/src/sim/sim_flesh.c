@@ -28,54 +28,70 @@ static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
     const uint32_t *v = F->tet.tets + 4 * (size_t)t;
     double c[3] = {0, 0, 0}, p[3];
     for (int k = 0; k < 4; ++k) v3_axpy(c, 0.25, s->model.rest + 3 * (size_t)v[k]);
-    int inside = winding_number(def->surface_positions, def->surface_triangles, def->surface_tri_count, c) > 0.5;
+    int inside = winding_number(def->surface_positions, def->surface_triangles,
+                                def->surface_tri_count, c) > 0.5;
     for (int k = 0; k < 4; ++k) {
       v3_add(p, c, s->model.rest + 3 * (size_t)v[k]);
       v3_scale(p, p, 0.5);
-      inside += winding_number(def->surface_positions, def->surface_triangles, def->surface_tri_count, p) > 0.5;
+      inside += winding_number(def->surface_positions, def->surface_triangles,
+                               def->surface_tri_count, p) > 0.5;
     }
     F->fill[t] = fmax(FILL_MIN, (double)inside / FILL_SAMPLES);
   }
 }
 
-static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos, const uint32_t *tets,
-                             uint32_t nv, uint32_t nt, char *err, size_t errn) {
+static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos,
+                             const uint32_t *tets, uint32_t nv, uint32_t nt, char *err,
+                             size_t errn) {
   sim_flesh *F = s->flesh;
   tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
   if (st != TF_OK) return st;
   s->model.n = nv;
-  s->model.mesh = (trimesh){.vert_count = nv, .tri_count = F->tet.face_count, .comp_count = F->tet.comp_count,
-                      .tris = F->tet.faces, .comp = F->tet.comp, .adj_ptr = F->tet.adj_ptr, .adj = F->tet.adj,
-                      .adj_count = F->tet.adj_count};
+  s->model.mesh = (trimesh){.vert_count = nv,
+                            .tri_count = F->tet.face_count,
+                            .comp_count = F->tet.comp_count,
+                            .tris = F->tet.faces,
+                            .comp = F->tet.comp,
+                            .adj_ptr = F->tet.adj_ptr,
+                            .adj = F->tet.adj,
+                            .adj_count = F->tet.adj_count};
   if ((st = sim_alloc(s, err, errn)) != TF_OK) return st;
   if (!sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG)) ||
       elem_drag_init(s, s->drag, 1) != TF_OK)
-    return snprintf(err, errn, "out of memory creating the flesh's elements (%u tets)", nt), TF_E_NOMEM;
+    return snprintf(err, errn, "out of memory creating the flesh's elements (%u tets)", nt),
+           TF_E_NOMEM;
   memcpy(s->model.rest, pos, sizeof(double) * 3 * (size_t)nv);
 
   F->mat_count = 1 + (def->tets ? def->material_count : 0);
-  FARR(rest, nt); FARR(mat, nt); FARR(fill, nt); FARR(lambda, nt); FARR(mu, nt);
-  FARR(mat_lambda, F->mat_count); FARR(mat_mu, F->mat_count); FARR(slot, 16 * (size_t)nt);
+  FARR(rest, nt);
+  FARR(mat, nt);
+  FARR(fill, nt);
+  FARR(lambda, nt);
+  FARR(mu, nt);
+  FARR(mat_lambda, F->mat_count);
+  FARR(mat_mu, F->mat_count);
+  FARR(slot, 16 * (size_t)nt);
   double *density = mem_array(&s->mem, nt, sizeof *density);
   if (s->mem.failed) {
     MEM_FREE_ARRAY(&s->mem, density, nt);
     return snprintf(err, errn, "out of memory allocating %u tets", nt), TF_E_NOMEM;
   }
   for (uint32_t k = 1; k < F->mat_count; ++k)
-    tet_lame(def->materials[k - 1].youngs_modulus, def->materials[k - 1].poisson, &F->mat_lambda[k], &F->mat_mu[k]);
+    tet_lame(def->materials[k - 1].youngs_modulus, def->materials[k - 1].poisson, &F->mat_lambda[k],
+             &F->mat_mu[k]);
   F->rest_volume = 0.0;
   for (uint32_t t = 0; t < nt; ++t) {
     const uint32_t *v = F->tet.tets + 4 * (size_t)t;
-    tet_rest_init(&F->rest[t], s->model.rest + 3 * (size_t)v[0], s->model.rest + 3 * (size_t)v[1], s->model.rest + 3 * (size_t)v[2],
-                  s->model.rest + 3 * (size_t)v[3]);
+    tet_rest_init(&F->rest[t], s->model.rest + 3 * (size_t)v[0], s->model.rest + 3 * (size_t)v[1],
+                  s->model.rest + 3 * (size_t)v[2], s->model.rest + 3 * (size_t)v[3]);
     F->rest_volume += F->rest[t].volume;
     F->mat[t] = def->tets && def->tet_materials ? def->tet_materials[t] : 0;
     F->fill[t] = 1.0;
     density[t] = F->mat[t] ? def->materials[F->mat[t] - 1].density : def->density;
     for (int a = 0; a < 4; ++a)
       for (int b = 0; b < 4; ++b)
-        F->slot[16 * (size_t)t + 4 * a + b] =
-            bsr_slot(&s->solver.H, v[tet_local_vertex(&F->rest[t], a)], v[tet_local_vertex(&F->rest[t], b)]);
+        F->slot[16 * (size_t)t + 4 * a + b] = bsr_slot(
+            &s->solver.H, v[tet_local_vertex(&F->rest[t], a)], v[tet_local_vertex(&F->rest[t], b)]);
   }
   if (!def->tets) {
     lattice_fill(s, def);
@@ -85,10 +101,13 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   MEM_FREE_ARRAY(&s->mem, density, nt);
   for (uint32_t i = 0; i < nv; ++i)
     if (!(s->model.mass[i] > 0.0))
-      return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass", i + s->index_base), TF_E_BAD_MESH;
+      return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass",
+                      i + s->index_base),
+             TF_E_BAD_MESH;
   if (!def->tets) {
     /* what is left of the lattice's excess: scale to the surface's own volume */
-    double want = def->density * enclosed_volume(def->surface_positions, def->surface_triangles, def->surface_tri_count);
+    double want = def->density * enclosed_volume(def->surface_positions, def->surface_triangles,
+                                                 def->surface_tri_count);
     double have = 0.0;
     for (uint32_t i = 0; i < nv; ++i) have += s->model.mass[i];
     if (want > 0.0)
@@ -102,17 +121,21 @@ static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, si
   if (!def->surface_positions || def->surface_vert_count == 0) return TF_OK;
   F->surf_n = def->surface_vert_count;
   F->surf_tri_count = def->surface_triangles ? def->surface_tri_count : 0;
-  FARR(surf_tet, F->surf_n); FARR(surf_w, 4 * (size_t)F->surf_n); FARR(surf_tris, 3 * (size_t)F->surf_tri_count);
+  FARR(surf_tet, F->surf_n);
+  FARR(surf_w, 4 * (size_t)F->surf_n);
+  FARR(surf_tris, 3 * (size_t)F->surf_tri_count);
   if (s->mem.failed) return snprintf(err, errn, "out of memory embedding the surface"), TF_E_NOMEM;
-  if (F->surf_tri_count) memcpy(F->surf_tris, def->surface_triangles, sizeof(uint32_t) * 3 * F->surf_tri_count);
+  if (F->surf_tri_count)
+    memcpy(F->surf_tris, def->surface_triangles, sizeof(uint32_t) * 3 * F->surf_tri_count);
   tet_embed_stats es;
-  tf_status st = tet_embed(&s->mem, s->model.rest, F->tet.tets, F->tet.tet_count, def->surface_positions, F->surf_n,
-                           F->surf_tet, F->surf_w, &es);
+  tf_status st = tet_embed(&s->mem, s->model.rest, F->tet.tets, F->tet.tet_count,
+                           def->surface_positions, F->surf_n, F->surf_tet, F->surf_w, &es);
   if (st != TF_OK) return snprintf(err, errn, "out of memory embedding the surface"), st;
   F->surf_outside = es.outside;
   F->surf_worst = es.worst_outside;
   if (es.outside)
-    sim_log(s, TF_LOG_WARN, "flesh: %u of %u surface points lie outside the tets (worst weight %.3g): extrapolated",
+    sim_log(s, TF_LOG_WARN,
+            "flesh: %u of %u surface points lie outside the tets (worst weight %.3g): extrapolated",
             es.outside, F->surf_n, es.worst_outside);
   return TF_OK;
 }
@@ -122,7 +145,8 @@ tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, siz
   if (!s) return TF_E_NOMEM;
   s->index_base = def->index_base;
   if (!(s->flesh = sim_add_set(s, &ELEM_TET)))
-    return snprintf(err, errn, "out of memory creating the flesh's tets"), sim_destroy(s), TF_E_NOMEM;
+    return snprintf(err, errn, "out of memory creating the flesh's tets"), sim_destroy(s),
+           TF_E_NOMEM;
   tetmesh_data gen;
   memset(&gen, 0, sizeof gen);
   const double *pos = def->rest_positions;
@@ -130,8 +154,9 @@ tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, siz
   uint32_t nv = def->vert_count, nt = def->tet_count;
   tf_status st = TF_OK;
   if (!tets) {
-    st = tetrahedralize_surface(&s->mem, def->surface_positions, def->surface_vert_count, def->surface_triangles,
-                                def->surface_tri_count, (int)def->lattice_cells, &gen, err, errn);
+    st = tetrahedralize_surface(&s->mem, def->surface_positions, def->surface_vert_count,
+                                def->surface_triangles, def->surface_tri_count,
+                                (int)def->lattice_cells, &gen, err, errn);
     s->flesh->from_surface = 1;
     pos = gen.pos, tets = gen.tets, nv = gen.vert_count, nt = gen.tet_count;
   }

@@ -6,14 +6,15 @@
 #include "contact/contact.h"
 #include "sim/sim.h"
 
-tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *values, uint32_t count) {
+tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *values,
+                        uint32_t count) {
   /* air: the drag's restoring stiffness gets its storage now, not per step; first, so running
    * out of memory changes nothing */
   if (param == TF_PARAM_AIR_DENSITY && values[0] > 0.0 && elem_drag_enable_air(s, s->drag) != TF_OK)
     return TF_E_NOMEM;
   /* a ground: contact's storage now */
-  if (param == TF_PARAM_GROUND_NORMAL && (values[0] != 0.0 || values[1] != 0.0 || values[2] != 0.0) &&
-      contact_enable(s) != TF_OK)
+  if (param == TF_PARAM_GROUND_NORMAL &&
+      (values[0] != 0.0 || values[1] != 0.0 || values[2] != 0.0) && contact_enable(s) != TF_OK)
     return TF_E_NOMEM;
   for (uint32_t k = 0; k < count; ++k) field[k] = values[k];
   /* a uniform bending stiffness replaces any per-vertex map */
@@ -33,8 +34,10 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
 void sim_set_state(tf_sim *s, const double *x, const double *v) {
   size_t bytes = sizeof(double) * 3 * s->model.n;
   memcpy(s->state.x, x, bytes);
-  if (v) memcpy(s->state.v, v, bytes);
-  else memset(s->state.v, 0, bytes);
+  if (v)
+    memcpy(s->state.v, v, bytes);
+  else
+    memset(s->state.v, 0, bytes);
   /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
    * the state); otherwise (a teleport) they restart at their vertices like hard pins */
   pins_restart(s, s->pins.targets_fresh);

@@ -11,7 +11,8 @@
 
 void step_strain_rate(tf_sim *s, double dt) {
   uint32_t n = s->model.n;
-  double *x = s->state.x, *v = s->state.v, *g = s->work.grad, *vt = s->work.u, *fd = s->work.f, *xt = s->work.y;
+  double *x = s->state.x, *v = s->state.v, *g = s->work.grad, *vt = s->work.u, *fd = s->work.f,
+         *xt = s->work.y;
   /* elastic + bending + soft pins + gravity at x_n: f = -grad PE (eq. 3.12 forces) */
   sim_potential(s, x, s->pins.sub, g);
   /* intermediate velocity and position (eqs. 4.3, 4.4); hard pins move with their targets */
@@ -34,7 +35,8 @@ void step_strain_rate(tf_sim *s, double dt) {
       }
       memset(lf, 0, sizeof lf);
       membrane_damping_force(&s->membrane->rest[t], lx, lv, s->par.phi, s->par.psi, lf);
-      for (int k = 0; k < 3; ++k) v3_add(fd + 3 * (size_t)tv[k], fd + 3 * (size_t)tv[k], lf + 3 * k);
+      for (int k = 0; k < 3; ++k)
+        v3_add(fd + 3 * (size_t)tv[k], fd + 3 * (size_t)tv[k], lf + 3 * k);
     }
   }
   /* aerodynamics, explicit like the rest of this integrator */

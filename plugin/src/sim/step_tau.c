@@ -2,14 +2,14 @@
  * One tau step (Young 2007 eq. 2.22 generalized to 3D; design note tau-method.md sec. 2.10):
  * minimize  kappa (tau/dt) KE_osc + (1 - kappa) KE + (tau/dt) (PE - f.x)  over velocities, which
  * is the incremental potential
- *     E(y) = |y - yhat|_M^2 / (2 h^2) + PE(y) - f_d . y,   h^2 = tau dt / a,  a = kappa tau/dt + 1 - kappa
- * in the carrier frame of the pins. The kinetic terms are measured relative to the carrier velocity
- * (no aether drag), the ballistic (rigid) part of free pieces is advanced exactly and kept out of
- * the minimization (tau damps deformation, never rigid motion), and external forces enter both the
- * ballistic prediction and the potential (a free body falls undeformed, a pinned one sags to the
- * static equilibrium). With the KE_osc weight kappa tau/dt this is backward Euler of the fixed ODE
- *     kappa M x'' + ((1 - kappa)/tau) M x' + grad PE = f,
- * so kappa's effect does not depend on dt (the thesis's eq. 5.4 does: its inertia is kappa dt). */
+ *     E(y) = |y - yhat|_M^2 / (2 h^2) + PE(y) - f_d . y,   h^2 = tau dt / a,  a = kappa tau/dt + 1
+ * - kappa in the carrier frame of the pins. The kinetic terms are measured relative to the carrier
+ * velocity (no aether drag), the ballistic (rigid) part of free pieces is advanced exactly and kept
+ * out of the minimization (tau damps deformation, never rigid motion), and external forces enter
+ * both the ballistic prediction and the potential (a free body falls undeformed, a pinned one sags
+ * to the static equilibrium). With the KE_osc weight kappa tau/dt this is backward Euler of the
+ * fixed ODE kappa M x'' + ((1 - kappa)/tau) M x' + grad PE = f, so kappa's effect does not depend
+ * on dt (the thesis's eq. 5.4 does: its inertia is kappa dt). */
 #include <math.h>
 #include <string.h>
 
@@ -33,16 +33,19 @@ static const char *check_step(tf_sim *s, const newton_result *res) {
     }
   /* evaluated here, not taken from the solver: the check must not trust what it checks */
   double e0 = res->energy_start;
-  if (s->solver.eval != sim_step_eval || !isfinite(e0)) e0 = sim_step_eval(s, s->work.xhat, NULL, NULL);
+  if (s->solver.eval != sim_step_eval || !isfinite(e0))
+    e0 = sim_step_eval(s, s->work.xhat, NULL, NULL);
   double e1 = sim_step_eval(s, s->work.y, NULL, NULL);
   s->solver.check_e0 = e0;
   s->solver.check_e1 = e1;
   if (!isfinite(e1) || !isfinite(e0)) return "the step's objective is not finite";
-  if (e1 > e0 + CHECK_ROUNDOFF * (fabs(e0) + fabs(e1))) return "the step's objective rose over the solve";
+  if (e1 > e0 + CHECK_ROUNDOFF * (fabs(e0) + fabs(e1)))
+    return "the step's objective rose over the solve";
   return NULL;
 }
 
-const char STEP_SPLIT[] = "a collider moves into cloth that cannot get out of its way within the step";
+const char STEP_SPLIT[] =
+    "a collider moves into cloth that cannot get out of its way within the step";
 const char STEP_NOMEM[] = "out of memory growing the contact candidates";
 
 /* contact before the minimization (contact/start.c): anchor the pieces that may touch, make
@@ -86,7 +89,8 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
     }
   }
 
-  /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective (elements/drag.c) */
+  /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective
+   * (elements/drag.c) */
   s->drag->on = wind_active(&s->par);
   s->work.dt = dt;
   if (s->drag->on) {
@@ -153,7 +157,8 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   memcpy(s->work.y, s->work.xhat, sizeof(double) * 3 * n);
   const char *why = contact_prepare(s, dt);
   if (why) return why;
-  if (s->solver.amg) amg_forget(s->solver.amg); /* warm starts within this step only: no history across steps */
+  if (s->solver.amg)
+    amg_forget(s->solver.amg); /* warm starts within this step only: no history across steps */
   if (!s->solver.eval) s->solver.eval = sim_step_eval;
   newton_problem p = sim_problem(s, s->solver.eval);
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,

@@ -33,7 +33,8 @@ static double noise4(const double p[4], uint64_t seed) {
   double f[4];
   for (int a = 0; a < 4; ++a) {
     /* x / turbulence_scale can be huge (a tiny scale) or inf: beyond 2^52 every double is an
-     * integer, so wrap there (a lattice point still, now one that fits int64); inf and NaN give 0 */
+     * integer, so wrap there (a lattice point still, now one that fits int64); inf and NaN give 0
+     */
     double pa = p[a];
     if (!(fabs(pa) < 0x1p52)) pa = isfinite(pa) ? fmod(pa, 0x1p52) : 0.0;
     double fl = floor(pa);
@@ -54,7 +55,9 @@ static double noise4(const double p[4], uint64_t seed) {
   return acc;
 }
 
-int wind_active(const sim_params *p) { return p->air_density > 0.0 && (p->drag > 0.0 || p->lift > 0.0); }
+int wind_active(const sim_params *p) {
+  return p->air_density > 0.0 && (p->drag > 0.0 || p->lift > 0.0);
+}
 
 void wind_at(const sim_params *p, const double x[3], double t, double out[3]) {
   uint64_t seed = (uint64_t)p->turbulence_seed;
@@ -65,8 +68,8 @@ void wind_at(const sim_params *p, const double x[3], double t, double out[3]) {
   }
   v3_scale(out, p->wind, g);
   if (p->turbulence > 0.0) {
-    double q[4] = {x[0] / p->turbulence_scale, x[1] / p->turbulence_scale, x[2] / p->turbulence_scale,
-                   t / p->turbulence_time};
+    double q[4] = {x[0] / p->turbulence_scale, x[1] / p->turbulence_scale,
+                   x[2] / p->turbulence_scale, t / p->turbulence_time};
     for (int k = 0; k < 3; ++k) out[k] += p->turbulence * noise4(q, seed * 3 + (uint64_t)k + 1);
   }
 }

@@ -14,11 +14,12 @@
 #include "core/vec3.h"
 
 #define AMG_MAX_LEVELS 16
-static const uint32_t COARSEST_NODES = 32;  /* dense Cholesky at or below this many nodes */
+static const uint32_t COARSEST_NODES = 32;   /* dense Cholesky at or below this many nodes */
 static const uint32_t DENSE_MAX_NODES = 600; /* if coarsening stalls above this, no AMG */
 static const double MIN_COARSENING = 0.75;   /* stop when a level keeps more than this fraction */
 static const int POWER_ITERATIONS = 8;       /* for rho(D^-1 A), from scratch */
-static const int POWER_ITERATIONS_WARM = 2;  /* from the last set-up's eigenvector in this step (A drifts slowly) */
+static const int POWER_ITERATIONS_WARM =
+    2; /* from the last set-up's eigenvector in this step (A drifts slowly) */
 static const uint32_t UNSET = UINT32_MAX;
 
 typedef struct pattern {
@@ -29,10 +30,10 @@ typedef struct pattern {
 typedef struct level {
   uint32_t n;
   pattern A;
-  uint32_t *diag; /* (n) slot of each diagonal block */
-  double *Aval;   /* (9 A.nnz) */
-  double *Dinv;   /* (9 n) */
-  uint8_t *dead;  /* (n) */
+  uint32_t *diag;    /* (n) slot of each diagonal block */
+  double *Aval;      /* (9 A.nnz) */
+  double *Dinv;      /* (9 n) */
+  uint8_t *dead;     /* (n) */
   double *x, *b, *r; /* (3n) */
   double *ev;        /* (3n) dominant eigenvector of D^-1 A at the last set-up */
   int ev_warm;       /* ev holds one */
@@ -50,8 +51,8 @@ struct amg {
   uint32_t *transpose0; /* level 0: slot (i, j) -> slot (j, i) */
   int64_t *marker;      /* (max n) scratch for sparse products, all -1 between uses */
   uint32_t marker_size;
-  uint32_t nd;          /* dense size 3 n_coarsest */
-  double *dense;        /* (nd x nd) Cholesky factor */
+  uint32_t nd;   /* dense size 3 n_coarsest */
+  double *dense; /* (nd x nd) Cholesky factor */
 };
 
 /* --- patterns ------------------------------------------------------------------------------ */
@@ -91,7 +92,8 @@ static uint32_t aggregate(const pattern *A, uint32_t *agg, uint32_t *tmp) {
   for (uint32_t i = 0; i < n; ++i) agg[i] = UNSET;
   for (uint32_t i = 0; i < n; ++i) {
     int free_nbhd = agg[i] == UNSET;
-    for (uint32_t k = A->ptr[i]; free_nbhd && k < A->ptr[i + 1]; ++k) free_nbhd = agg[A->col[k]] == UNSET;
+    for (uint32_t k = A->ptr[i]; free_nbhd && k < A->ptr[i + 1]; ++k)
+      free_nbhd = agg[A->col[k]] == UNSET;
     if (!free_nbhd) continue;
     for (uint32_t k = A->ptr[i]; k < A->ptr[i + 1]; ++k) agg[A->col[k]] = nc;
     agg[i] = nc++;
@@ -100,7 +102,10 @@ static uint32_t aggregate(const pattern *A, uint32_t *agg, uint32_t *tmp) {
     tmp[i] = agg[i];
     if (agg[i] != UNSET) continue;
     for (uint32_t k = A->ptr[i]; k < A->ptr[i + 1]; ++k)
-      if (agg[A->col[k]] != UNSET) { tmp[i] = agg[A->col[k]]; break; }
+      if (agg[A->col[k]] != UNSET) {
+        tmp[i] = agg[A->col[k]];
+        break;
+      }
   }
   for (uint32_t i = 0; i < n; ++i) agg[i] = tmp[i];
   for (uint32_t i = 0; i < n; ++i) {
@@ -145,7 +150,8 @@ static int level_coarsen(tf_mem *m, level *l, level *c) {
   uint64_t *pairs = mem_array(m, np, sizeof *pairs);
   if (!pairs) return 0;
   for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) pairs[k] = ((uint64_t)i << 32) | l->agg[l->A.col[k]];
+    for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
+      pairs[k] = ((uint64_t)i << 32) | l->agg[l->A.col[k]];
   int ok = pattern_from_pairs(m, &l->P, n, pairs, np);
   MEM_FREE_ARRAY(m, pairs, np);
   if (!ok) return 0;
@@ -162,7 +168,8 @@ static int level_coarsen(tf_mem *m, level *l, level *c) {
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
-      for (uint32_t q = l->P.ptr[j]; q < l->P.ptr[j + 1]; ++q) pairs[nt++] = ((uint64_t)i << 32) | l->P.col[q];
+      for (uint32_t q = l->P.ptr[j]; q < l->P.ptr[j + 1]; ++q)
+        pairs[nt++] = ((uint64_t)i << 32) | l->P.col[q];
     }
   size_t nt_cap = nt;
   ok = pattern_from_pairs(m, &l->T, n, pairs, nt);
@@ -220,8 +227,10 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
       uint32_t j = l0->A.col[k], lo = l0->A.ptr[j], hi = l0->A.ptr[j + 1];
       while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
-        if (l0->A.col[mid] < i) lo = mid + 1;
-        else hi = mid;
+        if (l0->A.col[mid] < i)
+          lo = mid + 1;
+        else
+          hi = mid;
       }
       a->transpose0[k] = lo;
     }
@@ -285,27 +294,31 @@ void amg_level_size(const amg *a, uint32_t k, uint32_t *n, uint32_t *nnz) {
 static void m3_mul(double *r, const double *A, const double *B) {
   double t[9];
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) t[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+    for (int j = 0; j < 3; ++j)
+      t[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
   memcpy(r, t, sizeof t);
 }
 
 /* r += A^T B */
 static void m3_tmul_add(double *r, const double *A, const double *B) {
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r[3 * i + j] += A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+    for (int j = 0; j < 3; ++j)
+      r[3 * i + j] += A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
 }
 
 /* r += A B */
 static void m3_mul_add(double *r, const double *A, const double *B) {
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r[3 * i + j] += A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+    for (int j = 0; j < 3; ++j)
+      r[3 * i + j] += A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
 }
 
 /* dead rows and columns zero, identity on their diagonal; inverted diagonal blocks */
 static void level_finish(level *l) {
   for (uint32_t i = 0; i < l->n; ++i)
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
-      if (l->dead[i] || l->dead[l->A.col[k]]) memset(l->Aval + 9 * (size_t)k, 0, 9 * sizeof(double));
+      if (l->dead[i] || l->dead[l->A.col[k]])
+        memset(l->Aval + 9 * (size_t)k, 0, 9 * sizeof(double));
   for (uint32_t i = 0; i < l->n; ++i) {
     double *d = l->Aval + 9 * (size_t)l->diag[i];
     if (l->dead[i]) d[0] = d[4] = d[8] = 1.0;
@@ -345,7 +358,10 @@ static double spectral_radius(level *l) {
       m3_mulv(t, l->Dinv + 9 * (size_t)i, w + 3 * (size_t)i);
       v3_copy(w + 3 * (size_t)i, t);
     }
-    for (uint32_t i = 0; i < 3 * l->n; ++i) { nv += v[i] * v[i]; nw += w[i] * w[i]; }
+    for (uint32_t i = 0; i < 3 * l->n; ++i) {
+      nv += v[i] * v[i];
+      nw += w[i] * w[i];
+    }
     if (!(nv > 0.0) || !(nw > 0.0)) {
       l->ev_warm = 0;
       return 1.0;
@@ -372,7 +388,9 @@ static void level_galerkin(amg *a, level *l, level *c) {
     for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q) mk[l->P.col[q]] = q;
     double *pi = l->Pval + 9 * (size_t)mk[l->agg[i]];
     double ci = 1.0 / sqrt((double)l->cnt[l->agg[i]]);
-    pi[0] += ci; pi[4] += ci; pi[8] += ci;
+    pi[0] += ci;
+    pi[4] += ci;
+    pi[8] += ci;
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
       if (l->dead[j]) continue;
@@ -390,7 +408,8 @@ static void level_galerkin(amg *a, level *l, level *c) {
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
       for (uint32_t q = l->P.ptr[j]; q < l->P.ptr[j + 1]; ++q)
-        m3_mul_add(l->Tval + 9 * (size_t)mk[l->P.col[q]], l->Aval + 9 * (size_t)k, l->Pval + 9 * (size_t)q);
+        m3_mul_add(l->Tval + 9 * (size_t)mk[l->P.col[q]], l->Aval + 9 * (size_t)k,
+                   l->Pval + 9 * (size_t)q);
     }
     for (uint32_t q = l->T.ptr[i]; q < l->T.ptr[i + 1]; ++q) mk[l->T.col[q]] = -1;
   }
@@ -401,7 +420,8 @@ static void level_galerkin(amg *a, level *l, level *c) {
       uint32_t J = l->P.col[p];
       for (uint32_t q = c->A.ptr[J]; q < c->A.ptr[J + 1]; ++q) mk[c->A.col[q]] = q;
       for (uint32_t t = l->T.ptr[i]; t < l->T.ptr[i + 1]; ++t)
-        m3_tmul_add(c->Aval + 9 * (size_t)mk[l->T.col[t]], l->Pval + 9 * (size_t)p, l->Tval + 9 * (size_t)t);
+        m3_tmul_add(c->Aval + 9 * (size_t)mk[l->T.col[t]], l->Pval + 9 * (size_t)p,
+                    l->Tval + 9 * (size_t)t);
       for (uint32_t q = c->A.ptr[J]; q < c->A.ptr[J + 1]; ++q) mk[c->A.col[q]] = -1;
     }
   for (uint32_t J = 0; J < c->n; ++J) c->dead[J] = l->cnt[J] == 0;
@@ -478,7 +498,8 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
         }
         continue;
       }
-      if (fixed && (fixed[i] || fixed[j])) continue; /* a Dirichlet end: the coupling is not in the system */
+      if (fixed && (fixed[i] || fixed[j]))
+        continue; /* a Dirichlet end: the coupling is not in the system */
       double nb = 0.0;
       for (int e = 0; e < 9; ++e) nb += b[e] * b[e];
       nb = sqrt(nb);

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-void bsr_init_upper(bsr *A, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj, uint32_t *row_ptr,
-                    uint32_t *col, uint32_t *diag) {
+void bsr_init_upper(bsr *A, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj,
+                    uint32_t *row_ptr, uint32_t *col, uint32_t *diag) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; ++i) {
     row_ptr[i] = k;
@@ -60,8 +60,10 @@ uint32_t bsr_slot(const bsr *A, uint32_t i, uint32_t j) {
   uint32_t lo = A->row_ptr[i], hi = A->row_ptr[i + 1];
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;
-    if (A->col[mid] < j) lo = mid + 1;
-    else hi = mid;
+    if (A->col[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (lo < A->row_ptr[i + 1] && A->col[lo] == j) ? lo : UINT32_MAX;
 }

@@ -18,8 +18,8 @@ typedef struct bsr {
 
 /* Upper-triangle pattern of a symmetric adjacency (rows sorted, diagonal included): fills row_ptr
  * (n + 1), col ((adj_ptr[n] + n) / 2) and diag (n), and points A at them. */
-TF_LOCAL void bsr_init_upper(bsr *A, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj, uint32_t *row_ptr,
-                             uint32_t *col, uint32_t *diag);
+TF_LOCAL void bsr_init_upper(bsr *A, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj,
+                             uint32_t *row_ptr, uint32_t *col, uint32_t *diag);
 TF_LOCAL void bsr_zero(bsr *A);
 /* y = A x, skipping (zeroing) rows and columns of fixed vertices; fixed Nullable */
 TF_LOCAL void bsr_mul(const bsr *A, const double *x, double *y, const uint8_t *fixed);

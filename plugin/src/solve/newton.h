@@ -35,7 +35,8 @@ typedef struct newton_problem {
   const double *mass;   /* (n) masses, with h2 gives H >= M / h2 for the cheap exit bound */
   double h2;            /* s^2 */
   const double *y_ref;  /* (3n) positions the step started from: the displacement scale */
-  const double *force_ref; /* (n) N, > 0: a vertex whose net force is below rtol x this is balanced */
+  const double
+      *force_ref; /* (n) N, > 0: a vertex whose net force is below rtol x this is balanced */
   /* Nullable: rebuild the preconditioner from a newly assembled H, then PCG uses prec */
   void (*prec_setup)(void *prec_ctx, const bsr *H, const uint8_t *fixed);
   pcg_precond prec;
@@ -66,14 +67,15 @@ typedef struct newton_result {
   uint32_t iterations, cg_iterations;
   double residual; /* last Newton step / (rtol scale + atol), < 1 when converged */
   int converged;
-  double energy;       /* at the last accepted iterate (not re-evaluated after a final sub-tolerance step) */
-  double energy_start; /* at the start iterate; NaN if max_newton was 0 */
+  double
+      energy; /* at the last accepted iterate (not re-evaluated after a final sub-tolerance step) */
+  double energy_start;   /* at the start iterate; NaN if max_newton was 0 */
   uint32_t step_cuts;    /* iterations whose step bound was < 1 (0 without max_step) */
   double min_step_bound; /* smallest max_step value seen, 1 if none was below 1 (NaN if one was) */
 } newton_result;
 
 /* Minimize from y (m, 3n, updated in place). Allocates nothing; not thread-safe on one w. */
-TF_LOCAL void newton_solve(const newton_problem *p, const newton_settings *s, double *y, newton_work *w,
-                           newton_result *out);
+TF_LOCAL void newton_solve(const newton_problem *p, const newton_settings *s, double *y,
+                           newton_work *w, newton_result *out);
 
 #endif

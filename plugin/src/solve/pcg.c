@@ -9,7 +9,8 @@
 
 #include "core/vec3.h"
 
-static void apply_prec(const double *pinv, const double *r, double *z, uint32_t n, const uint8_t *fixed) {
+static void apply_prec(const double *pinv, const double *r, double *z, uint32_t n,
+                       const uint8_t *fixed) {
   for (uint32_t i = 0; i < n; ++i) {
     if (fixed && fixed[i]) {
       z[3 * i] = z[3 * i + 1] = z[3 * i + 2] = 0.0;
@@ -26,8 +27,8 @@ static double dot(const double *a, const double *b, size_t n) {
 }
 
 /* z = M^-1 r with the chosen preconditioner; fixed entries stay zero */
-static void precondition(const pcg_precond *pre, const pcg_work *w, const double *r, double *z, uint32_t n,
-                         const uint8_t *fixed) {
+static void precondition(const pcg_precond *pre, const pcg_work *w, const double *r, double *z,
+                         uint32_t n, const uint8_t *fixed) {
   if (pre && pre->apply) {
     pre->apply(pre->ctx, r, z);
     if (fixed)

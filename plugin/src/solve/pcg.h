@@ -49,9 +49,9 @@ typedef struct pcg_operator {
 /* Solve A x = b (A = op->H + op->pairs) from x = 0 until sqrt(r^T M^-1 r) <= rtol
  * sqrt(b^T M^-1 b), M built from op->H alone. fixed and pre Nullable (pre NULL or pre->apply
  * NULL: block Jacobi on op->H's diagonal blocks). Units: b and x as the caller's system. */
-TF_LOCAL void pcg_solve_op(const pcg_operator *op, const double *b, double *x,
-                           const uint8_t *fixed, double rtol, uint32_t max_iter,
-                           const pcg_precond *pre, pcg_work *w, pcg_result *out);
+TF_LOCAL void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint8_t *fixed,
+                           double rtol, uint32_t max_iter, const pcg_precond *pre, pcg_work *w,
+                           pcg_result *out);
 /* pcg_solve_op with no pair blocks: A = H. */
 TF_LOCAL void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
                         uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out);

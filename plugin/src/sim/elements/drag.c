@@ -13,7 +13,8 @@
 #include "energy/aero_tri.h"
 #include "sim/sim.h"
 
-void elem_drag_forces(tf_sim *s, elem_drag *e, const double *x, const double *v, double t, double *f) {
+void elem_drag_forces(tf_sim *s, elem_drag *e, const double *x, const double *v, double t,
+                      double *f) {
   aero_coeffs k = {s->par.air_density, s->par.drag, s->par.lift, e->closed};
   double lx[9], lv[9], c[3], w[3], ft[3];
   for (uint32_t tr = 0; tr < e->count; ++tr) {
@@ -33,7 +34,7 @@ void elem_drag_forces(tf_sim *s, elem_drag *e, const double *x, const double *v,
 }
 
 static void drag_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
-                    double *E, double *grad, bsr *H) {
+                      double *E, double *grad, bsr *H) {
   (void)a;
   const elem_drag *e = data;
   if (!e->on) return;
@@ -65,7 +66,8 @@ static void drag_eval(const tf_sim *s, const void *data, const elem_args *a, con
         *E += 0.5 * dx[r] * Pdx[r];
       }
       if (grad)
-        for (int q = 0; q < 3; ++q) v3_add(grad + 3 * (size_t)tv[q], grad + 3 * (size_t)tv[q], Pdx + 3 * q);
+        for (int q = 0; q < 3; ++q)
+          v3_add(grad + 3 * (size_t)tv[q], grad + 3 * (size_t)tv[q], Pdx + 3 * q);
       if (H) elem_scatter(H, slot, P, 3);
     }
     if (H) {
@@ -76,7 +78,7 @@ static void drag_eval(const tf_sim *s, const void *data, const elem_args *a, con
         if (slot[q] != UINT32_MAX) bsr_add_block(H, slot[q], blk);
     }
   }
-  }
+}
 
 static void drag_destroy(tf_mem *m, void *data) {
   elem_drag *e = data;

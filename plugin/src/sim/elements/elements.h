@@ -56,16 +56,17 @@ static inline void elem_scatter(bsr *H, const uint32_t *slot, const double *h, i
 }
 
 /* slots[k*k per element] of each element's vertex pairs (elems: k vertices each) */
-TF_LOCAL void elem_slots(const bsr *H, const uint32_t *elems, uint32_t count, int k, uint32_t *slot);
+TF_LOCAL void elem_slots(const bsr *H, const uint32_t *elems, uint32_t count, int k,
+                         uint32_t *slot);
 
 /* membrane.c: StVK membrane on each cloth triangle (energy/membrane_tri.c) */
 typedef struct elem_membrane {
   uint32_t count;
-  const uint32_t *tris;  /* the mesh's (count x 3) */
-  membrane_rest *rest;   /* (count) */
-  uint32_t *slot;        /* (count x 9) */
-  double lambda, mu;     /* Pa m: plane-stress Lame constants from stretch and poisson */
-  double area;           /* m^2, total rest area */
+  const uint32_t *tris; /* the mesh's (count x 3) */
+  membrane_rest *rest;  /* (count) */
+  uint32_t *slot;       /* (count x 9) */
+  double lambda, mu;    /* Pa m: plane-stress Lame constants from stretch and poisson */
+  double area;          /* m^2, total rest area */
 } elem_membrane;
 extern const elem_ops ELEM_MEMBRANE;
 TF_LOCAL tf_status elem_membrane_init(tf_sim *s, elem_membrane *e);
@@ -94,15 +95,15 @@ extern const elem_ops ELEM_PIN;
 /* drag.c: aerodynamics on the mesh's triangles (cloth or flesh skin) */
 typedef struct elem_drag {
   uint32_t count;
-  const uint32_t *tris;  /* the mesh's (count x 3) */
-  int closed;            /* a closed body's outward faces: only the windward ones push */
-  int on;                /* the current step has drag terms (set by the step) */
-  double *c;             /* (count) drag damping coefficient, N s/m (0: none) */
-  double *nrm;           /* (count x 3) unit normal */
-  double *P;             /* (count x 81) implicit restoring stiffness; NULL until there is air */
-  double *ydrag;         /* (n x 3) x_n + dt v_n: where the linearized drag is zero */
-  uint32_t *slot;        /* (count x 9) */
-  uint32_t n;            /* vertices (ydrag's size) */
+  const uint32_t *tris; /* the mesh's (count x 3) */
+  int closed;           /* a closed body's outward faces: only the windward ones push */
+  int on;               /* the current step has drag terms (set by the step) */
+  double *c;            /* (count) drag damping coefficient, N s/m (0: none) */
+  double *nrm;          /* (count x 3) unit normal */
+  double *P;            /* (count x 81) implicit restoring stiffness; NULL until there is air */
+  double *ydrag;        /* (n x 3) x_n + dt v_n: where the linearized drag is zero */
+  uint32_t *slot;       /* (count x 9) */
+  uint32_t n;           /* vertices (ydrag's size) */
 } elem_drag;
 extern const elem_ops ELEM_DRAG;
 TF_LOCAL tf_status elem_drag_init(tf_sim *s, elem_drag *e, int closed);

@@ -6,7 +6,7 @@
 #include "sim/sim.h"
 
 static void hinge_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
-                    double *E, double *grad, bsr *H) {
+                       double *E, double *grad, bsr *H) {
   (void)s, (void)a;
   const elem_hinge *e = data;
   double lx[12], g[12], h[144];
@@ -17,10 +17,11 @@ static void hinge_eval(const tf_sim *s, const void *data, const elem_args *a, co
     for (int q = 0; q < 4; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
     *E += hinge_energy_psd(lx, stiff, e->theta0[k], grad ? g : NULL, H ? h : NULL);
     if (grad)
-      for (int q = 0; q < 4; ++q) v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
+      for (int q = 0; q < 4; ++q)
+        v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
     if (H) elem_scatter(H, e->slot + 16 * (size_t)k, h, 4);
   }
-  }
+}
 
 static void hinge_destroy(tf_mem *m, void *data) {
   elem_hinge *e = data;
@@ -44,7 +45,8 @@ tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend) {
   if (!e->theta0 || !e->geom || !e->bend || !e->slot) return TF_E_NOMEM;
   for (uint32_t k = 0; k < e->count; ++k) {
     double lx[12];
-    for (int q = 0; q < 4; ++q) v3_copy(lx + 3 * q, s->model.rest + 3 * (size_t)e->hinges[4 * (size_t)k + q]);
+    for (int q = 0; q < 4; ++q)
+      v3_copy(lx + 3 * q, s->model.rest + 3 * (size_t)e->hinges[4 * (size_t)k + q]);
     e->theta0[k] = hinge_angle(lx);
     e->geom[k] = hinge_rest_stiffness(lx, 1.0);
   }

@@ -5,7 +5,7 @@
 #include "sim/sim.h"
 
 static void membrane_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
-                    double *E, double *grad, bsr *H) {
+                          double *E, double *grad, bsr *H) {
   (void)s, (void)a;
   const elem_membrane *e = data;
   double lx[9], g[9], h[81];
@@ -14,10 +14,11 @@ static void membrane_eval(const tf_sim *s, const void *data, const elem_args *a,
     for (int k = 0; k < 3; ++k) v3_copy(lx + 3 * k, y + 3 * (size_t)v[k]);
     *E += membrane_energy(&e->rest[t], lx, e->lambda, e->mu, grad ? g : NULL, H ? h : NULL, 1);
     if (grad)
-      for (int k = 0; k < 3; ++k) v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
+      for (int k = 0; k < 3; ++k)
+        v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
     if (H) elem_scatter(H, e->slot + 9 * (size_t)t, h, 3);
   }
-  }
+}
 
 static void membrane_derive(tf_sim *s, void *data) {
   elem_membrane *e = data;
@@ -30,8 +31,8 @@ static void membrane_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, e->slot, 9 * (size_t)e->count);
 }
 
-const elem_ops ELEM_MEMBRANE = {"membrane", 0, membrane_eval, membrane_derive, membrane_destroy,
-                                sizeof(elem_membrane)};
+const elem_ops ELEM_MEMBRANE = {
+    "membrane", 0, membrane_eval, membrane_derive, membrane_destroy, sizeof(elem_membrane)};
 
 tf_status elem_membrane_init(tf_sim *s, elem_membrane *e) {
   const trimesh *m = &s->model.mesh;
@@ -44,7 +45,8 @@ tf_status elem_membrane_init(tf_sim *s, elem_membrane *e) {
   e->area = 0.0;
   for (uint32_t t = 0; t < e->count; ++t) {
     const uint32_t *tv = e->tris + 3 * (size_t)t;
-    membrane_rest_init(&e->rest[t], r + 3 * (size_t)tv[0], r + 3 * (size_t)tv[1], r + 3 * (size_t)tv[2]);
+    membrane_rest_init(&e->rest[t], r + 3 * (size_t)tv[0], r + 3 * (size_t)tv[1],
+                       r + 3 * (size_t)tv[2]);
     e->area += e->rest[t].area;
   }
   elem_slots(&s->solver.H, e->tris, e->count, 3, e->slot);

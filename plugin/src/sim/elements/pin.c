@@ -6,7 +6,7 @@
 #include "sim/sim.h"
 
 static void pin_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
-                    double *E, double *grad, bsr *H) {
+                     double *E, double *grad, bsr *H) {
   (void)data;
   if (!a->pins) return;
   const sim_pins *p = &s->pins;
@@ -26,6 +26,6 @@ static void pin_eval(const tf_sim *s, const void *data, const elem_args *a, cons
       blk[8] += k;
     }
   }
-  }
+}
 
 const elem_ops ELEM_PIN = {"pin", 0, pin_eval, NULL, NULL, 0};

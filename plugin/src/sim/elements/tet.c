@@ -6,7 +6,7 @@
 #include "sim/sim.h"
 
 static void tet_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
-                    double *E, double *grad, bsr *H) {
+                     double *E, double *grad, bsr *H) {
   (void)s, (void)a;
   const sim_flesh *F = data;
   double lx[12], g[12], h[144];
@@ -19,10 +19,11 @@ static void tet_eval(const tf_sim *s, const void *data, const elem_args *a, cons
     }
     *E += tet_energy(r, lx, F->lambda[t], F->mu[t], grad ? g : NULL, H ? h : NULL, 1);
     if (grad)
-      for (int k = 0; k < 4; ++k) v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
+      for (int k = 0; k < 4; ++k)
+        v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
     if (H) elem_scatter(H, F->slot + 16 * (size_t)t, h, 4);
   }
-  }
+}
 
 /* material 0 follows the parameters (youngs, poisson); each tet is fill x its material's */
 static void tet_derive(tf_sim *s, void *data) {
@@ -59,7 +60,8 @@ double sim_flesh_volume(const sim_flesh *F, const double *x) {
   for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
     double lx[12];
     for (int k = 0; k < 4; ++k)
-      v3_copy(lx + 3 * k, x + 3 * (size_t)F->tet.tets[4 * (size_t)t + tet_local_vertex(&F->rest[t], k)]);
+      v3_copy(lx + 3 * k,
+              x + 3 * (size_t)F->tet.tets[4 * (size_t)t + tet_local_vertex(&F->rest[t], k)]);
     vol += F->rest[t].volume * tet_volume_ratio(&F->rest[t], lx);
   }
   return vol;
