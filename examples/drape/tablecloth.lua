@@ -5,19 +5,8 @@
 --   lua5.4 examples/run.lua examples/drape/tablecloth.lua --out tablecloth.pc2 --sheet tablecloth.png
 local tauform = require "tauform"
 
--- a closed box from lo to hi with outward triangles (a collider for one_sided contact)
-local function box(lo, hi)
-  local v = {}
-  for k = 0, 7 do
-    v[#v + 1] = (k & 1) == 0 and lo[1] or hi[1]
-    v[#v + 1] = (k & 2) == 0 and lo[2] or hi[2]
-    v[#v + 1] = (k & 4) == 0 and lo[3] or hi[3]
-  end
-  -- corners 1 + x + 2y + 4z; two triangles per face, counter-clockwise seen from outside
-  local t = { 1, 3, 4, 1, 4, 2,  5, 6, 8, 5, 8, 7,  1, 2, 6, 1, 6, 5,
-              3, 7, 8, 3, 8, 4,  1, 5, 7, 1, 7, 3,  2, 4, 8, 2, 8, 6 }
-  return { vertices = v, triangles = t }
-end
+-- a closed box with outward triangles (a collider for one_sided contact)
+local function box(lo, hi) return tauform.mesh.box{ lo = lo, hi = hi } end
 
 local TOP = 0.75                       -- m, the table top's height
 local BALL_R = 0.12                    -- m

@@ -162,6 +162,29 @@ function M.disc(opt)
   return { vertices = verts, triangles = tris, groups = groups }
 end
 
+-- box{ lo = {-0.5, -0.5, -0.5}, hi = {0.5, 0.5, 0.5} }: a closed box with outward triangles, the
+-- kind a one-sided collider wants; corner 1 + x + 2y + 4z (x, y, z 0 at lo, 1 at hi), two triangles
+-- per face counter-clockwise seen from outside; groups: bottom (z = lo), top (z = hi), all
+function M.box(opt)
+  opt = options("box", opt)
+  local lo = vec3("box", "lo", opt.lo, { -0.5, -0.5, -0.5 })
+  local hi = vec3("box", "hi", opt.hi, { 0.5, 0.5, 0.5 })
+  for a = 1, 3 do
+    if not (hi[a] > lo[a]) then
+      error(("bad argument #1 to 'tauform.mesh.box' (hi[%d] = %s must be larger than lo[%d] = %s)"):format(a, show(hi[a]), a, show(lo[a])), 2)
+    end
+  end
+  local v = {}
+  for k = 0, 7 do
+    v[#v + 1] = (k & 1) == 0 and lo[1] or hi[1]
+    v[#v + 1] = (k & 2) == 0 and lo[2] or hi[2]
+    v[#v + 1] = (k & 4) == 0 and lo[3] or hi[3]
+  end
+  local t = { 1, 3, 4, 1, 4, 2,  5, 6, 8, 5, 8, 7,  1, 2, 6, 1, 6, 5,
+              3, 7, 8, 3, 8, 4,  1, 5, 7, 1, 7, 3,  2, 4, 8, 2, 8, 6 }
+  return { vertices = v, triangles = t, groups = { bottom = { 1, 2, 3, 4 }, top = { 5, 6, 7, 8 }, all = { 1, 2, 3, 4, 5, 6, 7, 8 } } }
+end
+
 -- ellipsoid{ radii = {1, 1, 1}, center = {0, 0, 0}, rings = 12, segments = 24 }: a closed surface
 -- with outward triangles (poles on the z axis), the kind tauform.flesh fills with tets;
 -- groups: top (north pole), bottom (south pole), all

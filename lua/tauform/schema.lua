@@ -198,6 +198,14 @@ tbl("tauform.mesh.ellipsoid", {
   { "rings", type = "integer", default = 12, bounds = ">= 2", doc = "latitude bands" },
   { "segments", type = "integer", default = 24, bounds = ">= 3", doc = "vertices per latitude" },
 })
+tbl("tauform.mesh.box", {
+  doc = "A closed box with outward triangles (8 corners, 12 triangles), the kind a one-sided collider wants "
+     .. "(sim:collider{ one_sided = true }). Groups: bottom (z = lo), top (z = hi), all.",
+  example = [[sim:collider(tauform.mesh.box{ lo = { -0.5, -0.5, 0.7 }, hi = { 0.5, 0.5, 0.75 } })]],
+  groups = { "bottom", "top", "all" }, call = "tauform.mesh.box",
+  { "lo", type = "vec3", unit = "m", default = { -0.5, -0.5, -0.5 }, doc = "the corner with the smallest x, y, z" },
+  { "hi", type = "vec3", unit = "m", default = { 0.5, 0.5, 0.5 }, doc = "the opposite corner; larger in every axis" },
+})
 tbl("tauform.mesh.load_obj options", {
   doc = "The optional second argument of tauform.mesh.load_obj(path, options). OBJ `g`/`o` statements name "
      .. "the groups of the vertices their faces use; a companion \"<path>.groups\" file of lines "
@@ -899,7 +907,7 @@ end
 local SECTIONS = {
   { "Constructors", { "tauform.cloth", "tauform.flesh", "flesh.materials[i]", "solver" } },
   { "Method options", { "render options", "sim:collider", "collider:set" } },
-  { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.load_obj options" } },
+  { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.box", "tauform.mesh.load_obj options" } },
   { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
               "rig.bend", "rig.pins[i]", "rig.pins[i].rotate", "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
               "rig.contact", "rig.ground", "rig.colliders[i]" } },
@@ -1005,7 +1013,7 @@ function M.markdown()
   add("")
   add("| helper | groups |")
   add("|---|---|")
-  for _, name in ipairs({ "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid" }) do
+  for _, name in ipairs({ "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.box" }) do
     add(("| `%s` | %s |"):format(name, "`" .. table.concat(M.tables[name].groups, "`, `") .. "`"))
   end
   add("| `tauform.mesh.load_obj` | the OBJ's `g`/`o` names and the lines of `<path>.groups` |")

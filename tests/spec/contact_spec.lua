@@ -19,19 +19,8 @@ local function plate(z, half)
   return tauform.mesh.grid{ width = 2 * half, height = 2 * half, nx = 2, ny = 2, origin = { -half, -half, z } }
 end
 
--- a closed box with outward triangles (for one_sided), from lo to hi
-local function box(lo, hi)
-  local v = {}
-  for k = 0, 7 do
-    v[#v + 1] = (k & 1) == 0 and lo[1] or hi[1]
-    v[#v + 1] = (k & 2) == 0 and lo[2] or hi[2]
-    v[#v + 1] = (k & 4) == 0 and lo[3] or hi[3]
-  end
-  -- corners numbered 1 + x + 2y + 4z; each face twice, counter-clockwise seen from outside
-  local t = { 1, 3, 4, 1, 4, 2,  5, 6, 8, 5, 8, 7,  1, 2, 6, 1, 6, 5,
-              3, 7, 8, 3, 8, 4,  1, 5, 7, 1, 7, 3,  2, 4, 8, 2, 8, 6 }
-  return { vertices = v, triangles = t }
-end
+-- a closed box with outward triangles (a collider for one_sided contact)
+local function box(lo, hi) return tauform.mesh.box{ lo = lo, hi = hi } end
 
 local function sheet(z)
   local m = tauform.mesh.grid{ width = 0.5, height = 0.5, nx = 8, ny = 8, origin = { -0.25, -0.25, z } }
@@ -44,6 +33,31 @@ local function lying(n, first) return setmetatable({ first }, { __len = function
 local IDENTITY = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1 }
 
 describe("sim:collider", function()
+  it("tauform.mesh.box is a closed box with outward triangles, and checks its corners", function()
+    local b = tauform.mesh.box{ lo = { -1, -2, 0.5 }, hi = { 2, 1, 1.5 } }
+    assert.are.equal(24, #b.vertices)
+    assert.are.equal(36, #b.triangles)
+    -- signed volume of the closed surface: positive when every triangle faces out
+    local vol = 0
+    for t = 1, #b.triangles, 3 do
+      local p = {}
+      for k = 0, 2 do
+        local i = 3 * (b.triangles[t + k] - 1)
+        p[k + 1] = { b.vertices[i + 1], b.vertices[i + 2], b.vertices[i + 3] }
+      end
+      local a, c, d = p[1], p[2], p[3]
+      vol = vol + (a[1] * (c[2] * d[3] - c[3] * d[2]) - a[2] * (c[1] * d[3] - c[3] * d[1]) + a[3] * (c[1] * d[2] - c[2] * d[1])) / 6
+    end
+    assert.is_true(math.abs(vol - 3 * 3 * 1) < 1e-12)
+    assert.are.same({ 5, 6, 7, 8 }, b.groups.top)
+    local ok, err = pcall(tauform.mesh.box, { lo = { 0, 0, 1 }, hi = { 1, 1, 1 } })
+    assert.is_false(ok)
+    assert.matches("hi%[3%] = 1 must be larger than lo%[3%] = 1", err)
+    ok, err = pcall(tauform.mesh.box, { low = { 0, 0, 0 } })
+    assert.is_false(ok)
+    assert.matches("low: unknown field", err)
+  end)
+
   it("adds a collider with 1-based triangles, moves, transforms and sets it", function()
     local sim <close> = sheet(1)
     local p = plate(0)
