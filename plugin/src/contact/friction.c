@@ -6,8 +6,8 @@
  * with u the tangential slip over the step relative to the collider's own motion at the contact
  * point, and f0 the C1 smoothing of |u| below eps_u = EPS_V dt (f0' = f1 rises from 0 to 1), is
  * minimized with everything else: below eps_u it is a stiff spring that holds (static friction),
- * beyond it a force mu lambda against the slip (kinetic). Its Hessian is IPC's, its 2 x 2 core
- * projected to PSD. Dissipative, so part of the step's objective only (step_only), not of PE. */
+ * beyond it a force mu lambda against the slip (kinetic). Its Hessian is IPC's while sticking and
+ * the majorizer's while sliding (friction_eval). Dissipative, so part of the step's objective only (step_only), not of PE. */
 #include <math.h>
 #include <string.h>
 
@@ -123,20 +123,21 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
     if (grad)
       for (int q = 0; q < nv; ++q) v3_axpy(grad + 3 * (size_t)v[q], wv[q], gt);
     if (!H) continue;
-    /* the 2 x 2 core, projected: f1/x I + f2 u u^T (for x >= eps: (I - uu^T/x^2)/x, PSD) */
-    double A[4] = {f1x + f2 * u[0] * u[0], f2 * u[0] * u[1], f2 * u[0] * u[1],
-                   f1x + f2 * u[1] * u[1]};
-    double tr = A[0] + A[3], det = A[0] * A[3] - A[1] * A[2],
-           disc = sqrt(fmax(0.25 * tr * tr - det, 0.0));
-    double l1 = 0.5 * tr + disc, l2 = 0.5 * tr - disc;
-    if (l2 < 0.0) {
-      /* keep the positive eigenpair only (l1 >= l2) */
-      double e[2] = {A[1], l1 - A[0]};
-      double ne = sqrt(e[0] * e[0] + e[1] * e[1]);
-      if (!(ne > 0.0)) e[0] = 1, e[1] = 0, ne = 1;
-      e[0] /= ne, e[1] /= ne;
-      double lp = l1 > 0.0 ? l1 : 0.0;
-      A[0] = lp * e[0] * e[0], A[1] = A[2] = lp * e[0] * e[1], A[3] = lp * e[1] * e[1];
+    /* the 2 x 2 core. Sticking (x < eps): IPC's exact Hessian f1/x I + f2 u u^T, PSD there (its
+     * eigenvalues are f1/x > 0 across the slip and f0'' = 2 (1/eps - x/eps^2) >= 0 along it).
+     * Sliding (x >= eps): the exact Hessian (I - u u^T / x^2) / x has no curvature along the slip,
+     * so Newton's model is linear there and a step that reverses the slip across u = 0 (the kink
+     * the smoothing leaves at the scale eps, far below a step) rises in energy where the model
+     * falls: on DRAPE-32 at rest that was most of the rejected line-search trials. The isotropic
+     * f1/x I instead is the curvature of the half-quadratic majorizer of f0 (f0(sqrt t) is concave:
+     * Geman & Reynolds 1992; iteratively reweighted least squares), a model that is an upper bound
+     * of the friction term: its steps never overshoot the kink, and the gradient is exact, so the
+     * minimizer is the same. */
+    double A[4] = {f1x, 0.0, 0.0, f1x};
+    if (x < eps) {
+      A[0] += f2 * u[0] * u[0];
+      A[1] = A[2] = f2 * u[0] * u[1];
+      A[3] += f2 * u[1] * u[1];
     }
     double K[9]; /* T A T^T, 3 x 3 */
     for (int r = 0; r < 3; ++r)
