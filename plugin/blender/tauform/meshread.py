@@ -53,7 +53,7 @@ def inverse_rows(rows):
 class MeshData:
     """One evaluated mesh: local and world positions, triangles, and (on request) weights."""
 
-    def __init__(self, obj_eval, with_topology=False, groups=()):
+    def __init__(self, obj_eval, with_topology=False, groups=(), obj=None):
         me = obj_eval.to_mesh()
         try:
             n = len(me.vertices)
@@ -65,7 +65,9 @@ class MeshData:
             self.world = transform(self.local, self.rows)
             if with_topology:
                 self._topology(me)
-            self.weights = {g: self._weights(obj_eval, me, g) for g in groups if g}
+            # group names from the original object: an evaluated copy can lag behind a group
+            # just added
+            self.weights = {g: self._weights(obj or obj_eval, me, g) for g in groups if g}
         finally:
             obj_eval.to_mesh_clear()
 
@@ -89,8 +91,8 @@ class MeshData:
         self.loose = [i for i in range(self.vert_count) if not used[i]]
 
     @staticmethod
-    def _weights(obj_eval, me, group):
-        vg = obj_eval.vertex_groups.get(group)
+    def _weights(obj, me, group):
+        vg = obj.vertex_groups.get(group)
         if vg is None:
             return None
         gi = vg.index

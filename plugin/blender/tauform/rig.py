@@ -99,7 +99,7 @@ class Rig:
     def apply(self, frame):
         if self.lib.dll.tf_rig_apply(self.handle, float(frame)) != 0:
             msg = self.lib.dll.tf_rig_last_error(self.handle).decode(errors="replace")
-            raise InputError("rig %s" % _strip(msg, self.name))
+            raise InputError("frame %g: rig %s" % (frame, _strip(msg, self.name)))
 
     def close(self):
         if self.handle:

@@ -36,7 +36,7 @@ class FrameInput:
         self.scene, self.depsgraph = scene, depsgraph
         self.eval = obj.evaluated_get(depsgraph)
         self.settings = self.eval.tauform
-        self.mesh = MeshData(self.eval, with_topology=topology, groups=groups)
+        self.mesh = MeshData(self.eval, with_topology=topology, groups=groups, obj=obj)
         self.scene_eval = depsgraph.scene_eval
 
 
