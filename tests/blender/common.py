@@ -24,6 +24,7 @@ def options():
     p.add_argument("--lua", default="lua5.4")
     p.add_argument("--lua-cpath", default="")
     p.add_argument("--work", default="")
+    p.add_argument("--addon-dir", default="", help="the staged add-on (build/blender)")
     return p.parse_args(argv)
 
 
@@ -32,11 +33,17 @@ WORK = OPT.work or tempfile.mkdtemp(prefix="tauform_blender_")
 os.makedirs(WORK, exist_ok=True)
 
 
-def enable_addon(lib=None):
-    """Enable plugin/blender/tauform as an add-on, loading the library given by --lib."""
+def enable_addon(staged=False):
+    """Enable the add-on: plugin/blender/tauform loading the library given by --lib, or (staged)
+    the add-on as the zip holds it, which finds the library in its own lib/ directory."""
     import addon_utils
-    sys.path.insert(0, os.path.join(OPT.root, "plugin", "blender"))
-    os.environ["TAUFORM_LIBRARY"] = lib or OPT.lib
+    if staged:
+        check(OPT.addon_dir, "--addon-dir is needed")
+        sys.path.insert(0, OPT.addon_dir)
+        os.environ.pop("TAUFORM_LIBRARY", None)
+    else:
+        sys.path.insert(0, os.path.join(OPT.root, "plugin", "blender"))
+        os.environ["TAUFORM_LIBRARY"] = OPT.lib
     mod = addon_utils.enable("tauform", default_set=True, handle_error=None)
     check(mod is not None, "the add-on did not enable")
     import tauform

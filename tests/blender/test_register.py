@@ -18,7 +18,8 @@ from common import check  # noqa: E402
 import addon_utils  # noqa: E402
 import bpy  # noqa: E402
 
-tauform = common.enable_addon()
+# the add-on as the zip holds it: the library comes from its own lib/ directory
+tauform = common.enable_addon(staged=bool(common.OPT.addon_dir))
 
 
 class ParamInfo(C.Structure):  # tauform.h, tf_param_info
@@ -122,6 +123,16 @@ def test_abi_offsets_match_the_frozen_ones():
     print("%d ctypes field offsets equal tests/c/test_abi.c's" % n)
 
 
+def test_library_found_next_to_the_addon():
+    if not common.OPT.addon_dir:
+        print("skipped: no --addon-dir")
+        return
+    lib = tauform.prefs.load_library()
+    where = os.path.join(common.OPT.addon_dir, "tauform", "lib")
+    print("library: %s (%s)" % (lib.path, lib.version))
+    check(lib.path.startswith(where), "the add-on loaded %s, not the one in %s" % (lib.path, where))
+
+
 def test_unregister_and_register_again():
     ob = common.mesh_object("M", [(0, 0, 0), (1, 0, 0), (0, 1, 0)], [(0, 1, 2)])
     ob.tauform.enabled, ob.tauform.tau = True, 0.75
@@ -140,4 +151,4 @@ def test_unregister_and_register_again():
 
 
 common.run([test_defaults_are_the_library_s, test_abi_offsets_match_the_frozen_ones,
-            test_unregister_and_register_again])
+            test_library_found_next_to_the_addon, test_unregister_and_register_again])
