@@ -2,7 +2,8 @@
 # A tau keyframed in Blender (0.25 -> 2.25 over frames 1-17, linear) changes the result exactly as
 # the same key in a Lua rig: the baked caches with and without the key equal, bit for bit, the
 # caches examples/run.lua writes for fixtures/plane.lua with and without it, and the key moves the
-# cloth by more than a centimetre (so the comparison can tell).
+# cloth by more than a centimetre (so the comparison can tell). A settle time (Damping: Settle
+# Time, 1.5 s) gives the cache of a rig with settle = 1.5.
 import os
 import sys
 
@@ -39,4 +40,20 @@ def test_tau_key_as_in_a_rig():
     check(same_const == 0.0, "constant tau: Blender differs from the rig by %.3g m" % same_const)
 
 
-common.run([test_tau_key_as_in_a_rig])
+def test_settle_time_as_in_a_rig():
+    ob, _ = common.plane_scene(tau_keyed=False)
+    rig_pc2, _ = common.run_rig(os.path.join(common.OPT.root, "tests", "blender", "fixtures",
+                                             "plane.lua"), os.path.join(common.WORK, "settle.pc2"),
+                                env={"SETTLE": "1"})
+    s = ob.tauform
+    s.damping, s.settle_time, s.preview = "SETTLE", 1.5, False
+    s.cache_dir = os.path.join(common.WORK, "settle")
+    check(bpy.ops.tauform.bake() == {"FINISHED"}, "bake failed")
+    got = common.read_pc2(os.path.join(s.cache_dir, "Plane.pc2"))["frames"]
+    want = common.read_pc2(rig_pc2)["frames"]
+    worst = max(common.max_diff(a, b) for a, b in zip(got, want))
+    print("settle time 1.5 s: Blender vs rig over 48 frames: max |difference| %.3g m" % worst)
+    check(len(got) == 48 and worst == 0.0, "differs by %.3g m" % worst)
+
+
+common.run([test_tau_key_as_in_a_rig, test_settle_time_as_in_a_rig])

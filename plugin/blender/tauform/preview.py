@@ -4,6 +4,8 @@
 # the Mesh Cache modifier shows. Jumping back ends the run (it restarts when the start frame comes
 # again); jumping ahead shows what is cached. A baked object is not touched. Errors cannot be
 # reported from a frame handler: they go to the panel (errors[name]) and the console.
+import os
+
 import bpy
 from bpy.app.handlers import persistent
 
@@ -42,7 +44,6 @@ def _preview_path(obj):
     try:
         return cache_path(obj, bpy.data.filepath)
     except InputError:  # an unsaved file: the session's temporary directory
-        import os
         p = os.path.join(bpy.app.tempdir, "tauform_preview_%s.pc2" % obj.name)
         return p, p
 
@@ -58,7 +59,6 @@ def _start(scene, obj):
     drop(obj)
     lib = prefs.load_library()
     path, stored = _preview_path(obj)
-    import os
     base = os.path.dirname(bpy.data.filepath) if bpy.data.filepath else ""
     with cache.hidden(obj):
         session = Session(lib, scene, obj, _evaluated(obj), base)

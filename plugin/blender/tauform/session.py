@@ -116,7 +116,7 @@ class Session:
         solver.tolerance, solver.abs_tolerance = typed(s.tolerance), typed(s.abs_tolerance)
 
     def _create(self, s, inp):
-        md, se = inp.mesh, inp.settings
+        md = inp.mesh
         err = C.create_string_buffer(1024)
         sim = C.c_void_p()
         self._rest = (C.c_double * len(md.world)).from_buffer(md.world)
