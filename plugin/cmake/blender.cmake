@@ -30,14 +30,17 @@ install(FILES ${TAUFORM_BLENDER_ZIP} DESTINATION ${CMAKE_INSTALL_DATADIR}/taufor
 if(TAUFORM_BUILD_TESTS AND BUILD_TESTING)
   find_program(BLENDER blender)
   if(BLENDER)
+    set(lua_args "")
+    if(LUA_INTERPRETER_FOR_TESTS)  # the rig comparisons run examples/run.lua
+      set(lua_args --lua ${LUA_INTERPRETER_FOR_TESTS} --lua-cpath ${PROJECT_BINARY_DIR}/lua/?.so)
+    endif()
     file(GLOB TAUFORM_BLENDER_TESTS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/blender/test_*.py)
     foreach(t ${TAUFORM_BLENDER_TESTS})
       get_filename_component(name ${t} NAME_WE)
       add_test(NAME blender_${name}
         COMMAND ${BLENDER} -b --factory-startup --python-exit-code 1 --python ${t} --
                 --root ${PROJECT_SOURCE_DIR} --lib $<TARGET_FILE:tauform>
-                --addon-dir ${TAUFORM_BLENDER_STAGE} --lua ${LUA_INTERPRETER_FOR_TESTS}
-                --lua-cpath ${PROJECT_BINARY_DIR}/lua/?.so
+                --addon-dir ${TAUFORM_BLENDER_STAGE} ${lua_args}
                 --work ${PROJECT_BINARY_DIR}/tests/blender/${name})
     endforeach()
   else()
