@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: MIT
+# Flesh: a closed sphere filled with tets by the library, its bottom cap pinned by a vertex group,
+# sags under gravity: the skin's top moves down (by millimetres to centimetres, not metres), the
+# pinned cap stays within a lattice cell of where it was, and the cache has the skin's vertex
+# count, so the Mesh Cache modifier plays it on the object. An open mesh is refused as flesh.
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+from common import check  # noqa: E402
+
+import bpy  # noqa: E402
+
+common.enable_addon()
+
+
+def ball():
+    bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=3, radius=0.2, location=(0, 0, 0.5))
+    ob = bpy.context.object
+    low = [v.index for v in ob.data.vertices if v.co.z < -0.15]
+    ob.vertex_groups.new(name="base").add(low, 1.0, "REPLACE")
+    s = ob.tauform
+    s.enabled, s.kind, s.pin_group, s.preview = True, "FLESH", "base", False
+    s.frame_start, s.frame_end = 1, 12
+    s.youngs, s.lattice_cells, s.tau = 20000, 8, 0.1
+    s.cache_dir = os.path.join(common.WORK, "flesh")
+    return ob, low
+
+
+def test_flesh_sags_on_its_pinned_base():
+    ob, low = ball()
+    rest = common.evaluated(ob)
+    check(bpy.ops.tauform.bake() == {"FINISHED"}, "bake failed")
+    bpy.context.scene.frame_set(12)
+    x = common.evaluated(ob)
+    n = len(x) // 3
+    top = max(range(n), key=lambda i: rest[3 * i + 2])
+    sag = rest[3 * top + 2] - x[3 * top + 2]
+    base = max(abs(x[3 * i + k] - rest[3 * i + k]) for i in low for k in range(3))
+    print("flesh: the top sags %.4f m; the pinned base moves at most %.4f m" % (sag, base))
+    check(0.0005 < sag < 0.1, "top sag %.4g m" % sag)
+    check(base < 0.4 / 8, "the pinned base moved %.4g m" % base)
+
+
+def test_open_mesh_is_not_flesh():
+    bpy.ops.mesh.primitive_grid_add(size=1)
+    ob = bpy.context.object
+    ob.tauform.enabled, ob.tauform.kind = True, "FLESH"
+    ob.tauform.cache_dir = os.path.join(common.WORK, "open")
+    try:
+        bpy.ops.tauform.bake()
+    except RuntimeError as e:
+        print("open mesh as flesh -> %s" % str(e).strip())
+        check("not closed" in str(e), "the report does not say the mesh is open: %s" % e)
+    else:
+        raise AssertionError("an open mesh was accepted as flesh")
+
+
+common.run([test_flesh_sags_on_its_pinned_base, test_open_mesh_is_not_flesh])
