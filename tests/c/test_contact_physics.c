@@ -807,3 +807,54 @@ TF_TEST(contact_phys_tau_law_rest_time_on_a_sphere) {
   ENSURE_MSG(fmax(v1, fmax(v2, v3)) < 1e-3, "still moving at %.3g mm/s after 7.5 s",
              1e3 * fmax(v1, fmax(v2, v3)));
 }
+
+/* ---------------------------------------------------------------------------------------------
+ * A cape pinned at the shoulders of a body (a box torso) whose arm (a box hanging from the
+ * shoulder) swings back and forth by 60 degrees, its hand passing through where the cape's edge
+ * hangs: the arm pushes the cape aside, and no cloth edge crosses the torso or the arm at any
+ * frame (two substeps per frame, checked at each frame's end with intersect_check.c). */
+TF_TEST(contact_phys_cape_on_a_body_with_a_swinging_arm) {
+  const double O[3] = {-0.25, 0.112, 1.5}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, -1},
+               TORSO_C[3] = {0, 0, 1.2}, TORSO_H[3] = {0.18, 0.1, 0.3},
+               ARM_H[3] = {0.04, 0.04, 0.25}, PIVOT[3] = {0.24, 0, 1.48}, XAXIS[3] = {1, 0, 0},
+               ZERO[3] = {0, 0, 0};
+  const double ARM_C[3] = {PIVOT[0], PIVOT[1], PIVOT[2] - ARM_H[2]};
+  scene sc;
+  scene_grid(&sc, 10, 14, 0.5, 0.7, O, EX, EZ, 1);
+  tf_sim *sim = cloth(&sc, 0.5, 2000);
+  ENSURE(sim);
+  ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
+  body torso, arm;
+  body_box(&torso, TORSO_C, TORSO_H);
+  body_box(&arm, ARM_C, ARM_H);
+  uint32_t it, ia, nv = sc.vert_count;
+  ENSURE(body_add(sim, &torso, THICK, 0.3, &it) == TF_OK);
+  ENSURE(body_add(sim, &arm, THICK, 0.3, &ia) == TF_OK);
+  double *x = malloc(3 * sizeof *x * nv), *ax = malloc(3 * sizeof *ax * arm.nv), M[16];
+  long worst = 0;
+  double moved = 0.0; /* how far the arm pushed the cape's side edge in +y */
+  const int FRAMES = 48;
+  for (int f = 0; f < FRAMES; ++f) {
+    double t = (f + 1) / FPS, angle = -(M_PI / 3) * sin(2 * M_PI * t); /* back first (+y) */
+    rigid_matrix(XAXIS, angle, PIVOT, ZERO, M);
+    ENSURE(tf_sim_transform_collider(sim, ia, M) == TF_OK);
+    tf_status s = tf_sim_advance(sim, 1.0 / FPS, 2);
+    ENSURE_MSG(s == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
+    tf_sim_get_positions(sim, x, nv);
+    ENSURE(all_finite(x, 3 * (size_t)nv));
+    body_transform(&arm, M, ax);
+    long cr = cloth_body_crossings(&sc, x, &torso, NULL) + cloth_body_crossings(&sc, x, &arm, ax);
+    if (cr > worst) worst = cr;
+    for (uint32_t i = 0; i < nv; ++i)
+      if (x[3 * i] > 0.2) moved = fmax(moved, x[3 * i + 1] - O[1]);
+    if (trace()) fprintf(stderr, "cape f %d angle %.3f crossings %ld\n", f, angle, cr);
+  }
+  TF_NOTE("%d frames: most crossings in a frame %ld; the arm pushed the cape's edge %.3f m back",
+          FRAMES, worst, moved);
+  ENSURE_MSG(worst == 0, "%ld crossings", worst);
+  ENSURE_MSG(moved > 0.05, "the arm never reached the cape (edge moved %.3f m)", moved);
+  free(x), free(ax);
+  tf_sim_destroy(sim);
+  body_free(&torso), body_free(&arm);
+  scene_free(&sc);
+}
