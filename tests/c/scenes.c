@@ -86,6 +86,15 @@ double dist_d1(const double *x, const double *p, uint32_t n) {
   return sqrt(s);
 }
 
+double largest_speed(const tf_sim *sim, double *v, uint32_t n) {
+  tf_sim_get_velocities(sim, v, n);
+  double m = 0.0;
+  for (uint32_t i = 0; i < n; ++i)
+    m = fmax(m,
+             sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
+  return m;
+}
+
 double dist_d2(const double *x, const double *p, uint32_t n) {
   double m = 0.0;
   for (uint32_t i = 0; i < n; ++i) {

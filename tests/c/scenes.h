@@ -41,6 +41,8 @@ void scene_flesh_def(const tet_scene *s, tf_flesh_def *def);
 /* d1 = |x - p|_2 and d2 = max_i |x_i - p_i| (thesis eqs. 4.1, 4.2) */
 double dist_d1(const double *x, const double *p, uint32_t n);
 double dist_d2(const double *x, const double *p, uint32_t n);
+/* the largest vertex speed of a simulation, m/s; v: scratch of 3n doubles */
+double largest_speed(const tf_sim *sim, double *v, uint32_t n);
 
 /* a def with the scene's mesh and defaults */
 void scene_def(const scene *s, tf_cloth_def *def);

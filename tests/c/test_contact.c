@@ -99,15 +99,6 @@ TF_TEST(contact_sheet_drapes_on_sphere_never_crossing) {
  * iterations instead of spending its budget. Before the solver's friction model and first iterate
  * were fixed (friction.c, step_tau.c) the same run jittered at up to 364 mm/s with 20 Newton
  * iterations per step (the budget) */
-static double max_speed(const tf_sim *sim, double *v, uint32_t n) {
-  tf_sim_get_velocities(sim, v, n);
-  double vm = 0.0;
-  for (uint32_t i = 0; i < n; ++i)
-    vm = fmax(
-        vm, sqrt(v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]));
-  return vm;
-}
-
 TF_TEST(contact_sheet_rests_on_sphere_without_jitter) {
   scene sc;
   body b;
@@ -124,7 +115,7 @@ TF_TEST(contact_sheet_rests_on_sphere_without_jitter) {
     if (f < SETTLED) continue;
     tf_sim_get_stats(sim, &st);
     newton_late += st.newton_iterations;
-    v_last = max_speed(sim, v, sc.vert_count);
+    v_last = largest_speed(sim, v, sc.vert_count);
     if (f == SETTLED) v_first = v_last;
     vmax_late = fmax(vmax_late, v_last);
   }

@@ -765,17 +765,11 @@ static double strip_rest_time(double tau, int substeps, double *final_speed) {
       tf_sim_get_positions(sim, xs + m * (size_t)done, sc.vert_count);
     }
   if (done == frames) {
-    tf_sim_get_velocities(sim, v, sc.vert_count);
-    *final_speed = 0.0;
-    for (size_t k = 0; k < m; k += 3)
-      *final_speed =
-          fmax(*final_speed, sqrt(v[k] * v[k] + v[k + 1] * v[k + 1] + v[k + 2] * v[k + 2]));
+    *final_speed = largest_speed(sim, v, sc.vert_count);
     const double *xe = xs + m * (size_t)(frames - 1);
     double d0 = -1.0;
     for (int f = 0; f < frames; ++f) {
-      const double *x = xs + m * (size_t)f;
-      double d = 0.0;
-      for (size_t k = 0; k < m; ++k) d = fmax(d, fabs(x[k] - xe[k]));
+      double d = dist_d2(xs + m * (size_t)f, xe, sc.vert_count);
       if (d0 < 0) d0 = d;
       if (d >= 0.01 * d0)
         rest = -1.0;
