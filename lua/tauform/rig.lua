@@ -20,7 +20,7 @@
 --              drag = 1.2, lift = 0.6, density = 1.225,
 --              turbulence = { amplitude = 2, scale = 1, time = 0.5, seed = 0 },  -- m/s, m, s
 --              gust = { amplitude = 0.5, period = 3 } },  -- up to 1.5x the base wind, every ~3 s
---     contact = { thickness = 0.002, friction = 0.3 },     -- the cloth's (or skin's); keyed like tau
+--     contact = { thickness = 0.002, friction = 0.3, self = 1 }, -- the cloth's (or skin's); keyed
 --     ground = { normal = {0, 0, 1}, height = 0, friction = 0.5 },  -- a plane; none without it
 --     colliders = {                                       -- triangle meshes it does not cross
 --       { mesh = tauform.mesh.grid{...} or "box.obj",    -- or sequence = "body_####.obj" (a file
@@ -596,6 +596,7 @@ function Rig:apply(sim, frame)
   if c then
     set.thickness = sample(self, "contact.thickness", c.thickness, frame)
     set.friction = sample(self, "contact.friction", c.friction, frame)
+    set.self_contact = sample(self, "contact.self", c.self, frame)
   end
   local g = spec.ground
   if g then

@@ -375,11 +375,14 @@ tbl("rig.wind.gust", {
 
 tbl("rig.contact", {
   rig = true,
-  doc = "Contact of the simulation with its colliders and the ground: its own thickness (the gap to a collider "
-     .. "is this plus the collider's) and friction (a contact's is sqrt(this x the other's)).",
-  example = [[contact = { thickness = 0.003, friction = key{ { 1, 0.3 }, { 48, 0.8 } } }]],
+  doc = "Contact of the simulation with its colliders, the ground and itself: its own thickness (the gap to a "
+     .. "collider is this plus the collider's, to its own layers this alone) and friction (a contact's is "
+     .. "sqrt(this x the other's)).",
+  example = [[contact = { thickness = 0.003, friction = key{ { 1, 0.3 }, { 48, 0.8 } }, self = 1 }]],
   { "thickness", param = "thickness" },
   { "friction", param = "friction" },
+  { "self", param = "self_contact", doc = "1: the cloth's (skin's) own layers never pass through each other, kept "
+      .. "one thickness apart; 0: off. Key it with a function of the frame returning 0 or 1" },
 })
 tbl("rig.ground", {
   rig = true,
@@ -804,7 +807,7 @@ M.functions = {
     { "collider:transform(matrix) -> collider", "the same as a 4x4 affine transform of its first pose: 16 numbers row-major (translation in 4, 8, 12) or 4 rows of 4" },
     { "collider:set{ thickness =, friction = } -> collider", "changes its thickness and friction ([collider:set](#colliderset))" },
     { "collider:id() -> n / collider:vert_count() -> n / sim:collider_count() -> n", "its number (1-based, in the order added), its vertices, the simulation's colliders" },
-    { "sim:set{ thickness =, friction =, ground_normal =, ground_height =, ground_friction = }", "the simulation's contact [parameters](#parameters); ground_normal {0, 0, 0} (the default) is no ground" },
+    { "sim:set{ thickness =, friction =, ground_normal =, ground_height =, ground_friction =, self_contact = }", "the simulation's contact [parameters](#parameters); ground_normal {0, 0, 0} (the default) is no ground; self_contact 1 keeps the surface's own layers apart" },
     { "sim:stats() -> { contacts, broad_pairs, ccd_cuts, intersecting, contact_growths, collider_substeps, min_distance, contact_seconds, ... }",
       "contact over the last advance; min_distance is inf when nothing was within the gap. A collider keeps its simulation alive; after sim:close() its methods raise" },
   } },
@@ -984,7 +987,7 @@ function M.markdown()
   add("")
   add("In a rig: `tau`, `kappa`, `gravity`, `bend` at the top level; `stretch`, `poisson`, `youngs`, "
    .. "`pin_stiffness` in `material`; `wind`, `air_density`, `drag`, `lift`, `turbulence*`, `gust*` in "
-   .. "`wind`; `thickness`, `friction` in `contact`; `ground_normal`, `ground_height`, `ground_friction` "
+   .. "`wind`; `thickness`, `friction` and `self_contact` (as `self`) in `contact`; `ground_normal`, `ground_height`, `ground_friction` "
    .. "as `normal`, `height`, `friction` in `ground`. `time` is the simulation's clock "
    .. "(`sim:set{ time = ... }`), which rigs leave alone.")
   add("")

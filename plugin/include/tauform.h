@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 5
+#define TF_VERSION_MINOR 6
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -311,6 +311,9 @@ typedef enum tf_param {
   TF_PARAM_GROUND_HEIGHT = 24, /* 1 value, m, |h| <= 1e4: the plane is n . x = h, default 0 */
   TF_PARAM_GROUND_FRICTION =
       25, /* 1 value, [0, 10]: friction coefficient of the ground, default 0.5 */
+  /* 1.6: 1 value, 0 or 1: self-contact, the cloth's or skin's own layers kept one thickness
+   * apart (same barrier, CCD and friction as colliders), default 0 (off) */
+  TF_PARAM_SELF_CONTACT = 26,
   TF_PARAM_COUNT_
 } tf_param;
 

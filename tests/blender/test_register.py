@@ -33,7 +33,7 @@ class ParamInfo(C.Structure):  # tauform.h, tf_param_info
 def library_params():
     lib = C.CDLL(common.OPT.lib)
     out = {}
-    for p in range(26):
+    for p in range(27):
         i = ParamInfo()
         i.struct_size = C.sizeof(i)
         check(lib.tf_param_get_info(p, C.byref(i)) == 0, "tf_param_get_info(%d)" % p)

@@ -51,7 +51,7 @@ describe("parameter table", function()
         assert.are.same(p.default, sim:get(name))
       end
     end
-    assert.are.equal(26, n)
+    assert.are.equal(27, n)
   end)
 end)
 

@@ -8,7 +8,7 @@
 import ctypes as C
 
 ABI_MAJOR = 1
-MIN_MINOR = 5  # colliders (tf_collider_def) arrived in 1.5
+MIN_MINOR = 6  # colliders (tf_collider_def) arrived in 1.5, self_contact in 1.6
 
 P_DOUBLE = C.POINTER(C.c_double)
 P_UINT32 = C.POINTER(C.c_uint32)
@@ -109,9 +109,9 @@ PARAM = {
     "drag": 11, "lift": 12, "turbulence": 13, "turbulence_scale": 14, "turbulence_time": 15,
     "turbulence_seed": 16, "gust": 17, "gust_period": 18, "youngs_modulus": 19, "time": 20,
     "thickness": 21, "friction": 22, "ground_normal": 23, "ground_height": 24,
-    "ground_friction": 25,
+    "ground_friction": 25, "self_contact": 26,
 }
-PARAM_COUNT = 26
+PARAM_COUNT = 27
 FOR_CLOTH, FOR_FLESH = 1, 2
 E_SCRIPT = 9
 
@@ -162,7 +162,7 @@ PROTOTYPES = {
 
 def declare(lib):
     """Set restype/argtypes of every prototype on a ctypes.CDLL; raises AttributeError naming a
-    missing symbol (a library older than ABI 1.5)."""
+    missing symbol (a library older than ABI 1.6)."""
     for name, (res, args) in PROTOTYPES.items():
         fn = getattr(lib, name)
         fn.restype = res

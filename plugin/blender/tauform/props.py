@@ -178,6 +178,10 @@ def object_settings(lib):
                                    description="A ground plane z = height (world up)")
     a["ground_height"] = P("ground_height", "Height")
     a["ground_friction"] = P("ground_friction", "Friction")
+    a["use_self_collision"] = BoolProperty(
+        name="Self Collision", default=False,
+        description="The cloth's (skin's) own layers never pass through each other: kept one "
+                    "Thickness apart, with Friction (parameter self_contact; keyable)")
     # solver (fixed at the start frame)
     s = cd.solver
     a["max_newton"] = IntProperty(name="Newton Iterations", default=s.max_newton, min=1,

@@ -304,6 +304,8 @@ class Session:
             put("air_density", "Air", (0.0,))
         put("thickness", "Thickness", (se.thickness,))
         put("friction", "Friction", (se.friction,))
+        v["self_contact"] = (1.0 if se.use_self_collision else 0.0,)
+        fields["self_contact"] = "Self Collision"
         if se.use_ground:
             v["ground_normal"], fields["ground_normal"] = GROUND_UP, "Ground"
             put("ground_height", "Ground Height", (se.ground_height,))

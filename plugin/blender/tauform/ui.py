@@ -130,6 +130,7 @@ class TAUFORM_PT_contact(SubPanel, bpy.types.Panel):
         col.use_property_split = True
         col.prop(s, "thickness")
         col.prop(s, "friction")
+        col.prop(s, "use_self_collision")
         col.prop(s, "use_ground")
         sub = col.column()
         sub.active = s.use_ground

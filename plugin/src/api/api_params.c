@@ -141,6 +141,9 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
     [TF_PARAM_GROUND_FRICTION] = {"ground_friction", OFF(ground_friction), 1, 0, 10, 0, 0, 0, "",
                                   "ground_friction", C | F, 1, D1(0.5),
                                   "friction coefficient of the ground"},
+    [TF_PARAM_SELF_CONTACT] = {"self_contact", OFF(self_contact), 1, 0, 1, 0, 0, 1, "",
+                               "self_contact", C | F, 1, D1(0),
+                               "1: the surface's own layers never pass through each other"},
 };
 
 #undef C

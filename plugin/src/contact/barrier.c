@@ -8,7 +8,9 @@
  * the simulated coordinates of its stencil (a collider's points are not unknowns), replaced by a
  * rank-one PSD proxy along the pair's gradient (scatter), then scattered into the elastic pattern:
  * against a collider the simulated points of a stencil are one vertex, one triangle or one edge,
- * whose blocks the mesh already has. Ground pairs use the signed height d over the plane;
+ * whose blocks the mesh already has; a self pair's (self.c) couple vertices far apart on the mesh,
+ * and those blocks go to the contact's pair blocks (solve/pairmat.h), which PCG applies beside
+ * the pattern. Ground pairs use the signed height d over the plane;
  * a vertex that started below it gets a penalty 1/2 k (dhat - d)^2 instead until it is out. */
 #include <math.h>
 #include <string.h>
@@ -34,7 +36,7 @@ static void gather(double *dst, const double *src, int i) { v3_copy(dst, src + 3
 
 double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y, double *grad,
                               double *hess, int v[4], double xs[12]) {
-  const contact_collider *col = p->kind == CONTACT_G ? NULL : s->contact->col[p->collider];
+  const contact_collider *col = contact_has_collider(p->kind) ? s->contact->col[p->collider] : NULL;
   return contact_pair_distance2_at(s, p, y, col ? col->x1 : NULL, grad, hess, v, xs);
 }
 
@@ -42,9 +44,14 @@ double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const d
                                  const double *cx, double *grad, double *hess, int v[4],
                                  double xs[12]) {
   const sim_contact *c = s->contact;
-  const contact_collider *col = p->kind == CONTACT_G ? NULL : c->col[p->collider];
+  const contact_collider *col = contact_has_collider(p->kind) ? c->col[p->collider] : NULL;
   v[0] = v[1] = v[2] = v[3] = -1;
   switch (p->kind) {
+    case CONTACT_SPT:
+    case CONTACT_SEE:
+      contact_pair_stencil(s, p, y, v, xs);
+      return p->kind == CONTACT_SPT ? geom_pt_distance2(xs, NULL, grad, hess)
+                                    : geom_ee_distance2(xs, NULL, grad, hess);
     case CONTACT_PT: {
       const int *t = col->tris + 3 * (size_t)p->b;
       v[0] = (int)p->a;
@@ -83,6 +90,19 @@ double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const d
 void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y, int v[4],
                           double xs[12]) {
   const sim_contact *c = s->contact;
+  if (p->kind == CONTACT_SPT) { /* every point simulated: all of them unknowns */
+    const int *t = c->tris + 3 * (size_t)p->b;
+    v[0] = (int)p->a;
+    gather(xs, y, (int)p->a);
+    for (int k = 0; k < 3; ++k) v[1 + k] = t[k], gather(xs + 3 + 3 * k, y, t[k]);
+    return;
+  }
+  if (p->kind == CONTACT_SEE) {
+    const int *ea = c->edges + 2 * (size_t)p->a, *eb = c->edges + 2 * (size_t)p->b;
+    v[0] = ea[0], v[1] = ea[1], v[2] = eb[0], v[3] = eb[1];
+    for (int k = 0; k < 4; ++k) gather(xs + 3 * k, y, v[k]);
+    return;
+  }
   const contact_collider *col = c->col[p->collider];
   const double *cx = col->x1;
   if (p->kind == CONTACT_PT) {
@@ -104,13 +124,20 @@ void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *
 /* rest stencil of an edge-edge pair, for the mollifier's threshold */
 static double ee_eps(const tf_sim *s, const contact_pair *p) {
   const sim_contact *c = s->contact;
-  const contact_collider *col = c->col[p->collider];
-  const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
+  const int *ea = c->edges + 2 * (size_t)p->a;
   double xr[12];
   gather(xr, s->model.rest, ea[0]);
   gather(xr + 3, s->model.rest, ea[1]);
-  gather(xr + 6, col->rest, eb[0]);
-  gather(xr + 9, col->rest, eb[1]);
+  if (p->kind == CONTACT_SEE) {
+    const int *eb = c->edges + 2 * (size_t)p->b;
+    gather(xr + 6, s->model.rest, eb[0]);
+    gather(xr + 9, s->model.rest, eb[1]);
+  } else {
+    const contact_collider *col = c->col[p->collider];
+    const int *eb = col->edges + 2 * (size_t)p->b;
+    gather(xr + 6, col->rest, eb[0]);
+    gather(xr + 9, col->rest, eb[1]);
+  }
   return geom_ee_mollifier_eps(xr);
 }
 
@@ -129,7 +156,8 @@ static double ee_eps(const tf_sim *s, const contact_pair *p) {
  * eigen-decomposition per pair: on DRAPE-32 the per-pair Jacobi projection (core/eigen_sym.c) was
  * 18 % of the time (38 % on a small strip), and the proxy took fewer Newton iterations per step
  * (11.2 against 12.2), with the same results on the contact tests. */
-static void scatter(bsr *H, double *grad, const int v[4], const double *g, const double *h) {
+static void scatter(bsr *H, pairmat *pm, double *grad, const int v[4], const double *g,
+                    const double *h) {
   int idx[4], np = 0;
   for (int k = 0; k < 4; ++k)
     if (v[k] >= 0) idx[np++] = k;
@@ -159,7 +187,7 @@ static void scatter(bsr *H, double *grad, const int v[4], const double *g, const
       double blk[9];
       for (int r = 0; r < 3; ++r)
         for (int q = 0; q < 3; ++q) blk[3 * r + q] = c * gs[3 * a + r] * gs[3 * b + q];
-      bsr_add_block(H, i == j ? H->diag[i] : bsr_slot(H, i, j), blk);
+      contact_add_block(H, pm, i, j, blk);
     }
 }
 
@@ -197,7 +225,7 @@ static void ground_term(const tf_sim *s, const contact_pair *p, const double *y,
 /* the stencil's two sides' boxes are more than dhat apart: the pair is beyond its gap (most
  * candidates are; the exact distance's classification is what a barrier evaluation costs) */
 static int apart(const double xs[12], int kind, double dhat) {
-  int split = kind == CONTACT_EE ? 2 : 1; /* points [0, split) against [split, 4) */
+  int split = kind == CONTACT_EE || kind == CONTACT_SEE ? 2 : 1; /* [0, split) against the rest */
   for (int a = 0; a < 3; ++a) {
     double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY;
     for (int k = 0; k < 4; ++k) {
@@ -216,6 +244,8 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
                          double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
+  pairmat *pm = &((sim_contact *)c)->pm; /* the pair blocks are this evaluation's output */
+  if (H) pairmat_clear(pm);
   double g[12], h[144], xs[12];
   int v[4];
   for (size_t k = 0; k < c->pair_count; ++k) {
@@ -232,7 +262,7 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
     contact_pair_distance2(s, p, y, g, h, v, xs);
     double db, d2b, b = barrier_b(sq, shat, &db, &d2b);
     double lg[12], lh[144];
-    if (p->kind == CONTACT_EE) {
+    if (p->kind == CONTACT_EE || p->kind == CONTACT_SEE) {
       /* E = kappa m(x) b(s(x)): product rule (Li et al. 2020 supplemental) */
       double mg[12], mh[144], eps = ee_eps(s, p);
       double mo = geom_ee_mollifier(xs, eps, mg, mh);
@@ -249,7 +279,7 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
         for (int q = 0; q < 12; ++q)
           lh[12 * r + q] = p->kappa * (d2b * g[r] * g[q] + db * h[12 * r + q]);
     }
-    scatter(H, grad, v, lg, H ? lh : NULL);
+    scatter(H, pm, grad, v, lg, H ? lh : NULL);
   }
   /* vertices that started inside a one-sided collider: a spring to just outside its surface, with
    * the barrier's load at one gap's depth (as the ground's penalty) */

@@ -36,9 +36,14 @@ double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0
     return d0 > 0.0 ? (1.0 - cp.s) * d0 / -dd : 0.0;
   }
   const sim_contact *c = s->contact;
-  const contact_collider *col = c->col[p->collider];
   double x0[12], dx[12];
   int v[4];
+  if (contact_is_self(p->kind)) { /* both sides move with the simulation */
+    contact_pair_stencil(s, p, y0, v, x0);
+    for (int k = 0; k < 4; ++k) v3_copy(dx + 3 * k, d + 3 * (size_t)v[k]);
+    return p->kind == CONTACT_SEE ? geom_ccd_ee(x0, dx, &cp, hit) : geom_ccd_pt(x0, dx, &cp, hit);
+  }
+  const contact_collider *col = c->col[p->collider];
   /* the stencil at the segment's start, colliders at their start pose when they move */
   const double *cx = colliders_move ? col->x0 : col->x1;
   memset(dx, 0, sizeof dx);

@@ -125,6 +125,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->buf, c->buf_cap);
   MEM_FREE_ARRAY(m, c->pairs, c->pair_cap);
   MEM_FREE_ARRAY(m, c->fric, c->fric_cap);
+  pairmat_free(m, &c->pm);
   broad_free(&c->bp);
 }
 
@@ -134,7 +135,7 @@ int contact_ground_on(const tf_sim *s) {
 }
 
 int contact_active(const tf_sim *s) {
-  return s->contact && (s->contact->col_count || contact_ground_on(s));
+  return s->contact && (s->contact->col_count || contact_ground_on(s) || s->par.self_contact);
 }
 
 void contact_ground(const tf_sim *s, double n[3], double *h) {
@@ -233,7 +234,7 @@ static void pair_init(const tf_sim *s, contact_pair *p, double mass, double dhat
   p->lambda = 0.0;
 }
 
-static int add_pair(tf_sim *s, contact_pair p) {
+int contact_push_pair(tf_sim *s, contact_pair p) {
   sim_contact *c = s->contact;
   if (c->pair_count == c->pair_cap && !grow(&s->mem, (void **)&c->pairs, &c->pair_cap,
                                             c->pair_cap + 1, sizeof *c->pairs, &c->growths))
@@ -242,11 +243,8 @@ static int add_pair(tf_sim *s, contact_pair p) {
   return 1;
 }
 
-/* run a broad query into c->buf, growing it once if the candidates do not fit */
-typedef tf_status (*broad_query)(broad *, const broad_mesh *, const broad_mesh *, double,
-                                 broad_pair *, size_t, size_t *);
-static tf_status query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b,
-                       double infl, size_t *count) {
+tf_status contact_query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b,
+                        double infl, size_t *count) {
   sim_contact *c = s->contact;
   tf_status st = q(&c->bp, a, b, infl, c->buf, c->buf_cap, count);
   if (st != TF_OK) return st;
@@ -261,7 +259,7 @@ static tf_status query(tf_sim *s, broad_query q, const broad_mesh *a, const broa
 /* a pair with a vertex that started inside this pair's (one-sided) collider */
 static int touches_inside(const tf_sim *s, const contact_pair *p) {
   const sim_contact *c = s->contact;
-  uint32_t v[3];
+  uint32_t v[4];
   int nv = contact_pair_vertices(s, p, v);
   for (int q = 0; q < nv; ++q)
     if (c->inside[v[q]] == (int32_t)p->collider) return 1;
@@ -272,6 +270,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
   sim_contact *c = s->contact;
   const double *mass = s->model.mass;
   c->pair_count = 0;
+  c->self_pairs = 0;
   c->cover_valid = 0;
   broad_mesh me = {x0, x1, (int)c->n, c->tris, (int)c->tri_count, c->edges, (int)c->edge_count};
   for (uint32_t k = 0; k < c->col_count; ++k) {
@@ -289,11 +288,11 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
     for (int kind = CONTACT_PT; kind <= CONTACT_EE; ++kind) {
       double infl = dhat + c->margin;
       if (kind == CONTACT_PT)
-        st = query(s, broad_vertex_tri, &me, &other, infl, &count);
+        st = contact_query(s, broad_vertex_tri, &me, &other, infl, &count);
       else if (kind == CONTACT_TP)
-        st = query(s, broad_vertex_tri, &other, &me, infl, &count);
+        st = contact_query(s, broad_vertex_tri, &other, &me, infl, &count);
       else
-        st = query(s, broad_edge_edge, &me, &other, infl, &count);
+        st = contact_query(s, broad_edge_edge, &me, &other, infl, &count);
       if (st != TF_OK) return st;
       for (size_t q = 0; q < count; ++q) {
         contact_pair p = {.kind = (uint8_t)kind,
@@ -312,7 +311,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
         }
         if (touches_inside(s, &p)) continue; /* pushed out by its own spring (barrier.c) */
         pair_init(s, &p, m, dhat, mu);
-        if (!add_pair(s, p)) return TF_E_NOMEM;
+        if (!contact_push_pair(s, p)) return TF_E_NOMEM;
       }
     }
   }
@@ -325,8 +324,12 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
       if (fmin(d0, d1) >= dhat + c->margin) continue;
       contact_pair p = {.kind = CONTACT_G, .a = i, .inside = c->below[i]};
       pair_init(s, &p, mass[i], dhat, mu);
-      if (!add_pair(s, p)) return TF_E_NOMEM;
+      if (!contact_push_pair(s, p)) return TF_E_NOMEM;
     }
+  }
+  if (contact_self_on(s)) {
+    tf_status st = contact_self_candidates(s, &me);
+    if (st != TF_OK) return st;
   }
   if (c->pair_count > c->broad_pairs) c->broad_pairs = (uint32_t)c->pair_count;
   return TF_OK;

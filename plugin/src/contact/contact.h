@@ -16,6 +16,7 @@
 #define TF_CONTACT_CONTACT_H
 
 #include "geom/broad.h"
+#include "solve/pairmat.h"
 #include "sim/elements/elements.h"
 
 typedef struct tf_sim tf_sim;
@@ -40,7 +41,15 @@ typedef enum contact_kind {
   CONTACT_TP = 1, /* collider vertex a, simulated triangle b */
   CONTACT_EE = 2, /* simulated edge a, collider edge b */
   CONTACT_G = 3,  /* simulated vertex a, the ground */
+  /* self-contact (self.c): both sides simulated */
+  CONTACT_SPT = 4, /* simulated vertex a, simulated triangle b */
+  CONTACT_SEE = 5, /* simulated edges a < b */
 } contact_kind;
+
+/* a pair between the simulation and itself (no collider) */
+static inline int contact_is_self(int kind) { return kind >= CONTACT_SPT; }
+/* a pair with a collider on one side */
+static inline int contact_has_collider(int kind) { return kind <= CONTACT_EE; }
 
 typedef struct contact_pair {
   uint8_t kind;
@@ -85,11 +94,33 @@ typedef struct sim_contact {
   double cover_r;
   int cover_valid;
   uint8_t *anchor; /* (n) vertices near a collider or the ground this step */
+  /* self-contact's Hessian blocks between vertices the mesh does not couple (solve/pairmat.h),
+   * reserved for every self candidate when the candidates are built */
+  pairmat pm;
+  uint32_t self_pairs; /* self candidates of the current segment */
+  uint32_t
+      self_excluded; /* the last build's self candidates dropped: closer than the gap at rest (self.c) */
   /* stats of the advance in progress */
   uint32_t ccd_cuts, broad_pairs, growths, intersecting, substeps_extra, contacts;
   uint32_t blocked_vertex, blocked_collider; /* the hard pin in a collider's way (TF_E_CONTACT) */
   double min_distance, seconds;
 } sim_contact;
+
+/* a candidate into the pairs (grows them rarely); 0 when out of memory */
+TF_LOCAL int contact_push_pair(tf_sim *s, contact_pair p);
+/* a broad query into the contact's buffer, grown once if the candidates do not fit */
+typedef tf_status (*broad_query)(broad *, const broad_mesh *, const broad_mesh *, double,
+                                 broad_pair *, size_t, size_t *);
+TF_LOCAL tf_status contact_query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b,
+                                 double infl, size_t *count);
+/* self.c: self-contact is on */
+TF_LOCAL int contact_self_on(const tf_sim *s);
+/* the self candidates of x0 -> x1 (x1 Nullable) into the pairs, inflated by the gap plus margin;
+ * TF_E_NOMEM */
+TF_LOCAL tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me);
+/* a 3x3 block (i <= j) of a pair's Hessian: into H where the mesh couples i and j, else into the
+ * contact's pair blocks (self-contact couples vertices far apart on the mesh) */
+TF_LOCAL void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]);
 
 /* the contact sets */
 extern const elem_ops ELEM_BARRIER;
@@ -146,8 +177,8 @@ TF_LOCAL void contact_pair_frame(const tf_sim *s, const contact_pair *p, const d
 /* barycentric weights of the point of triangle (a, b, c) closest to p */
 TF_LOCAL void contact_closest_tri(const double p[3], const double a[3], const double b[3],
                                   const double c[3], double w[3]);
-/* the stencil's simulated vertices (1, 2 or 3) */
-TF_LOCAL int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[3]);
+/* the stencil's simulated vertices (1, 2, 3 or, for self pairs, 4) and their stencil slots */
+TF_LOCAL int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[4]);
 
 /* ccd.c: CCD of a pair over y0 -> y0 + d (colliders x0 -> x1 when colliders_move, else at x1):
  * the safe fraction, *hit when it comes within thickness */

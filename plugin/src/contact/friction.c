@@ -51,7 +51,8 @@ void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
         lambda = -p->kappa * db * 2.0 * d;
       }
     } else {
-      double sq = contact_pair_distance2_at(s, p, xn, c->col[p->collider]->x0, NULL, NULL, v, xs);
+      const double *cx = contact_has_collider(p->kind) ? c->col[p->collider]->x0 : NULL;
+      double sq = contact_pair_distance2_at(s, p, xn, cx, NULL, NULL, v, xs);
       if (!(sq < p->dhat * p->dhat)) continue;
       double db;
       barrier_b(sq, p->dhat * p->dhat, &db, NULL);
@@ -62,10 +63,9 @@ void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
     contact_pair_frame(s, p, xn, w, slip, nrm);
     /* the contact force is part of the load a vertex must balance: the solver's convergence
      * test measures each vertex's net force against this scale (step_tau.c, force_ref) */
-    uint32_t vv[3];
-    int nv = contact_pair_vertices(s, p, vv);
-    for (int q = 0; q < nv; ++q)
-      s->work.force_ref[vv[q]] += lambda * (p->kind == CONTACT_TP ? w[1 + q] : w[q]);
+    uint32_t vv[4];
+    int nv = contact_pair_vertices(s, p, vv), w0 = p->kind == CONTACT_TP;
+    for (int q = 0; q < nv; ++q) s->work.force_ref[vv[q]] += lambda * fabs(w[w0 + q]);
     if (!(p->mu > 0.0)) continue;
     if (c->fric_count == c->fric_cap) break; /* reserved for every candidate above */
     contact_pair *f = &c->fric[c->fric_count++];
@@ -96,14 +96,16 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
                           double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
+  pairmat *pm = &((sim_contact *)c)->pm; /* cleared by the barrier set, evaluated first */
   const double *xn = s->state.x;
   double eps = EPS_V * s->work.dt;
   for (size_t k = 0; k < c->fric_count; ++k) {
     const contact_pair *p = &c->fric[k];
-    uint32_t v[3];
+    uint32_t v[4];
     int nv = contact_pair_vertices(s, p, v);
-    /* stencil weights of the simulated points: PT, G: w[0]; TP: w[1..3]; EE: w[0..1] */
-    double wv[3];
+    /* stencil weights of the simulated points: PT, G: w[0]; TP: w[1..3]; EE: w[0..1]; self
+     * pairs: w[0..3], the second side's negative (contact_pair_frame) */
+    double wv[4];
     for (int q = 0; q < nv; ++q) wv[q] = p->kind == CONTACT_TP ? p->w[1 + q] : p->w[q];
     double slip[3];
     v3_scale(slip, p->slip0, -1.0);
@@ -151,7 +153,7 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
         if (i > j) continue;
         double blk[9];
         for (int r = 0; r < 9; ++r) blk[r] = wv[q1] * wv[q2] * K[r];
-        bsr_add_block(H, i == j ? H->diag[i] : bsr_slot(H, i, j), blk);
+        contact_add_block(H, pm, i, j, blk);
       }
   }
 }

@@ -93,21 +93,33 @@ static void closest_seg(const double p0[3], const double p1[3], const double q0[
   *sa = s, *sb = t;
 }
 
-/* where a pair touches at the segment start (sim at xn, colliders at cx): the simulated points'
- * weights (w over the stencil's 4 points, 0 for collider points), the collider's displacement at
- * that point over the step, and the unit direction from the collider's point to the simulated */
-void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
-                        double disp[3], double nrm[3]) {
-  const sim_contact *c = s->contact;
-  double ps[3] = {0, 0, 0}, pc[3] = {0, 0, 0};
-  memset(w, 0, 4 * sizeof *w);
-  v3_set(disp, 0, 0, 0);
-  if (p->kind == CONTACT_G) {
-    double h;
-    contact_ground(s, nrm, &h);
+/* a self pair's closest points at xn: both sides simulated, the second side's weights negative,
+ * so sum w_k dy_k is the relative motion of the two points (no collider displacement) */
+static void self_points(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
+                        double ps[3], double pc[3]) {
+  int v[4];
+  double xs[12];
+  contact_pair_stencil(s, p, xn, v, xs);
+  if (p->kind == CONTACT_SPT) {
+    double bw[3];
+    contact_closest_tri(xs, xs + 3, xs + 6, xs + 9, bw);
     w[0] = 1.0;
+    v3_copy(ps, xs);
+    for (int k = 0; k < 3; ++k) w[1 + k] = -bw[k], v3_axpy(pc, bw[k], xs + 3 + 3 * k);
     return;
   }
+  double sa, sb;
+  closest_seg(xs, xs + 3, xs + 6, xs + 9, &sa, &sb);
+  w[0] = 1 - sa, w[1] = sa, w[2] = -(1 - sb), w[3] = -sb;
+  v3_axpy(ps, 1 - sa, xs), v3_axpy(ps, sa, xs + 3);
+  v3_axpy(pc, 1 - sb, xs + 6), v3_axpy(pc, sb, xs + 9);
+}
+
+/* a collider pair's closest points (sim at xn, collider at its step-start pose), the simulated
+ * points' weights and the collider's displacement at its point over the step */
+static void collider_points(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
+                            double disp[3], double ps[3], double pc[3]) {
+  const sim_contact *c = s->contact;
   const contact_collider *col = c->col[p->collider];
   const double *X0 = col->x0, *X1 = col->x1;
   if (p->kind == CONTACT_PT) {
@@ -149,6 +161,26 @@ void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn
       v3_axpy(disp, wk, dd);
     }
   }
+}
+
+/* where a pair touches at the segment start (sim at xn, colliders at cx): the simulated points'
+ * weights (w over the stencil's 4 points, 0 for collider points), the collider's displacement at
+ * that point over the step, and the unit direction from the other side's point to the simulated */
+void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn, double w[4],
+                        double disp[3], double nrm[3]) {
+  double ps[3] = {0, 0, 0}, pc[3] = {0, 0, 0};
+  memset(w, 0, 4 * sizeof *w);
+  v3_set(disp, 0, 0, 0);
+  if (p->kind == CONTACT_G) {
+    double h;
+    contact_ground(s, nrm, &h);
+    w[0] = 1.0;
+    return;
+  }
+  if (contact_is_self(p->kind))
+    self_points(s, p, xn, w, ps, pc);
+  else
+    collider_points(s, p, xn, w, disp, ps, pc);
   v3_sub(nrm, ps, pc);
   double l = v3_norm(nrm);
   if (l > 0.0)
@@ -158,9 +190,19 @@ void contact_pair_frame(const tf_sim *s, const contact_pair *p, const double *xn
 }
 
 /* the stencil's simulated vertices */
-int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[3]) {
+int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[4]) {
   const sim_contact *c = s->contact;
   switch (p->kind) {
+    case CONTACT_SPT:
+      out[0] = p->a;
+      for (int k = 0; k < 3; ++k) out[1 + k] = (uint32_t)c->tris[3 * (size_t)p->b + k];
+      return 4;
+    case CONTACT_SEE:
+      for (int k = 0; k < 2; ++k) {
+        out[k] = (uint32_t)c->edges[2 * (size_t)p->a + k];
+        out[2 + k] = (uint32_t)c->edges[2 * (size_t)p->b + k];
+      }
+      return 4;
     case CONTACT_TP:
       for (int k = 0; k < 3; ++k) out[k] = (uint32_t)c->tris[3 * (size_t)p->b + k];
       return 3;
@@ -188,7 +230,7 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
     memset(c->anchor, 1, c->n); /* out of memory: anchor everything, the safe side */
   } else {
     for (size_t k = 0; k < c->pair_count; ++k) {
-      uint32_t v[3];
+      uint32_t v[4];
       int nv = contact_pair_vertices(s, &c->pairs[k], v);
       for (int q = 0; q < nv; ++q) c->anchor[v[q]] = 1;
     }
@@ -227,13 +269,13 @@ tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
       } else {
         /* reached: closer than REACH of the gap, or than half of where it starts */
         int v4[4];
-        double xs[12], d0 = sqrt(contact_pair_distance2_at(s, p, xn, c->col[p->collider]->x0, NULL,
-                                                           NULL, v4, xs));
+        const double *cx = contact_has_collider(p->kind) ? c->col[p->collider]->x0 : NULL;
+        double xs[12], d0 = sqrt(contact_pair_distance2_at(s, p, xn, cx, NULL, NULL, v4, xs));
         t = contact_pair_toi(s, p, xn, d, 1, fmin(REACH * p->dhat, 0.5 * d0), &hit);
       }
       if (!hit) continue;
       hits++;
-      uint32_t v[3];
+      uint32_t v[4];
       int nv = contact_pair_vertices(s, p, v);
       if (round == 0) {
         for (int q = 0; q < nv; ++q) {
@@ -242,8 +284,11 @@ tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
         }
         continue;
       }
-      if (p->kind == CONTACT_G) {
-        for (int q = 0; q < nv; ++q) v3_copy(y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q]);
+      if (!contact_has_collider(p->kind)) {
+        /* the ground, or the surface itself, still reached: those vertices stay where they are
+         * (a hard pin moves as it must; what still crosses then splits the step) */
+        for (int q = 0; q < nv; ++q)
+          if (!s->pins.fixed[v[q]]) v3_copy(y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q]);
         continue;
       }
       double w[4], disp[3], nrm[3];

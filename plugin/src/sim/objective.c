@@ -140,6 +140,6 @@ newton_problem sim_problem(tf_sim *s, newton_eval_fn eval) {
                           .prec_setup = sv->amg ? amg_setup_cb : NULL,
                           .prec = {sv->amg ? amg_apply : NULL, sv->amg},
                           .max_step = contact_active(s) ? contact_max_step : NULL,
-                          .pairs = NULL,
+                          .pairs = contact_self_on(s) ? &s->contact->pm : NULL,
                           .extra = s->work.anchored ? sim_rigid_inertia_mul : NULL};
 }

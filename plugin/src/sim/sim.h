@@ -31,6 +31,7 @@ typedef struct sim_params {
   double turbulence, turbulence_scale, turbulence_time, turbulence_seed, gust, gust_period;
   /* contact: thickness m, friction coefficients, ground plane n . x = h (n = 0: no ground) */
   double thickness, friction, ground_normal[3], ground_height, ground_friction;
+  double self_contact; /* 1: the surface keeps its own layers apart (contact/self.c), 0: off */
   double time; /* s: the clock (0 at create, advanced per frame), settable so a restored state
                 * restores it: time-dependent wind reads it */
   tf_solver_settings solver;

@@ -16,6 +16,8 @@ tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *
   if (param == TF_PARAM_GROUND_NORMAL &&
       (values[0] != 0.0 || values[1] != 0.0 || values[2] != 0.0) && contact_enable(s) != TF_OK)
     return TF_E_NOMEM;
+  if (param == TF_PARAM_SELF_CONTACT && values[0] != 0.0 && contact_enable(s) != TF_OK)
+    return TF_E_NOMEM;
   for (uint32_t k = 0; k < count; ++k) field[k] = values[k];
   /* a uniform bending stiffness replaces any per-vertex map */
   if (param == TF_PARAM_BEND_STIFFNESS && s->hinge) elem_hinge_set_bend(s->hinge, values[0]);
