@@ -808,7 +808,7 @@ M.functions = {
     { "collider:set{ thickness =, friction = } -> collider", "changes its thickness and friction ([collider:set](#colliderset))" },
     { "collider:id() -> n / collider:vert_count() -> n / sim:collider_count() -> n", "its number (1-based, in the order added), its vertices, the simulation's colliders" },
     { "sim:set{ thickness =, friction =, ground_normal =, ground_height =, ground_friction =, self_contact = }", "the simulation's contact [parameters](#parameters); ground_normal {0, 0, 0} (the default) is no ground; self_contact 1 keeps the surface's own layers apart" },
-    { "sim:stats() -> { contacts, broad_pairs, ccd_cuts, intersecting, contact_growths, collider_substeps, min_distance, contact_seconds, ... }",
+    { "sim:stats() -> { contacts, broad_pairs, ccd_cuts, intersecting, contact_growths, collider_substeps, min_distance, contact_seconds, self_pairs, self_excluded, self_seconds, ... }",
       "contact over the last advance; min_distance is inf when nothing was within the gap. A collider keeps its simulation alive; after sim:close() its methods raise" },
   } },
   { "Meshes (tauform.mesh)", {

@@ -488,6 +488,10 @@ typedef struct tf_stats {
   uint32_t collider_substeps; /* extra substeps taken because a collider moved too fast to follow */
   double min_distance;        /* m, smallest contact distance at the end of a substep; inf: none */
   double contact_seconds;     /* wall time in broad phase, distances and CCD */
+  /* 1.6: self-contact (TF_PARAM_SELF_CONTACT), over the last advance */
+  uint32_t self_pairs;        /* self candidate pairs, largest over the substeps (in broad_pairs) */
+  uint32_t self_excluded;     /* self candidates left out: closer than the gap in the rest shape */
+  double self_seconds;        /* wall time finding self candidates (part of contact_seconds) */
 } tf_stats;
 TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
 

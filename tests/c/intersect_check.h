@@ -11,8 +11,9 @@
 int ic_orient3d(const double a[3], const double b[3], const double c[3], const double d[3]);
 
 /* 1 when the closed segment pq meets the closed triangle abc (touching counts), else 0;
- * coplanar configurations are decided in the plane. The answer for a degenerate (collinear)
- * triangle is unspecified; the tests' meshes have none. */
+ * coplanar configurations (both ends within 1e-12, relative, of the plane) are decided in the
+ * plane. The answer for a degenerate (collinear) triangle is unspecified; the tests' meshes have
+ * none. */
 int ic_segment_triangle(const double p[3], const double q[3], const double a[3], const double b[3],
                         const double c[3]);
 

@@ -403,6 +403,9 @@ static int l_stats(lua_State *L) {
   lua_pushinteger(L, st.collider_substeps), lua_setfield(L, -2, "collider_substeps");
   lua_pushnumber(L, st.min_distance), lua_setfield(L, -2, "min_distance");
   lua_pushnumber(L, st.contact_seconds), lua_setfield(L, -2, "contact_seconds");
+  lua_pushinteger(L, st.self_pairs), lua_setfield(L, -2, "self_pairs");
+  lua_pushinteger(L, st.self_excluded), lua_setfield(L, -2, "self_excluded");
+  lua_pushnumber(L, st.self_seconds), lua_setfield(L, -2, "self_seconds");
   return 1;
 }
 

@@ -395,9 +395,9 @@ static void find_inside(tf_sim *s) {
 
 void contact_begin_advance(tf_sim *s) {
   sim_contact *c = s->contact;
-  c->ccd_cuts = c->broad_pairs = c->intersecting = c->substeps_extra = 0;
+  c->ccd_cuts = c->broad_pairs = c->intersecting = c->substeps_extra = c->self_pairs_max = 0;
   c->min_distance = INFINITY;
-  c->seconds = 0.0;
+  c->seconds = c->self_seconds = 0.0;
   memset(c->below, 0, c->n);
   if (contact_ground_on(s)) {
     double n[3], h;

@@ -97,7 +97,9 @@ typedef struct sim_contact {
   /* self-contact's Hessian blocks between vertices the mesh does not couple (solve/pairmat.h),
    * reserved for every self candidate when the candidates are built */
   pairmat pm;
-  uint32_t self_pairs; /* self candidates of the current segment */
+  uint32_t self_pairs;     /* self candidates of the current segment */
+  uint32_t self_pairs_max; /* of the advance in progress: the largest segment's */
+  double self_seconds;     /* of the advance in progress: finding self candidates */
   uint32_t
       self_excluded; /* the last build's self candidates dropped: closer than the gap at rest (self.c) */
   /* stats of the advance in progress */

@@ -60,6 +60,7 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me) {
   double dhat = s->par.thickness, mu = s->par.friction, g = fmax(v3_norm(s->par.gravity), 1.0);
   double infl = dhat + c->margin;
   size_t first = c->pair_count;
+  double t0 = contact_now();
   c->self_excluded = 0;
   for (int kind = CONTACT_SPT; kind <= CONTACT_SEE; ++kind) {
     size_t count = 0;
@@ -89,6 +90,8 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me) {
     }
   }
   c->self_pairs = (uint32_t)(c->pair_count - first);
+  if (c->self_pairs > c->self_pairs_max) c->self_pairs_max = c->self_pairs;
+  c->self_seconds += contact_now() - t0;
   /* room for every block the pairs can put outside the mesh's pattern: 6 off-diagonal blocks of
    * a 4-vertex stencil, for the barrier and for friction */
   uint64_t need = 12u * (uint64_t)c->self_pairs;

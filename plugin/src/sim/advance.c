@@ -132,6 +132,9 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
     st.collider_substeps = c->substeps_extra;
     st.min_distance = c->min_distance;
     st.contact_seconds = c->seconds;
+    st.self_pairs = c->self_pairs_max;
+    st.self_excluded = c->self_excluded;
+    st.self_seconds = c->self_seconds;
   } else {
     st.min_distance = INFINITY;
   }

