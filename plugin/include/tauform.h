@@ -354,8 +354,11 @@ TF_API tf_status tf_param_get_info(tf_param param, tf_param_info *out);
 /* Read a parameter into out_values (capacity `count`). */
 TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values,
                                   uint32_t count);
-/* Per-vertex map of a parameter: the per-hinge value is the mean of its two edge vertices.
- * Supported: TF_PARAM_BEND_STIFFNESS. values: (vert_count) */
+/* Per-vertex map of a parameter. values: (vert_count). Supported:
+ * - TF_PARAM_BEND_STIFFNESS (cloth): the per-hinge value is the mean of its two edge vertices;
+ * - TF_PARAM_SELF_CONTACT (1.6): 1 the vertex takes part in self-contact, 0 it opts out: no self
+ *   pair joins two opted-out parts (a collar sewn onto itself), which still collide with the
+ *   rest. The uniform value stays the on/off switch; the map is kept when it is keyed. */
 TF_API tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values,
                                       uint32_t vert_count);
 
@@ -443,6 +446,13 @@ TF_API tf_status tf_sim_move_collider(tf_sim *sim, uint32_t id, const double *po
 TF_API tf_status tf_sim_transform_collider(tf_sim *sim, uint32_t id, const double matrix[16]);
 /* Change a collider's thickness (m) and friction, as in its def (keyable). */
 TF_API tf_status tf_sim_set_collider(tf_sim *sim, uint32_t id, double thickness, double friction);
+/* 1.6: the surface's own crossings in the current state: edges (v, w) through triangles t that
+ * share no vertex with them (a garment modelled through itself). *out_count gets the count; the
+ * first capacity crossings go to out_triples as (v, w, t) (Nullable when capacity is 0), numbered
+ * from index_base (t: the triangle's index in the def, or tf_sim_get_triangles for flesh). With
+ * self-contact on, such vertices are left out of it until they come apart (not pushed apart). */
+TF_API tf_status tf_sim_self_intersections(tf_sim *sim, uint32_t *out_triples, uint32_t capacity,
+                                           uint32_t *out_count);
 /* Colliders added so far. */
 TF_API uint32_t tf_sim_collider_count(const tf_sim *sim);
 
@@ -483,15 +493,17 @@ typedef struct tf_stats {
   uint32_t broad_pairs;       /* candidate pairs of the broad phase, largest over the substeps */
   uint32_t ccd_cuts;          /* Newton steps shortened by the CCD filter */
   uint32_t intersecting;      /* vertices inside a one-sided collider or below the ground at the
-                                  start of the advance (pushed out over the next frames) */
+                                  start of the advance (pushed out over the next frames), and
+                                  (1.6) vertices of the surface's own crossings, left out of
+                                  self-contact (tf_sim_self_intersections) */
   uint32_t contact_growths;   /* times the contact storage grew (allocations) since create */
   uint32_t collider_substeps; /* extra substeps taken because a collider moved too fast to follow */
   double min_distance;        /* m, smallest contact distance at the end of a substep; inf: none */
   double contact_seconds;     /* wall time in broad phase, distances and CCD */
   /* 1.6: self-contact (TF_PARAM_SELF_CONTACT), over the last advance */
-  uint32_t self_pairs;        /* self candidate pairs, largest over the substeps (in broad_pairs) */
-  uint32_t self_excluded;     /* self candidates left out: closer than the gap in the rest shape */
-  double self_seconds;        /* wall time finding self candidates (part of contact_seconds) */
+  uint32_t self_pairs;    /* self candidate pairs, largest over the substeps (in broad_pairs) */
+  uint32_t self_excluded; /* self candidates left out: closer than the gap in the rest shape */
+  double self_seconds;    /* wall time finding self candidates (part of contact_seconds) */
 } tf_stats;
 TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
 
@@ -677,6 +689,9 @@ typedef struct tf_api {
   tf_status (*sim_transform_collider)(tf_sim *sim, uint32_t id, const double matrix[16]);
   tf_status (*sim_set_collider)(tf_sim *sim, uint32_t id, double thickness, double friction);
   uint32_t (*sim_collider_count)(const tf_sim *sim);
+  /* 1.6 */
+  tf_status (*sim_self_intersections)(tf_sim *sim, uint32_t *out_triples, uint32_t capacity,
+                                      uint32_t *out_count);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -165,7 +165,8 @@ static void two_sheets(scene *out, const scene *a, const scene *b) {
     out->tri[3 * a->tri_count + k] = b->tri[k] + a->vert_count;
 }
 
-static self_run stacked(int on) {
+/* opt: 0 none, 1 the upper sheet opted out, 2 both sheets opted out (tf_sim_set_param_map) */
+static self_run stacked_opt(int on, int opt) {
   self_run r;
   memset(&r, 0, sizeof r);
   r.frames = 48;
@@ -192,6 +193,13 @@ static self_run stacked(int on) {
   set1(sim, TF_PARAM_THICKNESS, STACK_THICK);
   set1(sim, TF_PARAM_FRICTION, 0.3);
   set1(sim, TF_PARAM_SELF_CONTACT, on);
+  if (opt) {
+    double *map = malloc(sizeof *map * nv);
+    for (uint32_t i = 0; i < nv; ++i) map[i] = (i >= nlo || opt == 2) ? 0.0 : 1.0;
+    tf_status st = tf_sim_set_param_map(sim, TF_PARAM_SELF_CONTACT, map, nv);
+    free(map);
+    if (st != TF_OK) goto done;
+  }
   for (int f = 0; f < r.frames; ++f) {
     double s = fmin((f + 1) / FPS, 1.0), pull = 0.3 * (3 * s * s - 2 * s * s * s); /* smooth */
     for (uint32_t q = 0; q < np; ++q) {
@@ -223,6 +231,8 @@ done:
   free(sc.pos), free(sc.tri);
   return r;
 }
+
+static self_run stacked(int on) { return stacked_opt(on, 0); }
 
 TF_TEST(self_stacked_sheets_pulled_across_rest_one_thickness_apart) {
   self_run on = stacked(1), off = stacked(0);
@@ -416,4 +426,84 @@ TF_TEST(self_flesh_elbow_skin_fold_never_crosses) {
   ENSURE(on.ok == on.frames);
   ENSURE_MSG(on.worst == 0, "%ld skin crossings", on.worst);
   ENSURE_MSG(off.worst > 0, "without self-contact the skin does not fold through itself");
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 6. Opting out (tf_sim_set_param_map): the stacked sheets with the upper one opted out still do
+ * not cross (a pair needs both sides opted out to be left out); with both opted out they cross as
+ * without self-contact. A map value other than 0 or 1 is refused, naming the vertex. */
+
+TF_TEST(self_opt_out_leaves_out_pairs_of_two_opted_out_sides) {
+  self_run one = stacked_opt(1, 1), both = stacked_opt(1, 2);
+  run_note("stacked sheets, upper opted out", 1, &one);
+  run_note("stacked sheets, both opted out", 1, &both);
+  ENSURE(one.ok == one.frames && both.ok == both.frames);
+  ENSURE_MSG(one.worst == 0, "%ld crossings with one side opted out", one.worst);
+  ENSURE_MSG(both.worst > 0, "both sheets opted out and still no crossing");
+  scene sc;
+  const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+  scene_grid(&sc, 2, 2, 1, 1, O, EX, EY, 0);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  double map[9] = {1, 1, 1, 1, 0.5, 1, 1, 1, 1};
+  ENSURE(tf_sim_set_param_map(sim, TF_PARAM_SELF_CONTACT, map, 9) == TF_E_INVALID_ARG);
+  TF_NOTE("%s", tf_sim_last_error(sim));
+  ENSURE(strstr(tf_sim_last_error(sim), "vertex 4") != NULL);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * 7. A start that crosses itself: two 0.4 m sheets in one simulation, one flat, one upright
+ * through its middle (a garment modelled through itself). tf_sim_self_intersections lists the
+ * crossings (each an edge of one sheet through a triangle of the other); with self-contact on the
+ * simulation runs (no failure, nothing non-finite), reports the tangled vertices in
+ * stats.intersecting, and the sheets fall to the floor. */
+
+TF_TEST(self_tangled_start_is_reported_and_runs) {
+  const double O0[3] = {-0.2, -0.2, 0.3}, O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0},
+               EY[3] = {0, 1, 0}, EZ[3] = {0, 0, 1};
+  scene a, b, sc;
+  scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
+  scene_grid(&b, 8, 6, 0.4, 0.3, O1, EX, EZ, 0);
+  two_sheets(&sc, &a, &b);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  tf_sim *sim = NULL;
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  uint32_t count = 0, tri[3 * 64];
+  ENSURE(tf_sim_self_intersections(sim, tri, 64, &count) == TF_OK);
+  TF_NOTE("crossings at the start: %u", count);
+  ENSURE(count > 0 && count <= 64);
+  for (uint32_t k = 0; k < count; ++k) {
+    int edge_in_a = tri[3 * k] < a.vert_count && tri[3 * k + 1] < a.vert_count;
+    int tri_in_a = tri[3 * k + 2] < a.tri_count;
+    ENSURE_MSG(edge_in_a != tri_in_a, "crossing %u: edge (%u, %u) and triangle %u of one sheet", k,
+               tri[3 * k], tri[3 * k + 1], tri[3 * k + 2]);
+  }
+  floor_at(sim, 0.0);
+  set1(sim, TF_PARAM_SELF_CONTACT, 1);
+  uint32_t nv = sc.vert_count;
+  double *x = malloc(3 * sizeof *x * nv);
+  uint32_t first_intersecting = 0;
+  double zmax = INFINITY;
+  for (int f = 0; f < 36; ++f) {
+    tf_status st = tf_sim_advance(sim, 1.0 / FPS, 1);
+    ENSURE_MSG(st == TF_OK, "frame %d: %s", f + 1, tf_sim_last_error(sim));
+    if (f == 0) first_intersecting = stats_of(sim).intersecting;
+  }
+  tf_sim_get_positions(sim, x, nv);
+  zmax = -INFINITY;
+  for (size_t k = 0; k < 3 * (size_t)nv; ++k) ENSURE(isfinite(x[k]));
+  for (uint32_t i = 0; i < nv; ++i) zmax = fmax(zmax, x[3 * i + 2]);
+  TF_NOTE("tangled vertices at the first frame %u; highest vertex after 1.5 s %.3f m",
+          first_intersecting, zmax);
+  ENSURE(first_intersecting > 0);
+  ENSURE(zmax < 0.1); /* both sheets came down */
+  free(x);
+  tf_sim_destroy(sim);
+  scene_free(&a), scene_free(&b);
+  free(sc.pos), free(sc.tri);
 }

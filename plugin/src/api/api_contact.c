@@ -136,6 +136,20 @@ tf_status tf_sim_set_collider(tf_sim *sim, uint32_t id, double thickness, double
   return TF_OK;
 }
 
+tf_status tf_sim_self_intersections(tf_sim *sim, uint32_t *out_triples, uint32_t capacity,
+                                    uint32_t *out_count) {
+  const char *fn = "tf_sim_self_intersections";
+  if (!sim) return TF_E_INVALID_ARG;
+  FAIL_IF(sim, !out_count, TF_E_INVALID_ARG, "%s: out_count is NULL", fn);
+  FAIL_IF(sim, capacity > 0 && !out_triples, TF_E_INVALID_ARG, "%s: out_triples is NULL", fn);
+  if (contact_enable(sim) != TF_OK) return sim_fail(sim, TF_E_NOMEM, "%s: out of memory", fn);
+  uint32_t n = contact_self_crossings(sim, sim->state.x, out_triples, capacity, NULL);
+  for (uint32_t k = 0; k < 3 * (n < capacity ? n : capacity); ++k)
+    out_triples[k] += sim->index_base;
+  *out_count = n;
+  return TF_OK;
+}
+
 uint32_t tf_sim_collider_count(const tf_sim *sim) {
   return sim && sim->contact ? sim->contact->col_count : 0;
 }

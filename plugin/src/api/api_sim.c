@@ -94,20 +94,25 @@ tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out, uint3
 tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values,
                                uint32_t vert_count) {
   SIM_ARG(sim);
-  FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS, TF_E_UNSUPPORTED,
-          "tf_sim_set_param_map: only TF_PARAM_BEND_STIFFNESS has a per-vertex map (got %d)",
+  FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS && param != TF_PARAM_SELF_CONTACT, TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: only bend_stiffness and self_contact have a per-vertex map (got "
+          "%d)",
           (int)param);
-  FAIL_IF(sim, !sim->hinge, TF_E_UNSUPPORTED,
+  FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && !sim->hinge, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
   /* each value against the parameter table's range, as a uniform value would be */
   for (uint32_t i = 0; i < vert_count; ++i) {
     char err[SIM_ERR_SIZE - 64];
-    if (!param_check(TF_PARAM_BEND_STIFFNESS, values + i, 1, err, sizeof err))
+    if (!param_check(param, values + i, 1, err, sizeof err))
       return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param_map: vertex %u: %s",
                       i + sim->index_base, err);
   }
+  if (param == TF_PARAM_SELF_CONTACT)
+    return sim_set_self_map(sim, values) == TF_OK
+               ? TF_OK
+               : sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param_map: out of memory");
   sim_set_bend_map(sim, values);
   return TF_OK;
 }

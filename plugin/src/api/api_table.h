@@ -64,6 +64,7 @@
   X(sim_move_collider, tf_sim_move_collider)                 \
   X(sim_transform_collider, tf_sim_transform_collider)       \
   X(sim_set_collider, tf_sim_set_collider)                   \
-  X(sim_collider_count, tf_sim_collider_count)
+  X(sim_collider_count, tf_sim_collider_count)               \
+  X(sim_self_intersections, tf_sim_self_intersections)
 
 #endif

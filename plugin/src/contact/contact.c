@@ -66,7 +66,21 @@ static tf_status build_surface(tf_sim *s, sim_contact *c) {
     }
   c->edge_count = (uint32_t)ne;
   MEM_FREE_ARRAY(&s->mem, key, cap);
-  return c->edges ? TF_OK : TF_E_NOMEM;
+  if (!c->edges) return TF_E_NOMEM;
+  /* each vertex's neighbours along the edges (self-contact's crossing test) */
+  c->vedge_start = mem_array(&s->mem, (size_t)c->n + 1, sizeof *c->vedge_start);
+  c->vedge = mem_array(&s->mem, 2 * ne, sizeof *c->vedge);
+  if (!c->vedge_start || !c->vedge) return TF_E_NOMEM;
+  for (size_t e = 0; e < 2 * ne; ++e) c->vedge_start[c->edges[e] + 1]++;
+  for (uint32_t i = 0; i < c->n; ++i) c->vedge_start[i + 1] += c->vedge_start[i];
+  for (size_t e = 0; e < ne; ++e)
+    for (int k = 0; k < 2; ++k) {
+      uint32_t v = (uint32_t)c->edges[2 * e + k], w = (uint32_t)c->edges[2 * e + 1 - k];
+      c->vedge[c->vedge_start[v]++] = w;
+    }
+  for (uint32_t i = c->n; i > 0; --i) c->vedge_start[i] = c->vedge_start[i - 1];
+  c->vedge_start[0] = 0;
+  return TF_OK;
 }
 
 tf_status contact_init(tf_sim *s, sim_contact *c) {
@@ -80,6 +94,9 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->cover_x = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->cover_x);
   if (!c->cover_x) return TF_E_NOMEM;
   c->anchor = mem_array(&s->mem, c->n, sizeof *c->anchor);
+  c->self_off = mem_array(&s->mem, c->n, sizeof *c->self_off);
+  c->tangled = mem_array(&s->mem, c->n, sizeof *c->tangled);
+  if (!c->self_off || !c->tangled) return TF_E_NOMEM;
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
   c->inside = mem_array(&s->mem, c->n, sizeof *c->inside);
   c->inside_frames = mem_array(&s->mem, c->n, sizeof *c->inside_frames);
@@ -115,9 +132,13 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->col, c->col_cap);
   MEM_FREE_ARRAY(m, c->tris, 3 * (size_t)c->tri_count);
   MEM_FREE_ARRAY(m, c->edges, 2 * (size_t)c->edge_count);
+  MEM_FREE_ARRAY(m, c->vedge_start, (size_t)c->n + 1);
+  MEM_FREE_ARRAY(m, c->vedge, 2 * (size_t)c->edge_count);
   MEM_FREE_ARRAY(m, c->yseg, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->cover_x, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->anchor, c->n);
+  MEM_FREE_ARRAY(m, c->self_off, c->n);
+  MEM_FREE_ARRAY(m, c->tangled, c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->inside, c->n);
   MEM_FREE_ARRAY(m, c->inside_frames, c->n);
@@ -409,6 +430,7 @@ void contact_begin_advance(tf_sim *s) {
       }
   }
   find_inside(s);
+  if (contact_self_on(s)) contact_self_tangles(s);
 }
 
 double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active) {

@@ -70,6 +70,7 @@ typedef struct sim_contact {
   uint32_t col_count, col_cap;
   int *tris;  /* (tri_count x 3) the simulated surface (cloth triangles or skin faces) */
   int *edges; /* (edge_count x 2) its edges */
+  uint32_t *vedge_start, *vedge; /* (n + 1), (2 edge_count): each vertex's edge neighbours */
   uint32_t tri_count, edge_count, n;
   broad bp;
   broad_pair *buf; /* broad phase output */
@@ -97,7 +98,12 @@ typedef struct sim_contact {
   /* self-contact's Hessian blocks between vertices the mesh does not couple (solve/pairmat.h),
    * reserved for every self candidate when the candidates are built */
   pairmat pm;
-  uint32_t self_pairs;     /* self candidates of the current segment */
+  uint8_t *self_off;   /* (n) 1: the vertex opted out (tf_sim_set_param_map): no self pair joins two
+                        opted-out sides */
+  uint8_t *tangled;    /* (n) 1: on an edge or triangle that crossed the surface at the advance's
+                        start: out of self-contact until it comes apart (self.c) */
+  uint32_t tangles;    /* edge-triangle crossings found at the advance's start */
+  uint32_t self_pairs; /* self candidates of the current segment */
   uint32_t self_pairs_max; /* of the advance in progress: the largest segment's */
   double self_seconds;     /* of the advance in progress: finding self candidates */
   uint32_t
@@ -120,6 +126,14 @@ TF_LOCAL int contact_self_on(const tf_sim *s);
 /* the self candidates of x0 -> x1 (x1 Nullable) into the pairs, inflated by the gap plus margin;
  * TF_E_NOMEM */
 TF_LOCAL tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me);
+/* at an advance's start: the surface's edges that cross its own triangles (a garment modelled
+ * through itself): their vertices are marked tangled, counted in intersecting */
+TF_LOCAL void contact_self_tangles(tf_sim *s);
+/* edges (v, w) of the surface at x that cross its triangles t sharing no vertex with them: the
+ * count; the first cap as (v, w, t) into out (Nullable when cap is 0); their vertices into mark
+ * (Nullable). Uses the broad phase's buffers */
+TF_LOCAL uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *out, uint32_t cap,
+                                         uint8_t *mark);
 /* a 3x3 block (i <= j) of a pair's Hessian: into H where the mesh couples i and j, else into the
  * contact's pair blocks (self-contact couples vertices far apart on the mesh) */
 TF_LOCAL void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]);

@@ -11,8 +11,21 @@
  * flat, unstrained sheet and push it apart (the barrier must be zero at rest). Such a pair is
  * within a gap of each other along the surface, so it cannot fold onto itself without
  * compressing its own ring by more than the gap, which the membrane resists; on flesh the same
- * rule leaves out a skin vertex and a skin face of one thin tet. The count dropped is in stats. */
+ * rule leaves out a skin vertex and a skin face of one thin tet. The count dropped is in stats.
+ *
+ * Opt-out (tf_sim_set_param_map): a pair is left out when both of its sides hold an opted-out
+ * vertex, so an opted-out part (a collar sewn onto itself) does not collide with itself but still
+ * with the rest of the surface.
+ *
+ * A start that already crosses itself (a garment modelled through itself): the barrier keeps
+ * each pair on the side it starts on, so it would hold a crossing in place, and the CCD would stop
+ * every step that tried to undo it. At each advance's start the surface's edges are tested
+ * against its triangles; the vertices of a crossing edge and triangle are "tangled": out of
+ * self-contact until no edge crosses there any more, so the cloth's own forces can pull the layers
+ * apart (nothing is pushed: which way is "out" is not defined for two sheets). Counted in
+ * tf_stats.intersecting; tf_sim_self_intersections lists the crossings. */
 #include <math.h>
+#include <string.h>
 
 #include "contact/contact.h"
 #include "core/vec3.h"
@@ -54,6 +67,26 @@ static double self_distance2(const sim_contact *c, int kind, uint32_t a, uint32_
   return geom_ee_distance2(xs, NULL, NULL, NULL);
 }
 
+/* the pair's two sides each hold an opted-out vertex, or it touches a tangled vertex */
+static int left_out(const sim_contact *c, int kind, uint32_t a, uint32_t b) {
+  uint32_t v[4];
+  int split;
+  if (kind == CONTACT_SPT) {
+    const int *t = c->tris + 3 * (size_t)b;
+    v[0] = a, v[1] = (uint32_t)t[0], v[2] = (uint32_t)t[1], v[3] = (uint32_t)t[2], split = 1;
+  } else {
+    const int *ea = c->edges + 2 * (size_t)a, *eb = c->edges + 2 * (size_t)b;
+    v[0] = (uint32_t)ea[0], v[1] = (uint32_t)ea[1], v[2] = (uint32_t)eb[0], v[3] = (uint32_t)eb[1];
+    split = 2;
+  }
+  int off0 = 0, off1 = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (c->tangled[v[k]]) return 1;
+    if (c->self_off[v[k]]) *(k < split ? &off0 : &off1) = 1;
+  }
+  return off0 && off1;
+}
+
 tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me) {
   sim_contact *c = s->contact;
   const double *mass = s->model.mass;
@@ -69,6 +102,7 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me) {
     if (st != TF_OK) return st;
     for (size_t q = 0; q < count; ++q) {
       uint32_t a = (uint32_t)c->buf[q].a, b = (uint32_t)c->buf[q].b;
+      if (left_out(c, kind, a, b)) continue;
       if (self_distance2(c, kind, a, b, s->model.rest) < dhat * dhat) {
         c->self_excluded++;
         continue;
@@ -102,4 +136,71 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me) {
     c->growths += c->pm.grow_count - before;
   }
   return TF_OK;
+}
+
+/* segment pq crosses triangle abc (closed; signed volumes in double: a report, not a guarantee) */
+static int segment_crosses(const double *p, const double *q, const double *a, const double *b,
+                           const double *c) {
+  double e1[3], e2[3], n[3], dp[3], dq[3];
+  v3_sub(e1, b, a), v3_sub(e2, c, a), v3_cross(n, e1, e2);
+  v3_sub(dp, p, a), v3_sub(dq, q, a);
+  double sp = v3_dot(n, dp), sq = v3_dot(n, dq), nn = v3_norm(n);
+  /* within rounding of the plane counts as in it: a flat sheet's neighbours are not crossings */
+  if (fabs(sp) <= 1e-12 * nn * v3_norm(dp)) sp = 0.0;
+  if (fabs(sq) <= 1e-12 * nn * v3_norm(dq)) sq = 0.0;
+  if ((sp > 0 && sq > 0) || (sp < 0 && sq < 0) || (sp == 0 && sq == 0)) return 0;
+  /* the line through pq against the triangle's three edges: all on one side */
+  const double *t[3] = {a, b, c};
+  int pos = 0, neg = 0;
+  for (int k = 0; k < 3; ++k) {
+    double u[3], w[3], pq[3], m[3];
+    v3_sub(u, t[k], p), v3_sub(w, t[(k + 1) % 3], p), v3_sub(pq, q, p), v3_cross(m, u, w);
+    double o = v3_dot(pq, m);
+    pos |= o > 0, neg |= o < 0;
+  }
+  return !(pos && neg);
+}
+
+uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *out, uint32_t cap,
+                                uint8_t *mark) {
+  sim_contact *c = s->contact;
+  if (!c) return 0;
+  /* a crossing edge has both ends within its length of the triangle it crosses: the vertex-
+   * triangle candidates within the longest edge hold every crossing, once from each end */
+  double lmax = 0.0;
+  for (uint32_t e = 0; e < c->edge_count; ++e) {
+    double d[3];
+    v3_sub(d, x + 3 * (size_t)c->edges[2 * e], x + 3 * (size_t)c->edges[2 * e + 1]);
+    lmax = fmax(lmax, v3_norm(d));
+  }
+  broad_mesh me = {x, NULL, (int)c->n, c->tris, (int)c->tri_count, c->edges, (int)c->edge_count};
+  size_t count = 0;
+  if (contact_query(s, broad_vertex_tri, &me, &me, lmax, &count) != TF_OK) return 0;
+  uint32_t found = 0;
+  for (size_t k = 0; k < count && k < c->buf_cap; ++k) {
+    uint32_t v = (uint32_t)c->buf[k].a, t = (uint32_t)c->buf[k].b;
+    const int *tv = c->tris + 3 * (size_t)t;
+    /* the edges (v, w), w > v, that share no vertex with the triangle */
+    for (uint32_t e = c->vedge_start[v]; e < c->vedge_start[v + 1]; ++e) {
+      uint32_t w = c->vedge[e];
+      if (w < v || (int)w == tv[0] || (int)w == tv[1] || (int)w == tv[2]) continue;
+      if (!segment_crosses(x + 3 * (size_t)v, x + 3 * (size_t)w, x + 3 * (size_t)tv[0],
+                           x + 3 * (size_t)tv[1], x + 3 * (size_t)tv[2]))
+        continue;
+      if (found < cap) out[3 * found] = v, out[3 * found + 1] = w, out[3 * found + 2] = t;
+      if (mark) {
+        mark[v] = mark[w] = 1;
+        for (int q = 0; q < 3; ++q) mark[tv[q]] = 1;
+      }
+      found++;
+    }
+  }
+  return found;
+}
+
+void contact_self_tangles(tf_sim *s) {
+  sim_contact *c = s->contact;
+  memset(c->tangled, 0, c->n);
+  c->tangles = contact_self_crossings(s, s->state.x, NULL, 0, c->tangled);
+  for (uint32_t i = 0; i < c->n; ++i) c->intersecting += c->tangled[i];
 }

@@ -265,6 +265,8 @@ TF_LOCAL tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const
                                  uint32_t count);
 /* per-vertex bending stiffness (n): each hinge takes its edge's mean; par.bend the map's mean */
 TF_LOCAL void sim_set_bend_map(tf_sim *s, const double *values);
+/* per-vertex self-contact: 0 opts a vertex out (contact/self.c); TF_E_NOMEM */
+TF_LOCAL tf_status sim_set_self_map(tf_sim *s, const double *values);
 /* positions and velocities (NULL: zero), and the pins restarted from them */
 TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 

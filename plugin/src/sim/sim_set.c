@@ -33,6 +33,12 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
   elem_hinge_set_bend_map(s->hinge, values);
 }
 
+tf_status sim_set_self_map(tf_sim *s, const double *values) {
+  if (contact_enable(s) != TF_OK) return TF_E_NOMEM;
+  for (uint32_t i = 0; i < s->model.n; ++i) s->contact->self_off[i] = values[i] == 0.0;
+  return TF_OK;
+}
+
 void sim_set_state(tf_sim *s, const double *x, const double *v) {
   size_t bytes = sizeof(double) * 3 * s->model.n;
   memcpy(s->state.x, x, bytes);
