@@ -506,6 +506,19 @@ function Rig:create()
     if not pok then fail(self, "pins: %s", why(err)) end
   end
   self.pin_count = #idx
+  -- self-contact opt-out: the listed groups do not collide with each other (static)
+  local ex = spec.contact and spec.contact.self_exclude
+  if ex then
+    local map = {}
+    for i = 1, self.n do map[i] = 1 end
+    for k, name in ipairs(ex) do
+      local g = self.mesh.groups and self.mesh.groups[name]
+      if not g then fail(self, "contact.self_exclude[%d]: no vertex group '%s'", k, tostring(name)) end
+      for _, i in ipairs(g) do map[i] = 0 end
+    end
+    local ok, err = pcall(sim.set, sim, { self_contact = map })
+    if not ok then fail(self, "contact.self_exclude: %s", why(err)) end
+  end
   self:add_colliders(sim, first)
   self:apply(sim, first)
   -- the first frame's pose: pinned vertices start at their first-frame targets (no snap between

@@ -383,6 +383,8 @@ tbl("rig.contact", {
   { "friction", param = "friction" },
   { "self", param = "self_contact", doc = "1: the cloth's (skin's) own layers never pass through each other, kept "
       .. "one thickness apart; 0: off. Key it with a function of the frame returning 0 or 1" },
+  { "self_exclude", type = "array", doc = "vertex group names whose vertices do not collide with each other (a collar "
+      .. "sewn onto itself); they still collide with the rest of the surface. Static" },
 })
 tbl("rig.ground", {
   rig = true,

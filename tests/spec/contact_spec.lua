@@ -366,3 +366,55 @@ describe("a rig with contact", function()
     raises(function() g:apply(s3, 3) end, "ground.height: the function returned string \"up\", expected a number")
   end)
 end)
+
+describe("self-contact", function()
+  -- two 0.4 m sheets in one mesh: a flat one and an upright one through its middle
+  local function crossed()
+    local a = tauform.mesh.grid{ width = 0.4, height = 0.4, nx = 8, ny = 8, origin = { -0.2, -0.2, 0.3 } }
+    local b = tauform.mesh.grid{ width = 0.4, height = 0.3, nx = 8, ny = 6, origin = { -0.175, 0.0125, 0.125 },
+                                 u = { 1, 0, 0 }, v = { 0, 0, 1 } }
+    local v, t, n = {}, {}, #a.vertices // 3
+    for _, x in ipairs(a.vertices) do v[#v + 1] = x end
+    for _, x in ipairs(b.vertices) do v[#v + 1] = x end
+    for _, i in ipairs(a.triangles) do t[#t + 1] = i end
+    for _, i in ipairs(b.triangles) do t[#t + 1] = i + n end
+    return { vertices = v, triangles = t }, n
+  end
+
+  it("lists a start that crosses itself, 1-based, each edge through the other sheet", function()
+    local m, n = crossed()
+    local sim <close> = tauform.cloth(m)
+    local list = sim:self_intersections()
+    assert.is_true(#list > 0)
+    local ntri_a = 8 * 8 * 2
+    for _, c in ipairs(list) do
+      local edge_in_a, tri_in_a = c[1] <= n and c[2] <= n, c[3] <= ntri_a
+      assert.are_not.equal(edge_in_a, tri_in_a)
+    end
+  end)
+
+  it("takes a per-vertex opt-out map of 0 and 1, checked entry by entry", function()
+    local sim <close> = sheet(0.3)
+    local map = {}
+    for i = 1, 81 do map[i] = i <= 9 and 0 or 1 end
+    sim:set{ self_contact = 1 }
+    sim:set{ self_contact = map }
+    assert.are.equal(1, sim:get("self_contact"))
+    map[7] = 2
+    raises(function() sim:set{ self_contact = map } end, "'self_contact'[7]")
+    raises(function() sim:set{ self_contact = { 1, 0 } } end, "'self_contact' map must have one value per vertex")
+  end)
+
+  it("is a rig's contact.self, with self_exclude naming vertex groups", function()
+    local m = tauform.mesh.grid{ width = 0.5, height = 0.5, nx = 8, ny = 8, origin = { -0.25, -0.25, 0.3 } }
+    local spec = { mesh = m, frames = { 1, 4 }, contact = { self = 1, self_exclude = { "row0" } } }
+    local r = tauform.rig.load(spec)
+    local sim <close> = r:create()
+    assert.are.equal(1, sim:get("self_contact"))
+    for f = 2, 4 do r:apply(sim, f); assert.is_true(sim:advance(1 / 24, 1)) end
+    spec.contact.self_exclude = { "collar" }
+    raises(function() tauform.rig.load(spec):create() end, "contact.self_exclude[1]: no vertex group 'collar'")
+    spec.contact = { self = 1, exclude = { "row0" } }
+    raises(function() tauform.rig.load(spec) end, "contact.exclude")
+  end)
+end)

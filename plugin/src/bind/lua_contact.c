@@ -7,6 +7,7 @@
  * row-major,
  *                              -- or 4 rows of 4)
  *   c:set{ thickness =, friction = }   c:id() (1-based)   c:vert_count()   sim:collider_count()
+ *   sim:self_intersections() -- (1.6) { {v, w, t}, ... }: edges through the surface's triangles
  * The collider userdata keeps its simulation alive through a user value; once the simulation is
  * closed (close(), <close>) every method raises "collider's simulation is closed". The library
  * owns the collider itself (freed with the simulation), so a collected collider userdata frees
@@ -126,6 +127,25 @@ static int l_collider(lua_State *L) {
   lua_pushvalue(L, 1); /* the simulation lives as long as its colliders are reachable */
   lua_setiuservalue(L, -2, 1);
   luaL_setmetatable(L, COLLIDER_MT);
+  return 1;
+}
+
+/* sim:self_intersections() -> { {v, w, t}, ... }: the surface's edges (v, w) through its own
+ * triangles t, 1-based (tf_sim_self_intersections) */
+static int l_self_intersections(lua_State *L) {
+  lsim *p = tfl_check_open(L);
+  uint32_t n = 0;
+  if (tf_sim_self_intersections(p->sim, NULL, 0, &n) != TF_OK)
+    return luaL_error(L, "%s", tf_sim_last_error(p->sim));
+  uint32_t *t = tfl_checked_array(L, 1, n ? n : 1, 3 * sizeof(uint32_t), "self_intersections");
+  if (tf_sim_self_intersections(p->sim, t, n, &n) != TF_OK)
+    return luaL_error(L, "%s", tf_sim_last_error(p->sim));
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t k = 0; k < n; ++k) {
+    lua_createtable(L, 3, 0);
+    for (int q = 0; q < 3; ++q) lua_pushinteger(L, t[3 * k + q]), lua_rawseti(L, -2, q + 1);
+    lua_rawseti(L, -2, (lua_Integer)k + 1);
+  }
   return 1;
 }
 
@@ -260,8 +280,10 @@ static const luaL_Reg COLLIDER_METHODS[] = {{"move", l_move},
                                             {"vert_count", l_collider_vert_count},
                                             {NULL, NULL}};
 
-const luaL_Reg TFL_CONTACT_METHODS[] = {
-    {"collider", l_collider}, {"collider_count", l_collider_count}, {NULL, NULL}};
+const luaL_Reg TFL_CONTACT_METHODS[] = {{"collider", l_collider},
+                                        {"collider_count", l_collider_count},
+                                        {"self_intersections", l_self_intersections},
+                                        {NULL, NULL}};
 
 void tfl_open_contact(lua_State *L) {
   if (luaL_newmetatable(L, COLLIDER_MT)) {

@@ -241,7 +241,7 @@ static int l_set(lua_State *L) {
   double vals[NPARAM][3];
   int present[NPARAM] = {0};
   uint32_t count[NPARAM];
-  double *bend_map = NULL;
+  double *maps[NPARAM] = {NULL}; /* per-vertex tables: bend, self_contact */
   for (int k = 0; k < NPARAM; ++k) {
     tf_param_info in = param_info(k);
     count[k] = in.count;
@@ -252,18 +252,19 @@ static int l_set(lua_State *L) {
         if (t != LUA_TTABLE || tfl_vec3_count(L, lua_gettop(L), 2, in.short_name) != 1)
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", in.short_name));
         tfl_read_vec3(L, lua_gettop(L), 2, in.short_name, 1, vals[k]);
-      } else if (t == LUA_TTABLE && k == TF_PARAM_BEND_STIFFNESS) {
-        if (tfl_len(L, -1, 2, "bend") != (lua_Integer)p->n)
-          luaL_argerror(L, 2, "'bend' map must have one value per vertex");
-        bend_map = tfl_checked_array(L, 2, p->n, sizeof(double), "bend");
+      } else if (t == LUA_TTABLE && (k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_SELF_CONTACT)) {
+        const char *nm = in.short_name;
+        if (tfl_len(L, -1, 2, nm) != (lua_Integer)p->n)
+          luaL_argerror(L, 2, lua_pushfstring(L, "'%s' map must have one value per vertex", nm));
+        double *map = maps[k] = tfl_checked_array(L, 2, p->n, sizeof(double), nm);
         lua_insert(L, -2);
         for (uint32_t i = 0; i < p->n; ++i) {
           lua_geti(L, -1, (lua_Integer)i + 1);
           int isnum = 0;
-          bend_map[i] = lua_tonumberx(L, -1, &isnum);
+          map[i] = lua_tonumberx(L, -1, &isnum);
           if (!isnum)
             luaL_argerror(L, 2,
-                          lua_pushfstring(L, "'bend'[%I] is not a number", (lua_Integer)i + 1));
+                          lua_pushfstring(L, "'%s'[%I] is not a number", nm, (lua_Integer)i + 1));
           lua_pop(L, 1);
         }
         present[k] = 2;
@@ -281,18 +282,22 @@ static int l_set(lua_State *L) {
   for (int k = 0; k < NPARAM; ++k) {
     if (present[k] == 1 && tf_sim_check_param(p->sim, (tf_param)k, vals[k], count[k]) != TF_OK)
       return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
-    if (present[k] == 2 && p->flesh) return luaL_argerror(L, 2, "'bend' is a cloth parameter");
+    if (present[k] == 2 && p->flesh && k == TF_PARAM_BEND_STIFFNESS)
+      return luaL_argerror(L, 2, "'bend' is a cloth parameter");
     if (present[k] == 2)
       for (uint32_t i = 0; i < p->n; ++i)
-        if (tf_param_check((tf_param)k, &bend_map[i], 1, err, sizeof err) != TF_OK)
-          return luaL_argerror(L, 2, lua_pushfstring(L, "'bend'[%I]: %s", (lua_Integer)i + 1, err));
+        if (tf_param_check((tf_param)k, &maps[k][i], 1, err, sizeof err) != TF_OK)
+          return luaL_argerror(L, 2,
+                               lua_pushfstring(L, "'%s'[%I]: %s", param_info(k).short_name,
+                                               (lua_Integer)i + 1, err));
   }
   for (int pass = 1; pass <= 2; ++pass)
     for (int k = 0; k < NPARAM; ++k) {
       if (present[k] != pass) continue;
-      if (pass == 2)
-        tf_sim_set_param_map(p->sim, (tf_param)k, bend_map, p->n);
-      else
+      if (pass == 2) {
+        if (tf_sim_set_param_map(p->sim, (tf_param)k, maps[k], p->n) != TF_OK)
+          return luaL_error(L, "%s", tf_sim_last_error(p->sim)); /* out of memory only */
+      } else
         tf_sim_set_param(p->sim, (tf_param)k, vals[k], count[k]);
     }
   lua_settop(L, 1);
