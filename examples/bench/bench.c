@@ -16,7 +16,7 @@
  *   tauform_bench [--scene cloth|swing|drape] [--n 32] [--tau 1] [--kappa 0] [--substeps 1]
  *                 [--frames 100] [--stretch 5000] [--bend 1e-5] [--all]
  *                 [--collider PATH.obj] [--thickness 0.005] [--collider-thickness 0.01]
- *                 [--friction 0.3] [--positions FILE]
+ *                 [--friction 0.3] [--positions FILE] [--self]
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -79,11 +79,13 @@ typedef struct bench_config {
   const char *collider; /* OBJ of the sphere */
   double thickness, collider_thickness, friction;
   const char *positions; /* Nullable: frame-100 positions for drape_metrics.py */
+  int self_contact;      /* DRAPE-SELF: self-contact on (the cloth's thickness is its gap) */
 } bench_config;
 
 /* DRAPE's contact numbers, summed or extremal over the frames */
 typedef struct drape_stats {
   double contact_s;  /* tf_stats.contact_seconds, summed */
+  double self_s;     /* tf_stats.self_seconds (part of contact_s), summed */
   uint64_t ccd_cuts; /* summed */
   uint32_t contacts_last, contacts_max, broad_pairs_max, contact_growths, collider_substeps;
   double min_distance;      /* m, smallest over the run (tf_stats.min_distance) */
@@ -365,7 +367,9 @@ static int run_case(bench_result *r) {
         (s = tf_sim_set_param(sim, TF_PARAM_FRICTION, &cfg->friction, 1)) != TF_OK ||
         (s = tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, normal, 3)) != TF_OK ||
         (s = tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &height, 1)) != TF_OK ||
-        (s = tf_sim_set_param(sim, TF_PARAM_GROUND_FRICTION, &cfg->friction, 1)) != TF_OK) {
+        (s = tf_sim_set_param(sim, TF_PARAM_GROUND_FRICTION, &cfg->friction, 1)) != TF_OK ||
+        (cfg->self_contact &&
+         (s = tf_sim_set_param(sim, TF_PARAM_SELF_CONTACT, &(double){1.0}, 1)) != TF_OK)) {
       rc = report(sim, cfg, "tf_sim_set_param (contact)", 0, s);
       goto done;
     }
@@ -416,6 +420,7 @@ static int run_case(bench_result *r) {
       if (frame == 1 || SPHERE_R - dmin > ds->penetration_max)
         ds->penetration_max = SPHERE_R - dmin;
       ds->contact_s += st.contact_seconds;
+      ds->self_s += st.self_seconds;
       ds->ccd_cuts += st.ccd_cuts;
       ds->contacts_last = st.contacts;
       ds->min_distance_last = st.min_distance;
@@ -577,14 +582,15 @@ static void print_result_json(const bench_result *r) {
     printf(
         ", \"collider\": \"%s\", \"collider_verts\": %u, \"collider_tris\": %u, \"thickness\": %g, "
         "\"collider_thickness\": %g, \"gap\": %g, \"friction\": %g, \"ground_z\": %g, "
-        "\"contact_ms_per_frame\": %.4f, \"contact_share\": %.4f, \"ccd_cuts\": %llu, "
+        "\"contact_ms_per_frame\": %.4f, \"contact_share\": %.4f, \"self_broad_ms_per_frame\": "
+        "%.4f, \"ccd_cuts\": %llu, "
         "\"contacts\": %u, \"max_contacts\": %u, \"max_broad_pairs\": %u, \"contact_growths\": %u, "
         "\"collider_substeps\": %u, \"min_distance\": ",
         c->collider, d->sphere_verts, d->sphere_tris, c->thickness, c->collider_thickness,
         c->thickness + c->collider_thickness, c->friction, GROUND_Z,
         1000.0 * d->contact_s / c->frames, r->wall_s > 0.0 ? d->contact_s / r->wall_s : 0.0,
-        (unsigned long long)d->ccd_cuts, d->contacts_last, d->contacts_max, d->broad_pairs_max,
-        d->contact_growths, d->collider_substeps);
+        1000.0 * d->self_s / c->frames, (unsigned long long)d->ccd_cuts, d->contacts_last,
+        d->contacts_max, d->broad_pairs_max, d->contact_growths, d->collider_substeps);
     json_number(d->min_distance);
     printf(", \"last_min_distance\": ");
     json_number(d->min_distance_last);
@@ -633,18 +639,20 @@ static void print_table_row(const bench_result *r) {
   if (c->scene == SCENE_DRAPE) {
     const drape_stats *d = &r->drape;
     printf(
-        "| drape-tauform-N%u | DRAPE-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch %g "
+        "| drape%s-tauform-N%u | DRAPE%s-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch "
+        "%g "
         "N/m, "
         "bend %g N m, gap %g + %g m, mu %g | **%.2f** | %.2f | %.0f %% | %.2f | %.1f | %.3g | %u "
         "(%u) | "
         "%.1f (%.1f) | %.2f | %u | %llu | %.3f |",
-        c->n, c->n, r->verts, c->tau, c->kappa, c->substeps, c->substeps == 1 ? "" : "s",
-        c->stretch, c->bend, c->thickness, c->collider_thickness, c->friction,
-        1000.0 * r->wall_s / c->frames, 1000.0 * r->cpu_s / c->frames,
-        r->wall_s > 0.0 ? 100.0 * d->contact_s / r->wall_s : 0.0, (double)r->newton * per_step,
-        (double)r->cg * per_step, r->finite ? r->max_strain : NAN, d->inside, d->inside_max,
-        1000.0 * d->penetration, 1000.0 * d->penetration_max, 1000.0 * d->min_distance,
-        d->contacts_last, (unsigned long long)d->ccd_cuts, r->finite ? r->min_z : NAN);
+        c->self_contact ? "-self" : "", c->n, c->self_contact ? "-SELF" : "", c->n, r->verts,
+        c->tau, c->kappa, c->substeps, c->substeps == 1 ? "" : "s", c->stretch, c->bend,
+        c->thickness, c->collider_thickness, c->friction, 1000.0 * r->wall_s / c->frames,
+        1000.0 * r->cpu_s / c->frames, r->wall_s > 0.0 ? 100.0 * d->contact_s / r->wall_s : 0.0,
+        (double)r->newton * per_step, (double)r->cg * per_step, r->finite ? r->max_strain : NAN,
+        d->inside, d->inside_max, 1000.0 * d->penetration, 1000.0 * d->penetration_max,
+        1000.0 * d->min_distance, d->contacts_last, (unsigned long long)d->ccd_cuts,
+        r->finite ? r->min_z : NAN);
     printf(" ");
     for (unsigned k = 0; k < d->sample_count; ++k)
       printf("%s%.3f", k > 0 ? " " : "", d->sample_min_z[k]);
@@ -675,7 +683,7 @@ static void usage(FILE *f) {
       "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
       "                     [--newton N] [--tolerance T] [--trace] [--all]\n"
       "                     [--collider PATH.obj] [--thickness M] [--collider-thickness M]\n"
-      "                     [--friction MU] [--positions FILE]\n"
+      "                     [--friction MU] [--positions FILE] [--self]\n"
       "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
       "              (falls onto a sphere above a ground plane)\n"
       "  --n         quads per side (default %u)\n"
@@ -691,6 +699,7 @@ static void usage(FILE *f) {
       "              (DRAPE: contact ms, contacts, pairs, CCD cuts, distances)\n"
       "  --all       CLOTH and SWING for N = 32, 64, 128\n"
       "DRAPE only:\n"
+      "  --self      DRAPE-SELF-N: self-contact on (its gap is the cloth's thickness)\n"
       "  --collider  the sphere's OBJ (default %s)\n"
       "  --thickness the cloth's contact thickness, m (default %g)\n"
       "  --collider-thickness  the sphere's, m (default %g); the gap is the sum\n"
@@ -735,7 +744,8 @@ int main(int argc, char **argv) {
                       DEFAULT_THICKNESS,
                       DEFAULT_COLLIDER_THICKNESS,
                       DRAPE_FRICTION,
-                      NULL};
+                      NULL,
+                      0};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
@@ -749,6 +759,10 @@ int main(int argc, char **argv) {
     }
     if (strcmp(a, "--all") == 0) {
       all = 1;
+      continue;
+    }
+    if (strcmp(a, "--self") == 0) {
+      cfg.self_contact = 1;
       continue;
     }
     if (k + 1 >= argc) {

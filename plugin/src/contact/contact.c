@@ -245,8 +245,7 @@ void contact_end_advance(tf_sim *s) {
     memcpy(c->col[k]->prev, c->col[k]->next, 3 * (size_t)c->col[k]->nv * sizeof(double));
 }
 
-/* a pair's gap, stiffness and friction from the masses of its simulated vertices */
-static void pair_init(const tf_sim *s, contact_pair *p, double mass, double dhat, double mu) {
+void contact_pair_init(const tf_sim *s, contact_pair *p, double mass, double dhat, double mu) {
   double g = fmax(v3_norm(s->par.gravity), 1.0);
   p->dhat = dhat;
   p->mu = mu;
@@ -331,7 +330,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
           m = 0.5 * (mass[e[0]] + mass[e[1]]);
         }
         if (touches_inside(s, &p)) continue; /* pushed out by its own spring (barrier.c) */
-        pair_init(s, &p, m, dhat, mu);
+        contact_pair_init(s, &p, m, dhat, mu);
         if (!contact_push_pair(s, p)) return TF_E_NOMEM;
       }
     }
@@ -344,7 +343,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
       double d1 = x1 ? v3_dot(n, x1 + 3 * (size_t)i) - h : d0;
       if (fmin(d0, d1) >= dhat + c->margin) continue;
       contact_pair p = {.kind = CONTACT_G, .a = i, .inside = c->below[i]};
-      pair_init(s, &p, mass[i], dhat, mu);
+      contact_pair_init(s, &p, mass[i], dhat, mu);
       if (!contact_push_pair(s, p)) return TF_E_NOMEM;
     }
   }

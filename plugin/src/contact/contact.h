@@ -114,6 +114,10 @@ typedef struct sim_contact {
   double min_distance, seconds;
 } sim_contact;
 
+/* a pair's gap, stiffness and friction; mass: what its simulated side carries (self pairs: the
+ * lighter side's), kg. The barrier's force at half the gap balances KAPPA_LOAD times its weight */
+TF_LOCAL void contact_pair_init(const tf_sim *s, contact_pair *p, double mass, double dhat,
+                                double mu);
 /* a candidate into the pairs (grows them rarely); 0 when out of memory */
 TF_LOCAL int contact_push_pair(tf_sim *s, contact_pair p);
 /* a broad query into the contact's buffer, grown once if the candidates do not fit */

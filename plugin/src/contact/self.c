@@ -32,9 +32,6 @@
 #include "geom/distance.h"
 #include "sim/sim.h"
 
-/* stiffness of a self pair: its load is the lighter side's weight (as a vertex on a collider) */
-static const double SELF_KAPPA_LOAD = 4.0;
-
 int contact_self_on(const tf_sim *s) { return s->contact && s->par.self_contact != 0.0; }
 
 void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]) {
@@ -90,7 +87,7 @@ static int left_out(const sim_contact *c, int kind, uint32_t a, uint32_t b) {
 tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me) {
   sim_contact *c = s->contact;
   const double *mass = s->model.mass;
-  double dhat = s->par.thickness, mu = s->par.friction, g = fmax(v3_norm(s->par.gravity), 1.0);
+  double dhat = s->par.thickness, mu = s->par.friction;
   double infl = dhat + c->margin;
   size_t first = c->pair_count;
   double t0 = contact_now();
@@ -117,9 +114,9 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me) {
         m0 = 0.5 * (mass[ea[0]] + mass[ea[1]]);
         m1 = 0.5 * (mass[eb[0]] + mass[eb[1]]);
       }
-      contact_pair p = {.kind = (uint8_t)kind, .a = a, .b = b, .dhat = dhat, .mu = mu};
-      p.kappa = c->kappa_scale * SELF_KAPPA_LOAD * fmin(m0, m1) * g /
-                (CONTACT_F_HALF * dhat * dhat * dhat);
+      /* stiffness from the lighter side's weight, as a vertex on a collider */
+      contact_pair p = {.kind = (uint8_t)kind, .a = a, .b = b};
+      contact_pair_init(s, &p, fmin(m0, m1), dhat, mu);
       if (!contact_push_pair(s, p)) return TF_E_NOMEM;
     }
   }
