@@ -95,6 +95,8 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   if (!c->cover_x) return TF_E_NOMEM;
   c->anchor = mem_array(&s->mem, c->n, sizeof *c->anchor);
   c->self_off = mem_array(&s->mem, c->n, sizeof *c->self_off);
+  c->xrel = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->xrel);
+  if (!c->xrel) return TF_E_NOMEM;
   c->tangled = mem_array(&s->mem, c->n, sizeof *c->tangled);
   if (!c->self_off || !c->tangled) return TF_E_NOMEM;
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
@@ -138,6 +140,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->cover_x, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->anchor, c->n);
   MEM_FREE_ARRAY(m, c->self_off, c->n);
+  MEM_FREE_ARRAY(m, c->xrel, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->tangled, c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->inside, c->n);

@@ -103,6 +103,7 @@ typedef struct sim_contact {
   uint8_t *tangled;    /* (n) 1: on an edge or triangle that crossed the surface at the advance's
                         start: out of self-contact until it comes apart (self.c) */
   uint32_t tangles;    /* edge-triangle crossings found at the advance's start */
+  double *xrel;        /* (n x 3) scratch: a motion's end less its mean translation (self.c) */
   uint32_t self_pairs; /* self candidates of the current segment */
   uint32_t self_pairs_max; /* of the advance in progress: the largest segment's */
   double self_seconds;     /* of the advance in progress: finding self candidates */
@@ -129,7 +130,7 @@ TF_LOCAL tf_status contact_query(tf_sim *s, broad_query q, const broad_mesh *a, 
 TF_LOCAL int contact_self_on(const tf_sim *s);
 /* the self candidates of x0 -> x1 (x1 Nullable) into the pairs, inflated by the gap plus margin;
  * TF_E_NOMEM */
-TF_LOCAL tf_status contact_self_candidates(tf_sim *s, const broad_mesh *me);
+TF_LOCAL tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep);
 /* at an advance's start: the surface's edges that cross its own triangles (a garment modelled
  * through itself): their vertices are marked tangled, counted in intersecting */
 TF_LOCAL void contact_self_tangles(tf_sim *s);

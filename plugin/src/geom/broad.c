@@ -24,6 +24,7 @@ void broad_init(broad *b, tf_mem *mem) {
 
 void broad_free(broad *b) {
   MEM_FREE_ARRAY(b->mem, b->gbox, b->gbox_cap);
+  MEM_FREE_ARRAY(b->mem, b->gcell, b->gcell_cap);
   MEM_FREE_ARRAY(b->mem, b->qbox, b->qbox_cap);
   MEM_FREE_ARRAY(b->mem, b->big, b->big_cap);
   MEM_FREE_ARRAY(b->mem, b->entries, b->entry_cap);
@@ -48,7 +49,8 @@ static int grow_boxes(broad *b, int items) {
   size_t need = (size_t)items;
   return grow(b->mem, (void **)&b->gbox, &b->gbox_cap, 6 * need, sizeof(double)) &&
          grow(b->mem, (void **)&b->qbox, &b->qbox_cap, 6 * need, sizeof(double)) &&
-         grow(b->mem, (void **)&b->big, &b->big_cap, need, sizeof(int));
+         grow(b->mem, (void **)&b->big, &b->big_cap, need, sizeof(int)) &&
+         grow(b->mem, (void **)&b->gcell, &b->gcell_cap, 6 * need, sizeof(int));
 }
 
 /* the table holds at least two buckets per entry, a power of two, plus one end marker */
@@ -80,10 +82,10 @@ static void item_box(const broad_mesh *m, const int *idx, int k, int v, double h
     int vi = idx ? idx[i] : v;
     for (int end = 0; end < 2; ++end) {
       const double *x = (end == 0 || !m->x1) ? m->x0 : m->x1;
-      for (int c = 0; c < 3; ++c) {
+      for (int c = 0; c < 3; ++c) { /* not fmin/fmax: a library call each (3 % of a query) */
         double q = x[3 * vi + c];
-        box[c] = fmin(box[c], q);
-        box[3 + c] = fmax(box[3 + c], q);
+        box[c] = q < box[c] ? q : box[c];
+        box[3 + c] = q > box[3 + c] ? q : box[3 + c];
       }
     }
   }
@@ -198,12 +200,13 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
   if (!(cell > 0.0) || !isfinite(cell)) cell = 1.0;
   double inv = 1.0 / cell;
 
-  /* count entries; too-large boxes go to the brute-force list */
+  /* each grid item's cells, once; count entries; too-large boxes go to the brute-force list */
   size_t n_entries = 0;
-  int n_big = 0, lo[3], hi[3];
+  int n_big = 0;
   for (int j = 0; j < q->g_count; ++j) {
-    cell_range(b->gbox + 6 * (size_t)j, inv, lo, hi);
-    size_t nc = range_cells(lo, hi);
+    int *gc = b->gcell + 6 * (size_t)j;
+    cell_range(b->gbox + 6 * (size_t)j, inv, gc, gc + 3);
+    size_t nc = range_cells(gc, gc + 3);
     if (nc > BROAD_MAX_CELLS)
       b->big[n_big++] = j;
     else
@@ -217,7 +220,7 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
   uint32_t *start = b->bucket;
   memset(start, 0, (nbuckets + 1) * sizeof *start);
   for (int j = 0; j < q->g_count; ++j) {
-    cell_range(b->gbox + 6 * (size_t)j, inv, lo, hi);
+    const int *lo = b->gcell + 6 * (size_t)j, *hi = lo + 3;
     if (range_cells(lo, hi) > BROAD_MAX_CELLS) continue;
     for (int x = lo[0]; x <= hi[0]; ++x)
       for (int y = lo[1]; y <= hi[1]; ++y)
@@ -225,7 +228,7 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
   }
   for (size_t k = 0; k < nbuckets; ++k) start[k + 1] += start[k];
   for (int j = 0; j < q->g_count; ++j) {
-    cell_range(b->gbox + 6 * (size_t)j, inv, lo, hi);
+    const int *lo = b->gcell + 6 * (size_t)j, *hi = lo + 3;
     if (range_cells(lo, hi) > BROAD_MAX_CELLS) continue;
     for (int x = lo[0]; x <= hi[0]; ++x)
       for (int y = lo[1]; y <= hi[1]; ++y)
@@ -266,8 +269,7 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
             const double *gb = b->gbox + 6 * (size_t)j;
             if (!boxes_overlap(qb, gb) || !admissible(q, i, j)) continue;
             /* emit only in the lowest shared cell: the corner max(qlo, glo) */
-            int glo[3], ghi[3];
-            cell_range(gb, inv, glo, ghi);
+            const int *glo = b->gcell + 6 * (size_t)j;
             if (x != (qlo[0] > glo[0] ? qlo[0] : glo[0]) ||
                 y != (qlo[1] > glo[1] ? qlo[1] : glo[1]) ||
                 z != (qlo[2] > glo[2] ? qlo[2] : glo[2]))

@@ -40,8 +40,9 @@ typedef struct broad {
   double *gbox;     /* gbox_cap / 6 boxes put in the grid (min xyz, max xyz), m */
   double *qbox;     /* qbox_cap / 6 boxes queried against it */
   int *big;         /* big_cap: grid items spanning too many cells, tested against all */
-  size_t gbox_cap, qbox_cap, big_cap; /* in elements */
-  broad_entry *entries;               /* entry_cap: (item, cell) sorted by hash bucket */
+  int *gcell;       /* gcell_cap / 6 grid items' cell ranges (lo xyz, hi xyz), computed once */
+  size_t gbox_cap, qbox_cap, big_cap, gcell_cap; /* in elements */
+  broad_entry *entries;                          /* entry_cap: (item, cell) sorted by hash bucket */
   size_t entry_cap;
   uint32_t *bucket; /* bucket_cap: start of each bucket in entries, plus one end */
   size_t bucket_cap;
