@@ -49,4 +49,5 @@ void sim_set_state(tf_sim *s, const double *x, const double *v) {
   /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
    * the state); otherwise (a teleport) they restart at their vertices like hard pins */
   pins_restart(s, s->pins.targets_fresh);
+  if (s->contact) s->contact->inside_check = 1; /* a new state may start inside a body */
 }
