@@ -438,11 +438,12 @@ static int run_case(bench_result *r) {
       if (cfg->trace)
         fprintf(stderr,
                 "frame %3u  %8.2f ms  newton %3u  cg %5u  contact %6.2f ms  contacts %5u  "
-                "pairs %6u  ccd cuts %3u  min dist %.2e m  lowest z %+.4f  penetration %+.4f\n",
+                "pairs %6u (self %6u)  ccd cuts %3u  min dist %.2e m  lowest z %+.4f  penetration "
+                "%+.4f\n",
                 frame, 1000.0 * (w1 - w0), (unsigned)st.newton_iterations,
                 (unsigned)st.cg_iterations, 1000.0 * st.contact_seconds, (unsigned)st.contacts,
-                (unsigned)st.broad_pairs, (unsigned)st.ccd_cuts, st.min_distance, zmin,
-                SPHERE_R - dmin);
+                (unsigned)st.broad_pairs, (unsigned)st.self_pairs, (unsigned)st.ccd_cuts,
+                st.min_distance, zmin, SPHERE_R - dmin);
     } else if (cfg->trace) {
       if ((s = tf_sim_get_positions(sim, pos, nv)) != TF_OK) {
         rc = report(sim, cfg, "tf_sim_get_positions", frame, s);

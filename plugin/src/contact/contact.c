@@ -352,7 +352,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
       if (!contact_push_pair(s, p)) return TF_E_NOMEM;
     }
   }
-  if (contact_self_on(s)) {
+  if (contact_self_on(s) && !c->anchoring) {
     tf_status st = contact_self_candidates(s, &me);
     if (st != TF_OK) return st;
   }

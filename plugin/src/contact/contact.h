@@ -86,6 +86,7 @@ typedef struct sim_contact {
   double *outside;        /* (n x 3) where such a vertex is pushed: its closest surface point, one
                           gap out along the outward normal */
   int inside_check;       /* look for vertices inside one-sided colliders at the next advance */
+  int anchoring;          /* contact_anchor's query: no self pairs (start.c) */
   double kappa_scale;     /* IPC's adaptive stiffness: doubled when a pair gets too close */
   double margin;          /* m, added to every pair's gap in a broad query (anchoring only) */
   double *yseg;           /* (n x 3) scratch: the end of a segment (y + dir) */
