@@ -129,6 +129,21 @@ def mesh_object(name, verts, faces):
     return ob
 
 
+def grid_sheet(name, n, point, frames, substeps, cache):
+    """An n x n quad sheet object, vertex (i, j) at point(i / n, j / n), simulated by tauform
+    (tau 0.2 s, stretch, density as the tests use) over frames 1..frames, cached in WORK/cache."""
+    verts = [point(i / n, j / n) for j in range(n + 1) for i in range(n + 1)]
+    faces = [(j * (n + 1) + i, j * (n + 1) + i + 1, (j + 1) * (n + 1) + i + 1,
+              (j + 1) * (n + 1) + i) for j in range(n) for i in range(n)]
+    sheet = mesh_object(name, verts, faces)
+    s = sheet.tauform
+    s.enabled, s.preview = True, False
+    s.frame_start, s.frame_end, s.substeps = 1, frames, substeps
+    s.tau, s.density = 0.2, 0.2
+    s.cache_dir = os.path.join(WORK, cache)
+    return sheet
+
+
 def plane_scene(tau_keyed=True):
     """The scene equivalent to fixtures/plane.lua, built from the rest mesh run.lua wrote."""
     pc2, obj = run_rig(os.path.join(OPT.root, "tests", "blender", "fixtures", "plane.lua"),

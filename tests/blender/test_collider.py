@@ -25,17 +25,10 @@ def scene(collide=True):
     ball.name = "Ball"
     ball.tauform_collider.enabled = collide
     ball.tauform_collider.one_sided = True
-    n = 16
-    verts = [(-0.5 + i / n + CENTER[0], -0.5 + j / n + CENTER[1], CENTER[2] + R + 0.05)
-             for j in range(n + 1) for i in range(n + 1)]
-    faces = [(j * (n + 1) + i, j * (n + 1) + i + 1, (j + 1) * (n + 1) + i + 1,
-              (j + 1) * (n + 1) + i) for j in range(n) for i in range(n)]
-    sheet = common.mesh_object("Sheet", verts, faces)
-    s = sheet.tauform
-    s.enabled, s.preview = True, False
-    s.frame_start, s.frame_end, s.substeps = 1, 24, 2
-    s.tau, s.stretch, s.density = 0.2, 500, 0.2
-    s.cache_dir = os.path.join(common.WORK, "collide" if collide else "free")
+    sheet = common.grid_sheet(
+        "Sheet", 16, lambda u, v: (u - 0.5 + CENTER[0], v - 0.5 + CENTER[1], CENTER[2] + R + 0.05),
+        24, 2, "collide" if collide else "free")
+    sheet.tauform.stretch = 500
     return ball, sheet
 
 

@@ -18,19 +18,12 @@ N = 10
 
 def scene(self_collision):
     common.reset()
-    verts = [(-0.3 + 0.6 * i / N, 0.15 * j / N, 0.01 + 0.6 * j / N)
-             for j in range(N + 1) for i in range(N + 1)]
-    faces = [(j * (N + 1) + i, j * (N + 1) + i + 1, (j + 1) * (N + 1) + i + 1,
-              (j + 1) * (N + 1) + i) for j in range(N) for i in range(N)]
-    sheet = common.mesh_object("Sheet", verts, faces)
+    sheet = common.grid_sheet("Sheet", N, lambda u, v: (-0.3 + 0.6 * u, 0.15 * v, 0.01 + 0.6 * v),
+                              30, 1, "self_on" if self_collision else "self_off")
     s = sheet.tauform
-    s.enabled, s.preview = True, False
-    s.frame_start, s.frame_end, s.substeps = 1, 30, 1
-    s.tau, s.stretch, s.density = 0.2, 1000, 0.2
-    s.thickness = 0.004
+    s.stretch, s.thickness = 1000, 0.004
     s.use_ground, s.ground_height = True, 0.0
     s.use_self_collision = self_collision
-    s.cache_dir = os.path.join(common.WORK, "self_on" if self_collision else "self_off")
     return sheet
 
 

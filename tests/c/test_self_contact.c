@@ -41,6 +41,15 @@ static void floor_at(tf_sim *sim, double h) {
   set1(sim, TF_PARAM_GROUND_HEIGHT, h);
 }
 
+/* a cloth simulation of the scene's mesh with tau (s), or NULL */
+static tf_sim *cloth_of(const scene *sc, double tau) {
+  tf_cloth_def def;
+  scene_def(sc, &def);
+  def.tau = tau;
+  tf_sim *sim = NULL;
+  return tf_cloth_create(&def, &sim, NULL, 0) == TF_OK ? sim : NULL;
+}
+
 /* self crossings of a triangle mesh at x */
 static long crossings(const double *x, uint32_t nv, const uint32_t *tris, uint32_t nt) {
   int *t = malloc(3 * sizeof *t * nt);
@@ -126,13 +135,10 @@ static self_run pile(int on, int frames) {
   const double O[3] = {-0.5, 0.0, 0.01}, EX[3] = {1, 0, 0}, EV[3] = {0, 0.2, 1};
   scene sc;
   scene_grid(&sc, 16, 16, 1.0, 1.0, O, EX, EV, 0);
-  tf_cloth_def def;
-  scene_def(&sc, &def);
-  def.tau = 0.2;
-  tf_sim *sim = NULL;
+  tf_sim *sim = cloth_of(&sc, 0.2);
   uint32_t nv = sc.vert_count;
   double *x = malloc(3 * sizeof *x * nv), *v = malloc(3 * sizeof *v * nv);
-  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) goto done;
+  if (!sim) goto done;
   floor_at(sim, 0.0);
   set1(sim, TF_PARAM_THICKNESS, PILE_THICK);
   set1(sim, TF_PARAM_SELF_CONTACT, on);
@@ -195,15 +201,10 @@ static self_run stacked_opt(int on, int opt) {
   uint32_t nv = sc.vert_count, nlo = lo.vert_count, np = hi.pin_count;
   uint32_t *pins = malloc(sizeof *pins * np);
   for (uint32_t q = 0; q < np; ++q) pins[q] = hi.pins[q] + nlo;
-  tf_cloth_def def;
-  scene_def(&sc, &def);
-  def.tau = 0.2;
-  tf_sim *sim = NULL;
+  tf_sim *sim = cloth_of(&sc, 0.2);
   double *x = malloc(3 * sizeof *x * nv), *tg = malloc(3 * sizeof *tg * np),
          *v = malloc(3 * sizeof *v * nv);
-  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK ||
-      tf_sim_set_pins(sim, pins, NULL, np) != TF_OK)
-    goto done;
+  if (!sim || tf_sim_set_pins(sim, pins, NULL, np) != TF_OK) goto done;
   floor_at(sim, 0.0);
   set1(sim, TF_PARAM_THICKNESS, STACK_THICK);
   set1(sim, TF_PARAM_FRICTION, 0.3);
@@ -292,15 +293,10 @@ static self_run tube(int on) {
     }
   uint32_t np = 2 * NA, *pins = malloc(sizeof *pins * np);
   for (uint32_t j = 0; j < NA; ++j) pins[j] = j, pins[NA + j] = NL * NA + j;
-  tf_cloth_def def;
-  scene_def(&sc, &def);
-  def.tau = 0.2;
-  tf_sim *sim = NULL;
+  tf_sim *sim = cloth_of(&sc, 0.2);
   uint32_t nv = sc.vert_count;
   double *x = malloc(3 * sizeof *x * nv), *tg = malloc(3 * sizeof *tg * np);
-  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK ||
-      tf_sim_set_pins(sim, pins, NULL, np) != TF_OK)
-    goto done;
+  if (!sim || tf_sim_set_pins(sim, pins, NULL, np) != TF_OK) goto done;
   set1(sim, TF_PARAM_THICKNESS, 0.003);
   set1(sim, TF_PARAM_SELF_CONTACT, on);
   for (int f = 0; f < r.frames; ++f) {
@@ -340,15 +336,11 @@ static self_run slide_off(int on, long *sphere_crossings) {
   scene_grid(&sc, 16, 16, 0.8, 0.8, O, EX, EY, 0);
   body b;
   body_sphere(&b, C, 0.25, 12, 24);
-  tf_cloth_def def;
-  scene_def(&sc, &def);
-  def.tau = 0.2;
-  tf_sim *sim = NULL;
+  tf_sim *sim = cloth_of(&sc, 0.2);
   uint32_t id, nv = sc.vert_count;
   double *x = malloc(3 * sizeof *x * nv);
   *sphere_crossings = 0;
-  if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK || body_add(sim, &b, 0.002, 0.2, &id) != TF_OK)
-    goto done;
+  if (!sim || body_add(sim, &b, 0.002, 0.2, &id) != TF_OK) goto done;
   floor_at(sim, -0.3);
   set1(sim, TF_PARAM_THICKNESS, 0.003);
   set1(sim, TF_PARAM_FRICTION, 0.2);
@@ -446,10 +438,8 @@ TF_TEST(self_opt_out_leaves_out_pairs_of_two_opted_out_sides) {
   scene sc;
   const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
   scene_grid(&sc, 2, 2, 1, 1, O, EX, EY, 0);
-  tf_cloth_def def;
-  scene_def(&sc, &def);
-  tf_sim *sim = NULL;
-  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  tf_sim *sim = cloth_of(&sc, 0.1);
+  ENSURE(sim);
   double map[9] = {1, 1, 1, 1, 0.5, 1, 1, 1, 1};
   ENSURE(tf_sim_set_param_map(sim, TF_PARAM_SELF_CONTACT, map, 9) == TF_E_INVALID_ARG);
   TF_NOTE("%s", tf_sim_last_error(sim));
@@ -472,10 +462,8 @@ TF_TEST(self_tangled_start_is_reported_and_runs) {
   scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
   scene_grid(&b, 8, 6, 0.4, 0.3, O1, EX, EZ, 0);
   two_sheets(&sc, &a, &b);
-  tf_cloth_def def;
-  scene_def(&sc, &def);
-  tf_sim *sim = NULL;
-  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  tf_sim *sim = cloth_of(&sc, 0.1);
+  ENSURE(sim);
   uint32_t count = 0, tri[3 * 64];
   ENSURE(tf_sim_self_intersections(sim, tri, 64, &count) == TF_OK);
   TF_NOTE("crossings at the start: %u", count);
