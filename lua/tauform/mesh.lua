@@ -350,4 +350,49 @@ end
 
 function M.vert_count(mesh) return #mesh.vertices // 3 end
 
+-- One mesh of several pieces, for layered garments that must not cross each other (a shirt and
+-- a jacket): one simulation with self-contact keeps its pieces apart, while two simulations do
+-- not see each other. Pieces keep their own vertex order, one after another; each piece's groups
+-- come as "<name>.<group>" and the piece as a group "<name>" (names: optional, "1", "2", ...).
+function M.merge(meshes, names)
+  if type(meshes) ~= "table" or #meshes == 0 then
+    error("tauform.mesh.merge: expected a list of meshes {vertices, triangles, groups}", 2)
+  end
+  if names ~= nil and (type(names) ~= "table" or #names ~= #meshes) then
+    error(("tauform.mesh.merge: names must list one name per mesh (%d)"):format(#meshes), 2)
+  end
+  local verts, tris, groups = {}, {}, {}
+  for k, m in ipairs(meshes) do
+    if type(m) ~= "table" or type(m.vertices) ~= "table" or type(m.triangles) ~= "table" then
+      error(("tauform.mesh.merge: meshes[%d] is not a mesh {vertices, triangles}"):format(k), 2)
+    end
+    local name = names and tostring(names[k]) or tostring(k)
+    if groups[name] then error(("tauform.mesh.merge: two pieces named '%s'"):format(name), 2) end
+    local base = #verts // 3
+    for _, x in ipairs(m.vertices) do -- flat {x, y, z, ...} or nested {{x, y, z}, ...}
+      if type(x) == "table" then
+        for c = 1, 3 do verts[#verts + 1] = x[c] end
+      else
+        verts[#verts + 1] = x
+      end
+    end
+    for _, t in ipairs(m.triangles) do
+      if type(t) == "table" then
+        for c = 1, 3 do tris[#tris + 1] = t[c] + base end
+      else
+        tris[#tris + 1] = t + base
+      end
+    end
+    local all = {}
+    for i = 1, #verts // 3 - base do all[i] = base + i end
+    groups[name] = all
+    for g, list in pairs(m.groups or {}) do
+      local out = {}
+      for j, i in ipairs(list) do out[j] = base + i end
+      groups[name .. "." .. g] = out
+    end
+  end
+  return { vertices = verts, triangles = tris, groups = groups }
+end
+
 return M

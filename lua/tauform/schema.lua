@@ -818,6 +818,7 @@ M.functions = {
     { "tauform.mesh.load_obj(path [, options]) -> mesh", "a Wavefront OBJ with named vertex groups" },
     { "tauform.mesh.group(mesh, name) -> indices", "a group's vertex list (an error lists the groups there are)" },
     { "tauform.mesh.vert_count(mesh) -> n", "vertex count" },
+    { "tauform.mesh.merge({ mesh, ... } [, { name, ... }]) -> mesh", "one mesh of several pieces (layered garments in one simulation, kept apart by self-contact); groups \"<name>.<group>\" and one per piece \"<name>\"" },
   } },
   { "Rigs, curves, caches", {
     { "tauform.key{ {frame, value, interp =, ease =}, ..., interp = } -> curve", "a keyframe curve: interp \"smooth\" (default), \"linear\" or \"constant\"; ease \"in\", \"out\", \"in_out\"; values numbers or vectors" },

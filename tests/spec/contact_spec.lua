@@ -418,3 +418,29 @@ describe("self-contact", function()
     raises(function() tauform.rig.load(spec) end, "contact.exclude")
   end)
 end)
+
+describe("tauform.mesh.merge", function()
+  it("makes one mesh of layered pieces that self-contact keeps apart", function()
+    local lower = tauform.mesh.grid{ width = 0.4, height = 0.4, nx = 6, ny = 6, origin = { -0.2, -0.2, 0.0024 } }
+    local upper = tauform.mesh.grid{ width = 0.4, height = 0.4, nx = 6, ny = 6, origin = { -0.2, -0.2, 0.06 } }
+    local m = tauform.mesh.merge({ lower, upper }, { "shirt", "jacket" })
+    assert.are.equal(2 * 49 * 3, #m.vertices)
+    assert.are.equal(2 * 72 * 3, #m.triangles)
+    assert.are.same({ 50, 51, 52, 53, 54, 55, 56 }, m.groups["jacket.row0"])
+    assert.are.equal(49, #m.groups.shirt)
+    -- nested input is accepted too
+    local nested = tauform.mesh.merge{ { vertices = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 } }, triangles = { { 1, 2, 3 } } }, lower }
+    assert.are.same({ 0, 0, 0, 1, 0, 0, 0, 1, 0 }, { table.unpack(nested.vertices, 1, 9) })
+    assert.are.same({ lower.triangles[1] + 3, lower.triangles[2] + 3, lower.triangles[3] + 3 }, { table.unpack(nested.triangles, 4, 6) })
+    raises(function() tauform.mesh.merge({ lower, upper }, { "a", "a" }) end, "two pieces named 'a'")
+    raises(function() tauform.mesh.merge({ lower, 3 }) end, "meshes[2] is not a mesh")
+    -- the upper sheet falls on the lower, which lies on the floor: with self-contact it stays above
+    local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangles, density = 0.2, stretch = 2000,
+                                       tau = 0.2, thickness = 0.003 }
+    sim:set{ ground_normal = { 0, 0, 1 }, ground_height = 0, self_contact = 1 }
+    for _ = 1, 24 do assert.is_true(sim:advance(1 / 24)) end
+    local x = sim:positions()
+    for i = 50, 98 do assert.is_true(x[3 * i] > x[3 * (i - 49)] + 0.002) end
+    assert.are.equal(0, #sim:self_intersections())
+  end)
+end)
