@@ -178,6 +178,10 @@ def object_settings(lib):
                                    description="A ground plane z = height (world up)")
     a["ground_height"] = P("ground_height", "Height")
     a["ground_friction"] = P("ground_friction", "Friction")
+    a["self_exclude_group"] = StringProperty(
+        name="Exclude Group", options=NOT_ANIMATABLE,
+        description="Vertex group (weight > 0) whose vertices do not collide with each other, "
+                    "only with the rest of the cloth (a collar sewn onto itself); empty: none")
     a["use_self_collision"] = BoolProperty(
         name="Self Collision", default=False,
         description="The cloth's (skin's) own layers never pass through each other: kept one "

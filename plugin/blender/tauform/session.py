@@ -66,12 +66,17 @@ class Session:
         self.n = md.vert_count
         self.pins, self.pin_weights = self._pins(obj, s, md)
         self.bend_weights = self._bend_weights(obj, s, md)
+        self.self_exclude = None
+        if s.self_exclude_group and self.kind == "CLOTH":
+            w = self._group(obj, md, s.self_exclude_group, "self collision exclude group")
+            self.self_exclude = [i for i in w if w[i] > 0.0]
         try:
             if s.rig != "NONE":
                 self._create_rig(s, md, base_dir)
             else:
                 self._create(s, inp)
             self._set_pins()
+            self._set_self_exclude()
             self.colliders = Colliders(lib, self.sim, scene, depsgraph, obj)
             self.apply(self.start, inp)
             self._start_on_targets(md)
@@ -85,7 +90,7 @@ class Session:
 
     @staticmethod
     def _group_names(obj, s):
-        return tuple(g for g in (s.pin_group, s.bend_group) if g)
+        return tuple(g for g in (s.pin_group, s.bend_group, s.self_exclude_group) if g)
 
     @staticmethod
     def _group(obj, md, name, what):
@@ -355,6 +360,17 @@ class Session:
                                  % (self.obj_name, frame, self._err()))
         if self.colliders is not None and len(self.colliders) and frame != self.start:
             self.colliders.move(inp.scene, inp.depsgraph, frame)
+
+    def _set_self_exclude(self):
+        """The exclude group's vertices (weight > 0) opt out of self collision with each other
+        (tf_sim_set_param_map of self_contact: 0 opted out, 1 not)."""
+        if self.self_exclude is None:
+            return
+        m = (C.c_double * self.n)(*([1.0] * self.n))
+        for i in self.self_exclude:
+            m[i] = 0.0
+        if self.dll.tf_sim_set_param_map(self.sim, abi.PARAM["self_contact"], m, self.n) != 0:
+            raise InputError("'%s': self collision exclude group: %s" % (self.obj_name, self._err()))
 
     def _set(self, name, vals):
         arr = (C.c_double * len(vals))(*vals)

@@ -131,6 +131,10 @@ class TAUFORM_PT_contact(SubPanel, bpy.types.Panel):
         col.prop(s, "thickness")
         col.prop(s, "friction")
         col.prop(s, "use_self_collision")
+        if s.kind == "CLOTH":
+            sub = col.column()
+            sub.active = s.use_self_collision
+            sub.prop_search(s, "self_exclude_group", context.object, "vertex_groups")
         col.prop(s, "use_ground")
         sub = col.column()
         sub.active = s.use_ground
