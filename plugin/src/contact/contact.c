@@ -281,40 +281,50 @@ tf_status contact_query(tf_sim *s, broad_query q, const broad_mesh *a, const bro
   return st;
 }
 
-/* a collider pair whose distance at the motion's start exceeds infl by more than its points can
- * close over the motion (each simulated point x0 -> x1, each collider point x0 -> x1 of the
- * collider when it moves): the distance changes at most by the largest displacement of one side
- * plus the other's. The broad phase's boxes hold many such pairs: with the anchoring margin (half
- * the predicted travel, ~0.1 m for a falling sheet) DRAPE-32 had 131k candidates at the impact */
-static int cannot_close(const tf_sim *s, const contact_pair *p, const double *x0, const double *x1,
-                        int colliders_move, double infl) {
-  const contact_collider *col = s->contact->col[p->collider];
+/* the largest displacement over x0 -> x1 of the points pts (n), m */
+static double travel(const double *x0, const double *x1, const int *pts, int n) {
+  double most = 0.0;
+  for (int q = 0; q < n; ++q) {
+    double d[3];
+    v3_sub(d, x1 + 3 * (size_t)pts[q], x0 + 3 * (size_t)pts[q]);
+    most = fmax(most, v3_norm(d));
+  }
+  return most;
+}
+
+int contact_cannot_close(const tf_sim *s, const contact_pair *p, const double *x0, const double *x1,
+                         int colliders_move, double infl) {
+  const contact_collider *col = contact_has_collider(p->kind) ? s->contact->col[p->collider] : NULL;
   int v[4];
   double xs[12];
-  double d0 = sqrt(
-      contact_pair_distance2_at(s, p, x0, colliders_move ? col->x0 : col->x1, NULL, NULL, v, xs));
+  const double *cx = col ? (colliders_move ? col->x0 : col->x1) : NULL;
+  double d0 = sqrt(contact_pair_distance2_at(s, p, x0, cx, NULL, NULL, v, xs));
   if (d0 < infl) return 0;
-  double ds = 0.0, dc = 0.0;
   uint32_t sv[4];
   int ns = contact_pair_vertices(s, p, sv);
-  if (x1)
-    for (int q = 0; q < ns; ++q) {
-      double d[3];
-      v3_sub(d, x1 + 3 * (size_t)sv[q], x0 + 3 * (size_t)sv[q]);
-      ds = fmax(ds, v3_norm(d));
-    }
+  if (!x1 && !(col && colliders_move)) return 1; /* nothing moves */
+  if (!col) { /* both sides simulated: their largest relative displacement */
+    int split = p->kind == CONTACT_SPT ? 1 : 2;
+    double most = 0.0;
+    for (int i = 0; i < split; ++i)
+      for (int j = split; j < ns; ++j) {
+        double r[3];
+        for (int k = 0; k < 3; ++k)
+          r[k] = (x1[3 * sv[i] + k] - x0[3 * sv[i] + k]) - (x1[3 * sv[j] + k] - x0[3 * sv[j] + k]);
+        most = fmax(most, v3_norm(r));
+      }
+    return d0 - most >= infl;
+  }
+  int pts[4];
+  for (int q = 0; q < ns; ++q) pts[q] = (int)sv[q];
+  double dc = 0.0;
   if (colliders_move) {
     const int *cv = p->kind == CONTACT_PT   ? col->tris + 3 * (size_t)p->b
                     : p->kind == CONTACT_TP ? (const int *)&p->a
                                             : col->edges + 2 * (size_t)p->b;
-    int nc = p->kind == CONTACT_PT ? 3 : p->kind == CONTACT_TP ? 1 : 2;
-    for (int q = 0; q < nc; ++q) {
-      double d[3];
-      v3_sub(d, col->x1 + 3 * (size_t)cv[q], col->x0 + 3 * (size_t)cv[q]);
-      dc = fmax(dc, v3_norm(d));
-    }
+    dc = travel(col->x0, col->x1, cv, p->kind == CONTACT_PT ? 3 : p->kind == CONTACT_TP ? 1 : 2);
   }
-  return d0 - ds - dc >= infl;
+  return d0 - (x1 ? travel(x0, x1, pts, ns) : 0.0) - dc >= infl;
 }
 
 /* a pair with a vertex that started inside this pair's (one-sided) collider */
@@ -371,7 +381,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
           m = 0.5 * (mass[e[0]] + mass[e[1]]);
         }
         if (touches_inside(s, &p)) continue; /* pushed out by its own spring (barrier.c) */
-        if (cannot_close(s, &p, x0, x1, colliders_move, infl)) continue;
+        if (contact_cannot_close(s, &p, x0, x1, colliders_move, infl)) continue;
         contact_pair_init(s, &p, m, dhat, mu);
         if (!contact_push_pair(s, p)) return TF_E_NOMEM;
       }

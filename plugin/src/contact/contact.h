@@ -121,6 +121,13 @@ typedef struct sim_contact {
  * lighter side's), kg. The barrier's force at half the gap balances KAPPA_LOAD times its weight */
 TF_LOCAL void contact_pair_init(const tf_sim *s, contact_pair *p, double mass, double dhat,
                                 double mu);
+/* a candidate farther than infl at x0 (colliders at x0 when they move, else x1) by more than its
+ * points can close over x0 -> x1 (x1 Nullable: static): the distance changes at most by the
+ * largest relative displacement of its two sides (a self pair) or by the simulated side's plus
+ * the collider's. The broad phase's boxes hold many such pairs (a sheet's in-plane neighbours
+ * while it deforms fast; with the anchoring margin DRAPE-32 had 131k candidates at the impact) */
+TF_LOCAL int contact_cannot_close(const tf_sim *s, const contact_pair *p, const double *x0,
+                                  const double *x1, int colliders_move, double infl);
 /* a candidate into the pairs (grows them rarely); 0 when out of memory */
 TF_LOCAL int contact_push_pair(tf_sim *s, contact_pair p);
 /* a broad query into the contact's buffer, grown once if the candidates do not fit */

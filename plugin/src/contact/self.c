@@ -29,7 +29,6 @@
 
 #include "contact/contact.h"
 #include "core/vec3.h"
-#include "geom/distance.h"
 #include "sim/sim.h"
 
 int contact_self_on(const tf_sim *s) { return s->contact && s->par.self_contact != 0.0; }
@@ -46,60 +45,12 @@ void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double
     pairmat_add(pm, i, j, blk);
 }
 
-static void gather(double *dst, const double *src, int i) { v3_copy(dst, src + 3 * (size_t)i); }
-
-/* a self pair's four vertices, its first side before the returned split (1 or 2) */
-static int self_stencil(const sim_contact *c, int kind, uint32_t a, uint32_t b, uint32_t v[4]) {
-  if (kind == CONTACT_SPT) {
-    const int *t = c->tris + 3 * (size_t)b;
-    v[0] = a, v[1] = (uint32_t)t[0], v[2] = (uint32_t)t[1], v[3] = (uint32_t)t[2];
-    return 1;
-  }
-  const int *ea = c->edges + 2 * (size_t)a, *eb = c->edges + 2 * (size_t)b;
-  v[0] = (uint32_t)ea[0], v[1] = (uint32_t)ea[1], v[2] = (uint32_t)eb[0], v[3] = (uint32_t)eb[1];
-  return 2;
-}
-
-/* the largest relative displacement between a vertex of one side of a self pair and one of the
- * other over the motion x0 -> x1 (x1 Nullable: 0): the pair's distance changes at most this much
- * along the way (both sides move linearly) */
-static double self_relative_travel(const sim_contact *c, int kind, uint32_t a, uint32_t b,
-                                   const double *x0, const double *x1) {
-  if (!x1) return 0.0;
-  uint32_t v[4];
-  int split = self_stencil(c, kind, a, b, v);
-  double most = 0.0;
-  for (int i = 0; i < split; ++i)
-    for (int j = split; j < 4; ++j) {
-      double r[3];
-      for (int k = 0; k < 3; ++k)
-        r[k] = (x1[3 * v[i] + k] - x0[3 * v[i] + k]) - (x1[3 * v[j] + k] - x0[3 * v[j] + k]);
-      most = fmax(most, v3_norm(r));
-    }
-  return most;
-}
-
-/* squared distance of a self pair's stencil at x (the rest shape for the exclusion) */
-static double self_distance2(const sim_contact *c, int kind, uint32_t a, uint32_t b,
-                             const double *x) {
-  double xs[12];
-  if (kind == CONTACT_SPT) {
-    const int *t = c->tris + 3 * (size_t)b;
-    gather(xs, x, (int)a);
-    for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, x, t[k]);
-    return geom_pt_distance2(xs, NULL, NULL, NULL);
-  }
-  const int *ea = c->edges + 2 * (size_t)a, *eb = c->edges + 2 * (size_t)b;
-  gather(xs, x, ea[0]), gather(xs + 3, x, ea[1]), gather(xs + 6, x, eb[0]),
-      gather(xs + 9, x, eb[1]);
-  return geom_ee_distance2(xs, NULL, NULL, NULL);
-}
-
 /* the pair's two sides each hold an opted-out vertex, or it touches a tangled vertex */
-static int left_out(const sim_contact *c, int kind, uint32_t a, uint32_t b) {
+static int left_out(const tf_sim *s, const contact_pair *p) {
+  const sim_contact *c = s->contact;
   uint32_t v[4];
-  int split = self_stencil(c, kind, a, b, v);
-  int off0 = 0, off1 = 0;
+  contact_pair_vertices(s, p, v);
+  int split = p->kind == CONTACT_SPT ? 1 : 2, off0 = 0, off1 = 0;
   for (int k = 0; k < 4; ++k) {
     if (c->tangled[v[k]]) return 1;
     if (c->self_off[v[k]]) *(k < split ? &off0 : &off1) = 1;
@@ -150,16 +101,18 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
     if (st != TF_OK) return st;
     for (size_t q = 0; q < count; ++q) {
       uint32_t a = (uint32_t)c->buf[q].a, b = (uint32_t)c->buf[q].b;
-      if (left_out(c, kind, a, b)) continue;
-      if (self_distance2(c, kind, a, b, s->model.rest) < dhat * dhat) {
+      contact_pair p = {.kind = (uint8_t)kind, .a = a, .b = b};
+      if (left_out(s, &p)) continue;
+      int v[4];
+      double xs[12];
+      if (contact_pair_distance2_at(s, &p, s->model.rest, NULL, NULL, NULL, v, xs) < dhat * dhat) {
         c->self_excluded++;
         continue;
       }
-      /* boxes overlap, but the pair starts farther apart than its sides can close over the
-       * motion: a sheet's near neighbours in the plane, most of the broad phase's pairs when
-       * the sheet deforms fast (DRAPE-SELF-128 at the impact) */
-      double d0 = sqrt(self_distance2(c, kind, a, b, me->x0));
-      if (d0 - self_relative_travel(c, kind, a, b, me->x0, me->x1) >= infl) continue;
+      /* boxes overlap, but the pair cannot come within its gap over the motion: a sheet's near
+       * neighbours in the plane, most of the broad phase's pairs when the sheet deforms fast
+       * (DRAPE-SELF-128 at the impact) */
+      if (contact_cannot_close(s, &p, me->x0, me->x1, 0, infl)) continue;
       double m0, m1;
       if (kind == CONTACT_SPT) {
         const int *t = c->tris + 3 * (size_t)b;
@@ -171,7 +124,6 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
         m1 = 0.5 * (mass[eb[0]] + mass[eb[1]]);
       }
       /* stiffness from the lighter side's weight, as a vertex on a collider */
-      contact_pair p = {.kind = (uint8_t)kind, .a = a, .b = b};
       contact_pair_init(s, &p, fmin(m0, m1), dhat, mu);
       if (!contact_push_pair(s, p)) return TF_E_NOMEM;
     }
