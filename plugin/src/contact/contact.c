@@ -88,7 +88,7 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   broad_init(&c->bp, &s->mem);
   c->kappa_scale = 1.0;
   c->min_distance = INFINITY;
-  c->inside_check = 1;
+  c->inside_check = c->tangle_check = 1;
   tf_status st = build_surface(s, c);
   if (st != TF_OK) return st;
   c->yseg = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->yseg);
@@ -495,7 +495,13 @@ void contact_begin_advance(tf_sim *s) {
     find_inside(s);
   else
     count_frames_inside(c, c->below); /* the ground's, as find_inside keeps them */
-  if (contact_self_on(s)) contact_self_tangles(s);
+  /* likewise an advance with self-contact on never makes the surface cross itself: look again
+   * only after a new state or map, while crossings remain, or once self-contact comes on (the
+   * search is a broad-phase query over the whole surface) */
+  if (!contact_self_on(s))
+    c->tangle_check = 1;
+  else if (c->tangle_check)
+    contact_self_tangles(s);
 }
 
 double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active) {

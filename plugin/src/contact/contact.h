@@ -105,6 +105,7 @@ typedef struct sim_contact {
   uint8_t *tangled;    /* (n) 1: on an edge or triangle that crossed the surface at the advance's
                         start: out of self-contact until it comes apart (self.c) */
   uint32_t tangles;    /* edge-triangle crossings found at the advance's start */
+  int tangle_check;    /* look for the surface's own crossings at the next advance */
   double *xrel;        /* (n x 3) scratch: a motion's end less its mean translation (self.c) */
   uint32_t self_pairs; /* self candidates of the current segment */
   uint32_t self_pairs_max; /* of the advance in progress: the largest segment's */

@@ -19,8 +19,9 @@
  *
  * A start that already crosses itself (a garment modelled through itself): the barrier keeps
  * each pair on the side it starts on, so it would hold a crossing in place, and the CCD would stop
- * every step that tried to undo it. At each advance's start the surface's edges are tested
- * against its triangles; the vertices of a crossing edge and triangle are "tangled": out of
+ * every step that tried to undo it. At an advance's start (after a new state or map, when
+ * self-contact comes on, while crossings remain) the surface's edges are tested against its
+ * triangles; the vertices of a crossing edge and triangle are "tangled": out of
  * self-contact until no edge crosses there any more, so the cloth's own forces can pull the layers
  * apart (nothing is pushed: which way is "out" is not defined for two sheets). Counted in
  * tf_stats.intersecting; tf_sim_self_intersections lists the crossings. */
@@ -207,5 +208,6 @@ void contact_self_tangles(tf_sim *s) {
   sim_contact *c = s->contact;
   memset(c->tangled, 0, c->n);
   c->tangles = contact_self_crossings(s, s->state.x, NULL, 0, c->tangled);
+  c->tangle_check = c->tangles > 0;
   for (uint32_t i = 0; i < c->n; ++i) c->intersecting += c->tangled[i];
 }

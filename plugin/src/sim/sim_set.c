@@ -36,6 +36,7 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
 tf_status sim_set_self_map(tf_sim *s, const double *values) {
   if (contact_enable(s) != TF_OK) return TF_E_NOMEM;
   for (uint32_t i = 0; i < s->model.n; ++i) s->contact->self_off[i] = values[i] == 0.0;
+  s->contact->tangle_check = 1; /* opted-out parts may have crossed each other */
   return TF_OK;
 }
 
@@ -49,5 +50,6 @@ void sim_set_state(tf_sim *s, const double *x, const double *v) {
   /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
    * the state); otherwise (a teleport) they restart at their vertices like hard pins */
   pins_restart(s, s->pins.targets_fresh);
-  if (s->contact) s->contact->inside_check = 1; /* a new state may start inside a body */
+  if (s->contact) /* a new state may start inside a body or crossing itself */
+    s->contact->inside_check = s->contact->tangle_check = 1;
 }
