@@ -78,8 +78,9 @@ typedef struct bench_config {
   /* DRAPE */
   const char *collider; /* OBJ of the sphere */
   double thickness, collider_thickness, friction;
-  const char *positions; /* Nullable: frame-100 positions for drape_metrics.py */
-  int self_contact;      /* DRAPE-SELF: self-contact on (the cloth's thickness is its gap) */
+  const char *positions;    /* Nullable: frame-100 positions for drape_metrics.py */
+  int self_contact;         /* DRAPE-SELF: self-contact on (the cloth's thickness is its gap) */
+  tf_bend_model bend_model; /* default TF_BEND_SHELL */
 } bench_config;
 
 /* DRAPE's contact numbers, summed or extremal over the frames */
@@ -321,6 +322,7 @@ static int run_case(bench_result *r) {
   def.stretch_stiffness = cfg->stretch;
   def.poisson = cfg->poisson;
   def.bend_stiffness = cfg->bend;
+  def.bend_model = cfg->bend_model;
   def.gravity[0] = 0.0;
   def.gravity[1] = 0.0;
   def.gravity[2] = GRAVITY_Z;
@@ -684,7 +686,7 @@ static void usage(FILE *f) {
       "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
       "                     [--newton N] [--tolerance T] [--trace] [--all]\n"
       "                     [--collider PATH.obj] [--thickness M] [--collider-thickness M]\n"
-      "                     [--friction MU] [--positions FILE] [--self]\n"
+      "                     [--friction MU] [--positions FILE] [--self] [--bend-model M]\n"
       "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
       "              (falls onto a sphere above a ground plane)\n"
       "  --n         quads per side (default %u)\n"
@@ -694,6 +696,7 @@ static void usage(FILE *f) {
       "  --frames    frames at 24 fps (default %u)\n"
       "  --stretch   stretch stiffness, N/m (default %g)\n"
       "  --bend      bend stiffness, N m (default %g)\n"
+      "  --bend-model shell (default) or hinge: the bending energy (tf_bend_model)\n"
       "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
       "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
       "  --trace     one line per frame on stderr: ms, Newton and CG iterations, corner z\n"
@@ -746,7 +749,8 @@ int main(int argc, char **argv) {
                       DEFAULT_COLLIDER_THICKNESS,
                       DRAPE_FRICTION,
                       NULL,
-                      0};
+                      0,
+                      TF_BEND_SHELL};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
@@ -796,6 +800,9 @@ int main(int argc, char **argv) {
       bad = parse_double(v, &cfg.stretch) != 0 || !(cfg.stretch > 0.0);
     } else if (strcmp(a, "--bend") == 0) {
       bad = parse_double(v, &cfg.bend) != 0 || cfg.bend < 0.0;
+    } else if (strcmp(a, "--bend-model") == 0) {
+      bad = strcmp(v, "shell") != 0 && strcmp(v, "hinge") != 0;
+      cfg.bend_model = strcmp(v, "hinge") == 0 ? TF_BEND_HINGE : TF_BEND_SHELL;
     } else if (strcmp(a, "--tolerance") == 0) {
       bad = parse_double(v, &cfg.tolerance) != 0 || !(cfg.tolerance > 0.0);
     } else if (strcmp(a, "--newton") == 0) {

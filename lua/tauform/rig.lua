@@ -460,7 +460,8 @@ function Rig:create_cloth(first)
   local spec, m = self.spec, self.spec.material or {}
   local def = { vertices = self.mesh.vertices, triangles = self.mesh.triangles, density = m.density,
                 total_mass = m.total_mass, masses = m.masses, stretch = m.stretch, poisson = m.poisson,
-                pin_stiffness = m.pin_stiffness, solver = spec.solver }
+                pin_stiffness = m.pin_stiffness, bend_model = m.bend_model, bend_poisson = m.bend_poisson,
+                solver = spec.solver }
   def.tau = sample(self, "tau", spec.tau, first)
   def.kappa = sample(self, "kappa", spec.kappa, first)
   def.gravity = sample(self, "gravity", spec.gravity, first, true)

@@ -46,7 +46,7 @@ end
 -- parameters a constructor reads (the C binding reads these itself); `after` ones the Lua layer
 -- sets with sim:set right after creation, so every parameter of the kind is a constructor field
 local CLOTH_READS = { stretch = 1, poisson = 1, bend = 1, tau = 1, kappa = 1, phi = 1, psi = 1, pin_stiffness = 1,
-                      gravity = 1 }
+                      gravity = 1, bend_poisson = 1 }
 local FLESH_READS = { youngs = 1, poisson = 1, tau = 1, kappa = 1, pin_stiffness = 1, gravity = 1 }
 
 local function param_names(kind)
@@ -55,6 +55,10 @@ local function param_names(kind)
   table.sort(names)
   return names
 end
+
+local BEND_MODEL = { "bend_model", type = "enum", values = { "shell", "hinge" }, default = "hinge",
+  doc = "\"shell\": isotropic plate bending on any mesh, with bend_poisson; \"hinge\": the discrete hinge "
+     .. "(stiffer along some mesh directions; physics.md, Bending)" }
 
 local SOLVER = { "solver", type = "table", sub = "solver", doc = "Newton and CG limits of the implicit step" }
 
@@ -73,6 +77,7 @@ local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangle
   { "total_mass", unit = "kg", default = "(from density)", bounds = "> 0", doc = "the cloth's whole mass, spread by area (replaces density)" },
   { "integrator", type = "enum", values = { "tau", "strain_rate" }, default = "tau",
     doc = "\"tau\" (Young 2007 damping) or \"strain_rate\" (phi/psi damping, for comparison)" },
+  BEND_MODEL,
   SOLVER,
 }
 for _, name in ipairs(param_names("cloth")) do
@@ -278,6 +283,8 @@ tbl("rig.material (cloth)", {
   { "stretch", param = "stretch" },
   { "poisson", param = "poisson" },
   { "pin_stiffness", param = "pin_stiffness" },
+  BEND_MODEL,
+  { "bend_poisson", param = "bend_poisson", keyed = false },
   moved = { bend = "bend (top level)", youngs = "a flesh rig's material" },
 })
 tbl("rig.material (flesh)", {

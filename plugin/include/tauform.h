@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 6
+#define TF_VERSION_MINOR 7
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -96,6 +96,19 @@ typedef struct tf_logger {
 /* ---------------------------------------------------------------------------------------------
  * Cloth definition. */
 
+/* 1.7: the cloth's bending energy (plugin/docs/physics.md compares them) */
+typedef enum tf_bend_model {
+  /* isotropic thin-plate bending, A D/2 [nu (tr S)^2 + (1 - nu) tr S^2] per triangle, S the
+   * change of the second fundamental form from the quadratic through the triangle and three
+   * neighbouring vertices (Phaal & Calladine 1992, Onate & Zarate 2000): the same stiffness in
+   * every direction on any triangulation, a bending Poisson ratio (TF_PARAM_BEND_POISSON) */
+  TF_BEND_SHELL = 0,
+  /* the discrete hinge on each interior edge (Bridson et al. 2003, Grinspun et al. 2003), the
+   * 1.6 behaviour: cheaper, but stiffer along some mesh directions than others (3x along one
+   * diagonal of a regular grid) */
+  TF_BEND_HINGE = 1
+} tf_bend_model;
+
 typedef enum tf_integrator {
   /* Young 2007: each step minimizes KE + (tau/dt) PE, every deformation mode critically damped,
    * rigid (ballistic) motion of free pieces untouched; kappa brings controlled oscillation back. */
@@ -135,7 +148,8 @@ typedef struct tf_cloth_def {
   double stretch_stiffness; /* N/m, in (0, 1e9], 2D Young's modulus (E x thickness), default 1000 */
   double poisson;           /* in (-1, 1), default 0.3 */
 
-  /* bending: discrete hinge energy (Bridson et al. 2003), resolution independent */
+  /* bending (bend_model below): D of the thin plate, the energy per area of a bend of curvature c
+   * is D c^2 / 2 */
   double bend_stiffness; /* N m, in [0, 1e3], flexural rigidity, default 1e-5 */
 
   double gravity[3]; /* m/s^2, each in [-1e4, 1e4], default {0, 0, -9.81}: Z up */
@@ -158,6 +172,11 @@ typedef struct tf_cloth_def {
    * (hosts in 1-based languages: Lua, Julia, Fortran), for this create and the simulation's calls
    */
   uint32_t index_base;
+
+  /* 1.7: the bending energy, default TF_BEND_HINGE (the 1.6 behaviour), and the shell's Poisson
+   * ratio (TF_PARAM_BEND_POISSON, default 0: woven fabrics) */
+  tf_bend_model bend_model;
+  double bend_poisson;
 } tf_cloth_def;
 
 /* Fill every field this header knows about with its default. */
@@ -314,6 +333,9 @@ typedef enum tf_param {
   /* 1.6: 1 value, 0 or 1: self-contact, the cloth's or skin's own layers kept one thickness
    * apart (same barrier, CCD and friction as colliders), default 0 (off) */
   TF_PARAM_SELF_CONTACT = 26,
+  /* 1.7: 1 value, [-0.9, 0.5]: the bending Poisson ratio of TF_BEND_SHELL (a twist costs
+   * 2 (1 - nu) times a bend of the same curvature; woven fabric is near 0), default 0; cloth */
+  TF_PARAM_BEND_POISSON = 27,
   TF_PARAM_COUNT_
 } tf_param;
 

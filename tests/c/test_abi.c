@@ -42,6 +42,8 @@ TF_TEST(abi_struct_layout) {
       {"tf_cloth_def.allocator", offsetof(tf_cloth_def, allocator), 192},
       {"tf_cloth_def.logger", offsetof(tf_cloth_def, logger), 216},
       {"tf_cloth_def.index_base", offsetof(tf_cloth_def, index_base), 240},
+      {"tf_cloth_def.bend_model", offsetof(tf_cloth_def, bend_model), 244},
+      {"tf_cloth_def.bend_poisson", offsetof(tf_cloth_def, bend_poisson), 248},
       {"tf_flesh_material.youngs_modulus", offsetof(tf_flesh_material, youngs_modulus), 0},
       {"tf_flesh_material.poisson", offsetof(tf_flesh_material, poisson), 8},
       {"tf_flesh_material.density", offsetof(tf_flesh_material, density), 16},
@@ -161,7 +163,7 @@ TF_TEST(abi_struct_layout) {
       {"tf_param_info.integer", offsetof(tf_param_info, integer), 72},
       {"tf_param_info.keyable", offsetof(tf_param_info, keyable), 76},
       {"tf_param_info.default_values", offsetof(tf_param_info, default_values), 80},
-      {"sizeof tf_cloth_def", sizeof(tf_cloth_def), 248},
+      {"sizeof tf_cloth_def", sizeof(tf_cloth_def), 256},
       {"sizeof tf_flesh_material", sizeof(tf_flesh_material), 24},
       {"sizeof tf_flesh_def", sizeof(tf_flesh_def), 256},
       {"sizeof tf_tetmesh_view", sizeof(tf_tetmesh_view), 40},
@@ -189,6 +191,8 @@ TF_TEST(abi_struct_layout) {
          TF_PARAM_GRAVITY == 3 && TF_PARAM_PSI == 8);
   ENSURE(TF_PARAM_WIND == 9 && TF_PARAM_AIR_DENSITY == 10 && TF_PARAM_GUST_PERIOD == 18);
   ENSURE(TF_INTEGRATOR_TAU == 0 && TF_INTEGRATOR_STRAIN_RATE == 1);
+  ENSURE(TF_PARAM_SELF_CONTACT == 26 && TF_PARAM_BEND_POISSON == 27);
+  ENSURE(TF_BEND_SHELL == 0 && TF_BEND_HINGE == 1);
 }
 
 TF_TEST(abi_versions_and_names) {

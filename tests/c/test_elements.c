@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * Element sets (sim/elements/): the objective is nothing but the sum of its sets plus inertia, and
  * every set's gradient is the derivative of its energy, checked through the generic interface
- * (ops->eval) on a deformed cloth (membrane, hinge, soft pins, drag with air) and a deformed
+ * (ops->eval) on a deformed cloth (membrane, hinge or shell, soft pins, drag with air) and a deformed
  * flesh block (tets, soft pins, drag). A set whose kernel and energy disagree, or a set left out of
  * the objective's loop, fails here. */
 #include <math.h>
@@ -94,6 +94,13 @@ TF_TEST(elements_cloth_sets_gradients_match_their_energies) {
   ENSURE(tf_cloth_create(&def, &s, NULL, 0) == TF_OK);
   ENSURE(deform(s, 3, 0.05) == TF_OK);
   ENSURE(!strcmp(s->sets[0].ops->name, "membrane") && !strcmp(s->sets[1].ops->name, "hinge"));
+  check_sets(tf_failed_, s, 1e-6, 4);
+  tf_sim_destroy(s);
+  /* the same cloth with shell bending: its set stands where the hinges stood */
+  def.bend_model = TF_BEND_SHELL;
+  ENSURE(tf_cloth_create(&def, &s, NULL, 0) == TF_OK);
+  ENSURE(deform(s, 3, 0.05) == TF_OK);
+  ENSURE(!strcmp(s->sets[1].ops->name, "shell") && s->shell && !s->hinge);
   check_sets(tf_failed_, s, 1e-6, 4);
   tf_sim_destroy(s);
   scene_free(&sc);

@@ -51,7 +51,7 @@ describe("parameter table", function()
         assert.are.same(p.default, sim:get(name))
       end
     end
-    assert.are.equal(27, n)
+    assert.are.equal(28, n)
   end)
 end)
 
@@ -116,6 +116,45 @@ describe("sim", function()
     collectgarbage(); collectgarbage()
     assert.are.equal(base, tauform.native_bytes())
     assert.matches("closed", tostring(s))
+  end)
+end)
+
+describe("bending models", function()
+  -- a grid bent onto a cylinder of curvature 1/m along its diagonal: the shell stores B c^2 A / 2
+  -- in every direction, the hinge about 3x that along this diagonal (physics.md, Bending)
+  local function diagonal_cylinder_energy(model)
+    local g = tauform.mesh.grid{ nx = 16, ny = 16 }
+    local sim <close> = tauform.cloth{ vertices = g.vertices, triangles = g.triangles, bend = 1e-3, stretch = 1e-9,
+                                       gravity = { 0, 0, 0 }, bend_model = model, bend_poisson = 0.2 }
+    local x, s = {}, math.sqrt(0.5)
+    for i = 1, #g.vertices, 3 do
+      local u, v = g.vertices[i] - 0.5, g.vertices[i + 1] - 0.5
+      local a, b = s * (u + v), s * (v - u)
+      local xa = math.sin(a)
+      x[i], x[i + 1], x[i + 2] = s * (xa - b), s * (xa + b), 1 - math.cos(a)
+    end
+    sim:set_state(x)
+    return sim:energy() / (0.5 * 1e-3)
+  end
+
+  it("shell is isotropic, hinge is not; bend_poisson is a cloth parameter", function()
+    assert.is_true(math.abs(diagonal_cylinder_energy("shell") - 1) < 0.01)
+    assert.is_true(diagonal_cylinder_energy("hinge") > 2.5)
+    local sim <close> = tauform.cloth{ vertices = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, triangles = { 1, 2, 3 } }
+    assert.are.equal(0, sim:get("bend_poisson"))
+    sim:set{ bend_poisson = 0.3 }
+    assert.are.equal(0.3, sim:get("bend_poisson"))
+  end)
+
+  it("refuses an unknown model and a Poisson ratio out of range", function()
+    local tri = { vertices = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, triangles = { 1, 2, 3 } }
+    tri.bend_model = "plate"
+    assert.has_error(function() tauform.cloth(tri) end,
+                     "bad argument #1 to 'tauform.cloth' (bend_model: expected \"shell\" or \"hinge\", got string \"plate\")")
+    tri.bend_model, tri.bend_poisson = "shell", 0.7
+    local ok, err = pcall(tauform.cloth, tri)
+    assert.is_false(ok)
+    assert.is_truthy(tostring(err):find("bend_poisson", 1, true))
   end)
 end)
 

@@ -58,7 +58,7 @@ describe("every documented field is accepted", function()
 
   it("by tauform.cloth", function()
     local def = { vertices = grid.vertices, triangles = grid.triangles, groups = grid.groups, density = 0.2,
-                  integrator = "tau", solver = { max_newton = 5, max_cg = 50, tolerance = 1e-3, abs_tolerance = 1e-8 } }
+                  integrator = "tau", bend_model = "hinge", solver = { max_newton = 5, max_cg = 50, tolerance = 1e-3, abs_tolerance = 1e-8 } }
     for name, p in pairs(P) do if p.cloth then def[name] = p.default end end
     local a = { vertices = grid.vertices, triangles = grid.triangles, total_mass = 1 }
     local b = { vertices = grid.vertices, triangles = grid.triangles, masses = {} }
@@ -146,7 +146,8 @@ describe("every documented field is accepted", function()
     local turbulence = { amplitude = 0.5, scale = 1, time = 0.5, seed = 3 }
     local gust = { amplitude = 0.2, period = 2 }
     local wind = { velocity = { 2, 0, 0 }, density = 1.2, drag = 1.2, lift = 0.6, turbulence = turbulence, gust = gust }
-    local material = { density = 0.2, stretch = 2000, poisson = 0.3, pin_stiffness = 500 }
+    local material = { density = 0.2, stretch = 2000, poisson = 0.3, pin_stiffness = 500, bend_model = "shell",
+                       bend_poisson = 0.2 }
     local bend = { value = 1e-5, groups = { row0 = 1e-4 } }
     local cloth = { mesh = m, material = material, fps = 24, frames = { 1, 3 }, substeps = 1, tau = 0.5, kappa = 0.1,
                     gravity = { 0, 0, -9.81 }, bend = bend, pins = { pin, { indices = { 16 }, weight = 0.5 },

@@ -42,6 +42,8 @@ class ClothDef(C.Structure):
         ("pin_stiffness", C.c_double),
         ("solver", SolverSettings), ("allocator", Allocator), ("logger", Logger),
         ("index_base", C.c_uint32),
+        ("bend_model", C.c_int),  # 1.7
+        ("bend_poisson", C.c_double),
     ]
 
 

@@ -38,7 +38,9 @@
  *     it stays below 9.2e18; eddies below 0.1 mm are below any cloth element anyway. <= 1e6 (m, s):
  *     a larger eddy or slower change is a constant wind;
  *   gust <= 100 (gusts of 101x the base wind);
- *   youngs_modulus <= 1e12 Pa (diamond, 1.05e12 Pa). */
+ *   youngs_modulus <= 1e12 Pa (diamond, 1.05e12 Pa);
+ *   bend_poisson in [-0.9, 0.5]: an isotropic plate's range is (-1, 0.5]; at -1 a twist would
+ *     cost 4x a bend and the energy loses its meaning. */
 static const param_desc PARAMS[TF_PARAM_COUNT_] = {
     [TF_PARAM_TAU] = {"tau", OFF(tau), 1, 0, 1e6, 1, 0, 0, "s", "tau", C | F, 1, D1(0.1),
                       "time scale of settling: every mode comes to rest in about tau (Young 2007)"},
@@ -144,6 +146,10 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
     [TF_PARAM_SELF_CONTACT] = {"self_contact", OFF(self_contact), 1, 0, 1, 0, 0, 1, "",
                                "self_contact", C | F, 1, D1(0),
                                "1: the surface's own layers never pass through each other"},
+    [TF_PARAM_BEND_POISSON] = {"bend_poisson", OFF(bend_poisson), 1, -0.9, 0.5, 0, 0, 0, "",
+                               "bend_poisson", C, 1, D1(0),
+                               "bending Poisson ratio of the shell bending (a twist costs 2 (1 - "
+                               "nu) x a bend); 0 for woven fabric"},
 };
 
 #undef C

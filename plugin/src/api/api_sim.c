@@ -31,7 +31,8 @@ static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) 
       *why = "a cloth parameter (flesh has youngs_modulus)";
       return !flesh;
     case TF_PARAM_BEND_STIFFNESS:
-      *why = "a cloth parameter (flesh has no hinges)";
+    case TF_PARAM_BEND_POISSON:
+      *why = "a cloth parameter (flesh bends through its tets)";
       return !flesh;
     case TF_PARAM_PHI:
     case TF_PARAM_PSI:
@@ -98,7 +99,7 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
           "tf_sim_set_param_map: only bend_stiffness and self_contact have a per-vertex map (got "
           "%d)",
           (int)param);
-  FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && !sim->hinge, TF_E_UNSUPPORTED,
+  FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->kind != SIM_CLOTH, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);

@@ -72,6 +72,14 @@ static int l_cloth(lua_State *L) {
   tfl_opt_number_field(L, 1, 1, "stretch", &def.stretch_stiffness);
   tfl_opt_number_field(L, 1, 1, "poisson", &def.poisson);
   tfl_opt_number_field(L, 1, 1, "bend", &def.bend_stiffness);
+  tfl_opt_number_field(L, 1, 1, "bend_poisson", &def.bend_poisson);
+  if (lua_getfield(L, 1, "bend_model") != LUA_TNIL) {
+    const char *name = lua_tostring(L, -1);
+    if (!name || (strcmp(name, "shell") != 0 && strcmp(name, "hinge") != 0))
+      luaL_argerror(L, 1, "field 'bend_model' must be \"shell\" or \"hinge\"");
+    def.bend_model = strcmp(name, "hinge") == 0 ? TF_BEND_HINGE : TF_BEND_SHELL;
+  }
+  lua_pop(L, 1);
   tfl_opt_number_field(L, 1, 1, "tau", &def.tau);
   tfl_opt_number_field(L, 1, 1, "kappa", &def.kappa);
   tfl_opt_number_field(L, 1, 1, "phi", &def.phi);

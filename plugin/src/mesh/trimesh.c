@@ -279,3 +279,60 @@ int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **out_ptr, uint
   *out_ptr = ptr, *out_adj = adj, *out_count = count;
   return 1;
 }
+
+int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps) {
+  uint32_t nt = t->tri_count;
+  /* each half edge with its triangle and corner; twins sort next to each other */
+  half_edge *he = mem_array(m, (size_t)nt * 3, sizeof *he);
+  if (!he) return 0;
+  for (uint32_t f = 0; f < nt; ++f)
+    for (int k = 0; k < 3; ++k) {
+      uint32_t a = t->tris[3 * f + (k + 1) % 3], b = t->tris[3 * f + (k + 2) % 3];
+      he[3 * f + k] = (half_edge){a < b ? a : b, a < b ? b : a, f, (uint32_t)k};
+      flaps[3 * f + k] = UINT32_MAX;
+    }
+  qsort(he, (size_t)nt * 3, sizeof *he, cmp_half_edge);
+  for (size_t i = 0; i + 1 < (size_t)nt * 3; ++i) {
+    const half_edge *x = &he[i], *y = &he[i + 1];
+    if (x->a != y->a || x->b != y->b) continue;
+    /* here opp holds the corner opposite the edge, so the flap is the twin's corner vertex */
+    flaps[3 * x->tri + x->opp] = t->tris[3 * y->tri + y->opp];
+    flaps[3 * y->tri + y->opp] = t->tris[3 * x->tri + x->opp];
+    ++i;
+  }
+  MEM_FREE_ARRAY(m, he, (size_t)nt * 3);
+  return 1;
+}
+
+int trimesh_add_couplings(tf_mem *m, trimesh *t, const uint32_t *elems, uint32_t count, int k) {
+  uint32_t n = t->vert_count;
+  size_t cap = (size_t)t->adj_count + (size_t)count * k * (k - 1);
+  uint64_t *pairs = mem_array(m, cap, sizeof *pairs);
+  if (!pairs) return 0;
+  size_t np = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t q = t->adj_ptr[i]; q < t->adj_ptr[i + 1]; ++q)
+      pairs[np++] = ((uint64_t)i << 32) | t->adj[q];
+  for (uint32_t e = 0; e < count; ++e)
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b)
+        if (a != b)
+          pairs[np++] = ((uint64_t)elems[(size_t)k * e + a] << 32) | elems[(size_t)k * e + b];
+  qsort(pairs, np, sizeof *pairs, cmp_u64);
+  size_t nu = 0;
+  for (size_t i = 0; i < np; ++i)
+    if (i == 0 || pairs[i] != pairs[i - 1]) pairs[nu++] = pairs[i];
+  uint32_t *adj = mem_array(m, nu, sizeof *adj);
+  if (!adj) return MEM_FREE_ARRAY(m, pairs, cap), 0;
+  memset(t->adj_ptr, 0, sizeof *t->adj_ptr * ((size_t)n + 1));
+  for (size_t i = 0; i < nu; ++i) {
+    t->adj_ptr[(pairs[i] >> 32) + 1]++;
+    adj[i] = (uint32_t)(pairs[i] & 0xffffffffu);
+  }
+  for (uint32_t i = 0; i < n; ++i) t->adj_ptr[i + 1] += t->adj_ptr[i];
+  MEM_FREE_ARRAY(m, t->adj, t->adj_count);
+  t->adj = adj;
+  t->adj_count = (uint32_t)nu;
+  MEM_FREE_ARRAY(m, pairs, cap);
+  return 1;
+}

@@ -21,8 +21,9 @@ typedef struct sim_params {
   tf_integrator integrator;
   double tau, kappa;
   double stretch, poisson;
-  double youngs; /* Pa, flesh base material (material 0) */
-  double bend;   /* N m, uniform value (the map overrides per hinge) */
+  double youngs;       /* Pa, flesh base material (material 0) */
+  double bend;         /* N m, uniform value (the map overrides per hinge or triangle) */
+  double bend_poisson; /* the shell bending's Poisson ratio */
   double gravity[3];
   double pin_stiffness;
   double phi, psi;
@@ -217,7 +218,8 @@ struct tf_sim {
   elem_set sets[SIM_MAX_SETS];
   uint32_t set_count;
   elem_membrane *membrane;
-  elem_hinge *hinge;
+  elem_hinge *hinge; /* the cloth's bending: one of hinge and shell (tf_bend_model) */
+  elem_shell *shell;
   sim_flesh *flesh;
   elem_drag *drag;
   struct sim_contact *contact; /* NULL until a collider or the ground exists (contact/) */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * Cloth: a triangle mesh with the membrane, hinge, soft-pin and drag sets, lumped masses from the
+ * Cloth: a triangle mesh with the membrane, bending (shell or hinge), soft-pin and drag sets, lumped masses from the
  * rest areas (or the host's), on the shared lifecycle of sim.c. */
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +16,7 @@ static void cloth_params(tf_sim *s, const tf_cloth_def *def) {
   p->stretch = def->stretch_stiffness;
   p->poisson = def->poisson;
   p->bend = def->bend_stiffness;
+  p->bend_poisson = def->bend_poisson;
   v3_copy(p->gravity, def->gravity);
   p->pin_stiffness = def->pin_stiffness;
   p->phi = def->phi;
@@ -45,19 +46,24 @@ static void cloth_masses(tf_sim *s, const tf_cloth_def *def, const elem_membrane
     for (uint32_t i = 0; i < n; ++i) mass[i] *= def->total_mass / sum;
 }
 
-static tf_status cloth_sets(tf_sim *s, const tf_cloth_def *def, char *err, size_t errn) {
-  tf_status st = TF_E_NOMEM;
-  if (!(s->membrane = sim_add_set(s, &ELEM_MEMBRANE)) ||
-      (st = elem_membrane_init(s, s->membrane)) != TF_OK ||
-      !(s->hinge = sim_add_set(s, &ELEM_HINGE)) ||
-      (st = elem_hinge_init(s, s->hinge, def->bend_stiffness)) != TF_OK ||
-      !sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG)) ||
-      (st = elem_drag_init(s, s->drag, 0)) != TF_OK) {
-    snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
-             s->model.mesh.tri_count);
-    return st == TF_OK ? TF_E_NOMEM : st;
-  }
-  return TF_OK;
+/* the sets in objective order: membrane, bending (hinge or shell), soft pins, drag. Before the
+ * Hessian pattern (sim_alloc): the shell's patches, which widen the mesh adjacency */
+static tf_status cloth_add_sets(tf_sim *s, const tf_cloth_def *def) {
+  if (!(s->membrane = sim_add_set(s, &ELEM_MEMBRANE))) return TF_E_NOMEM;
+  if (def->bend_model == TF_BEND_HINGE)
+    return (s->hinge = sim_add_set(s, &ELEM_HINGE)) ? TF_OK : TF_E_NOMEM;
+  if (!(s->shell = sim_add_set(s, &ELEM_SHELL))) return TF_E_NOMEM;
+  return elem_shell_patches(s, s->shell, def->rest_positions);
+}
+
+/* after sim_alloc: every set's rest data and Hessian slots */
+static tf_status cloth_init_sets(tf_sim *s, const tf_cloth_def *def) {
+  tf_status st;
+  if ((st = elem_membrane_init(s, s->membrane)) != TF_OK) return st;
+  if (s->hinge && (st = elem_hinge_init(s, s->hinge, def->bend_stiffness)) != TF_OK) return st;
+  if (s->shell && (st = elem_shell_init(s, s->shell, def->bend_stiffness)) != TF_OK) return st;
+  if (!sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG))) return TF_E_NOMEM;
+  return elem_drag_init(s, s->drag, 0);
 }
 
 tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
@@ -70,10 +76,17 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
                                def->index_base, err, errn);
   if (st != TF_OK) return sim_destroy(s), st;
   s->owns_mesh = 1;
+  if ((st = cloth_add_sets(s, def)) != TF_OK)
+    return snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
+                    def->tri_count),
+           sim_destroy(s), st;
   if ((st = sim_alloc(s, err, errn)) != TF_OK) return sim_destroy(s), st;
   cloth_params(s, def);
   memcpy(s->model.rest, def->rest_positions, sizeof(double) * 3 * (size_t)n);
-  if ((st = cloth_sets(s, def, err, errn)) != TF_OK) return sim_destroy(s), st;
+  if ((st = cloth_init_sets(s, def)) != TF_OK)
+    return snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
+                    def->tri_count),
+           sim_destroy(s), st;
   sim_params_derive(s);
   cloth_masses(s, def, s->membrane);
   if ((st = sim_finish(s, def->initial_positions, err, errn)) != TF_OK) return sim_destroy(s), st;

@@ -21,6 +21,7 @@ tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *
   for (uint32_t k = 0; k < count; ++k) field[k] = values[k];
   /* a uniform bending stiffness replaces any per-vertex map */
   if (param == TF_PARAM_BEND_STIFFNESS && s->hinge) elem_hinge_set_bend(s->hinge, values[0]);
+  if (param == TF_PARAM_BEND_STIFFNESS && s->shell) elem_shell_set_bend(s->shell, values[0]);
   sim_params_derive(s);
   return TF_OK;
 }
@@ -30,7 +31,8 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
   double mean = 0.0;
   for (uint32_t i = 0; i < s->model.n; ++i) mean += values[i] / s->model.n;
   s->par.bend = mean;
-  elem_hinge_set_bend_map(s->hinge, values);
+  if (s->hinge) elem_hinge_set_bend_map(s->hinge, values);
+  if (s->shell) elem_shell_set_bend_map(s->shell, values);
 }
 
 tf_status sim_set_self_map(tf_sim *s, const double *values) {

@@ -8,6 +8,7 @@
 #ifndef TF_SIM_ELEMENTS_H
 #define TF_SIM_ELEMENTS_H
 
+#include "energy/bend_shell.h"
 #include "energy/membrane_tri.h"
 #include "core/mem.h"
 #include "solve/bsr.h"
@@ -85,6 +86,27 @@ TF_LOCAL tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend);
 /* every hinge's rigidity: a uniform value, or the mean of its edge's two vertices' map values */
 TF_LOCAL void elem_hinge_set_bend(elem_hinge *e, double bend);
 TF_LOCAL void elem_hinge_set_bend_map(elem_hinge *e, const double *per_vertex);
+
+/* shell.c: isotropic bending of each triangle through the quadratic on its six-vertex patch
+ * (energy/bend_shell.c) */
+typedef struct elem_shell {
+  uint32_t count;   /* triangles with a patch */
+  uint32_t skipped; /* triangles with none that fits a quadratic: no bending on them */
+  uint32_t cap;     /* the arrays' length: the mesh's triangles */
+  uint32_t *patch;  /* (count x 6) the triangle, then three more vertices */
+  uint32_t *tri;    /* (count) the mesh triangle of each patch */
+  shell_rest *rest; /* (count) */
+  double *bend;     /* (count) flexural rigidity per triangle, N m */
+  uint32_t *slot;   /* (count x 36) */
+} elem_shell;
+extern const elem_ops ELEM_SHELL;
+/* choose every triangle's patch from the rest positions and widen the mesh adjacency to hold
+ * them: before the Hessian pattern is built (sim_alloc) */
+TF_LOCAL tf_status elem_shell_patches(tf_sim *s, elem_shell *e, const double *rest);
+/* after sim_alloc: the rest fits and the Hessian slots */
+TF_LOCAL tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend);
+TF_LOCAL void elem_shell_set_bend(elem_shell *e, double bend);
+TF_LOCAL void elem_shell_set_bend_map(elem_shell *e, const double *per_vertex);
 
 /* tet.c: stable Neo-Hookean on each tet (energy/neohookean_tet.c); data is sim_flesh (sim.h) */
 extern const elem_ops ELEM_TET;
