@@ -12,15 +12,15 @@ local L, width, density, g = 0.1, 0.02, 0.2, 9.81
 
 -- the strip settled under gravity with q L^3 / B = lam; returns tip (x, drop) / L
 local function strip(model, cells, lam)
-  local h = L / (cells + 0.5)
+  local h = L / cells -- the clamp: three pinned columns at x <= 0
   local m = tauform.mesh.grid{ width = h * (cells + 2), height = width, nx = cells + 2, ny = cells // 5,
-                               origin = { -1.5 * h, 0, 0 } }
+                               origin = { -2 * h, 0, 0 } }
   local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangles, density = density,
                                      stretch = 1000, bend = density * g * L ^ 3 / lam, bend_model = model,
                                      tau = 0.05, solver = { tolerance = 1e-6 } }
   local clamp, tipv = {}, {}
   for i = 1, #m.vertices, 3 do
-    if m.vertices[i] < 0.6 * h then clamp[#clamp + 1] = (i + 2) // 3 end
+    if m.vertices[i] < 0.5 * h then clamp[#clamp + 1] = (i + 2) // 3 end
     if m.vertices[i] > L - 0.5 * h then tipv[#tipv + 1] = i end
   end
   sim:pin(clamp)

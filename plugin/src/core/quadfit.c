@@ -55,3 +55,63 @@ double quadfit_weights(const double uv[12], double w[3][6]) {
   }
   return fabs(det);
 }
+
+/* Gauss-Jordan inverse of the n x n matrix a (row-major, overwritten by the identity's image in
+ * inv); returns the determinant's magnitude, 0 when a pivot vanishes */
+static double invert6(double a[6][6], double inv[6][6]) {
+  double m[6][12];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) m[i][j] = a[i][j], m[i][6 + j] = i == j ? 1.0 : 0.0;
+  double det = 1.0;
+  for (int c = 0; c < 6; ++c) {
+    int p = c;
+    for (int r = c + 1; r < 6; ++r)
+      if (fabs(m[r][c]) > fabs(m[p][c])) p = r;
+    if (!(fabs(m[p][c]) > 1e-14)) return 0.0;
+    if (p != c) {
+      double t[12];
+      memcpy(t, m[p], sizeof t);
+      memcpy(m[p], m[c], sizeof t);
+      memcpy(m[c], t, sizeof t);
+    }
+    double piv = m[c][c];
+    det *= piv;
+    for (int j = 0; j < 12; ++j) m[c][j] /= piv;
+    for (int r = 0; r < 6; ++r) {
+      if (r == c || m[r][c] == 0.0) continue;
+      double f = m[r][c];
+      for (int j = 0; j < 12; ++j) m[r][j] -= f * m[c][j];
+    }
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) inv[i][j] = m[i][6 + j];
+  return fabs(det);
+}
+
+double quadfit_gradient(const double *uv, int k, double w[2][QUADFIT_MAX]) {
+  memset(w, 0, sizeof(double) * 2 * QUADFIT_MAX);
+  if (k < 6 || k > QUADFIT_MAX) return 0.0;
+  double r2 = 0.0;
+  for (int i = 0; i < k; ++i) {
+    double d2 = uv[2 * i] * uv[2 * i] + uv[2 * i + 1] * uv[2 * i + 1];
+    if (d2 > r2) r2 = d2;
+  }
+  if (!(r2 > 0.0) || !isfinite(r2)) return 0.0;
+  double s = 1.0 / sqrt(r2), V[QUADFIT_MAX][6], N[6][6] = {{0}}, Ni[6][6];
+  for (int i = 0; i < k; ++i) {
+    double u = uv[2 * i] * s, v = uv[2 * i + 1] * s;
+    double row[6] = {1.0, u, v, u * u, u * v, v * v};
+    memcpy(V[i], row, sizeof row);
+    for (int a = 0; a < 6; ++a)
+      for (int b = 0; b < 6; ++b) N[a][b] += row[a] * row[b] / k;
+  }
+  double det = invert6(N, Ni);
+  if (!(det > 0.0)) return 0.0;
+  /* coefficients a = N^-1 V^T f / k on scaled coordinates; f_u(0) = a1 s, f_v(0) = a2 s */
+  for (int i = 0; i < k; ++i)
+    for (int b = 0; b < 6; ++b) {
+      w[0][i] += Ni[1][b] * V[i][b] * s / k;
+      w[1][i] += Ni[2][b] * V[i][b] * s / k;
+    }
+  return det;
+}

@@ -17,4 +17,13 @@
  * zero). */
 TF_LOCAL double quadfit_weights(const double uv[12], double w[3][6]);
 
+/* at most this many points in a least-squares fit */
+#define QUADFIT_MAX 16
+
+/* Weights w[2][k] such that f_u(0, 0) = sum_i w[0][i] f_i and f_v(0, 0) = sum_i w[1][i] f_i for
+ * the least-squares quadratic through the k points (6 <= k <= QUADFIT_MAX): exact when the f_i
+ * are samples of a quadratic. Returns the fit's quality (the determinant of the normal equations
+ * / k on the points scaled to the unit disc about the origin; 0 when they are on a conic, w zero). */
+TF_LOCAL double quadfit_gradient(const double *uv, int k, double w[2][QUADFIT_MAX]);
+
 #endif

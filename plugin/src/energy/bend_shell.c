@@ -19,8 +19,7 @@
 static const double SHELL_MIN_REL_AREA = 1e-12;
 
 /* unit normal n and 1/|N| of the triangle x0 x1 x2; 0 when degenerate */
-static int shell_normal(const double x[18], double n[3], double *inv_len, double e1[3],
-                        double e2[3]) {
+static int shell_normal(const double *x, double n[3], double *inv_len, double e1[3], double e2[3]) {
   double N[3];
   v3_sub(e1, x + 3, x);
   v3_sub(e2, x + 6, x);
@@ -32,21 +31,34 @@ static int shell_normal(const double x[18], double n[3], double *inv_len, double
   return 1;
 }
 
-static void shell_q(const double x[18], const shell_rest *r, double q[3][3]) {
+static void shell_q(const double *x, const shell_rest *r, double q[3][3]) {
   for (int k = 0; k < 3; ++k) {
     v3_set(q[k], 0.0, 0.0, 0.0);
-    for (int i = 0; i < 6; ++i) v3_axpy(q[k], r->c[k][i], x + 3 * i);
+    for (int i = 0; i < r->np; ++i) v3_axpy(q[k], r->c[k][i], x + 3 * i);
   }
+}
+
+int shell_rest_frame(const double *X, double u[3], double v[3], double n[3]) {
+  double inv, e1[3], e2[3];
+  if (!shell_normal(X, n, &inv, e1, e2)) return 0;
+  v3_scale(u, e1, 1.0 / sqrt(v3_norm2(e1)));
+  v3_cross(v, n, u);
+  return 1;
+}
+
+int shell_rest_finish(shell_rest *r, const double *X) {
+  double n[3], inv, e1[3], e2[3], q[3][3];
+  if (!shell_normal(X, n, &inv, e1, e2)) return 0;
+  r->area = 0.5 / inv;
+  shell_q(X, r, q);
+  for (int k = 0; k < 3; ++k) r->b0[k] = v3_dot(n, q[k]);
+  return 1;
 }
 
 double shell_rest_init(shell_rest *r, const double X[18]) {
   memset(r, 0, sizeof *r);
-  double n[3], inv, e1[3], e2[3];
-  if (!shell_normal(X, n, &inv, e1, e2)) return 0.0;
-  /* the rest triangle's orthonormal frame: u along e1, v = n x u; origin x0 */
-  double u[3], v[3], uv[12];
-  v3_scale(u, e1, 1.0 / sqrt(v3_norm2(e1)));
-  v3_cross(v, n, u);
+  double n[3], u[3], v[3], uv[12];
+  if (!shell_rest_frame(X, u, v, n)) return 0.0;
   for (int i = 0; i < 6; ++i) {
     double d[3];
     v3_sub(d, X + 3 * i, X);
@@ -55,16 +67,16 @@ double shell_rest_init(shell_rest *r, const double X[18]) {
   }
   /* a curved rest patch is projected onto the triangle's plane: the chart differs from the
    * unfolded surface by O(h^2 c^2), below the fit's own error */
-  double quality = quadfit_weights(uv, r->c);
+  double w[3][6];
+  double quality = quadfit_weights(uv, w);
   if (!(quality > 0.0)) return memset(r, 0, sizeof *r), 0.0;
-  r->area = 0.5 / inv;
-  double q[3][3];
-  shell_q(X, r, q);
-  for (int k = 0; k < 3; ++k) r->b0[k] = v3_dot(n, q[k]);
+  r->np = 6;
+  for (int k = 0; k < 3; ++k) memcpy(r->c[k], w[k], sizeof w[k]);
+  shell_rest_finish(r, X);
   return quality;
 }
 
-int shell_curvature(const double x[18], const shell_rest *r, double b[3]) {
+int shell_curvature(const double *x, const shell_rest *r, double b[3]) {
   double n[3], inv, e1[3], e2[3], q[3][3];
   if (!shell_normal(x, n, &inv, e1, e2)) return b[0] = b[1] = b[2] = 0.0, 0;
   shell_q(x, r, q);
@@ -72,11 +84,12 @@ int shell_curvature(const double x[18], const shell_rest *r, double b[3]) {
   return 1;
 }
 
-double shell_energy_psd(const double x[18], const shell_rest *r, double D, double nu, double *grad,
-                        double *hess) {
+double shell_energy_gn(const double *x, const shell_rest *r, double D, double nu, double *grad,
+                       shell_hess *h) {
   double n[3], inv, e1[3], e2[3], q[3][3];
-  if (grad) memset(grad, 0, 18 * sizeof *grad);
-  if (hess) memset(hess, 0, 324 * sizeof *hess);
+  const int np = r->np;
+  if (grad) memset(grad, 0, (size_t)3 * np * sizeof *grad);
+  if (h) memset(h, 0, sizeof *h);
   if (!shell_normal(x, n, &inv, e1, e2)) return 0.0;
   shell_q(x, r, q);
   double s[3];
@@ -88,39 +101,53 @@ double shell_energy_psd(const double x[18], const shell_rest *r, double D, doubl
   double Ws[3];
   for (int k = 0; k < 3; ++k) Ws[k] = W[k][0] * s[0] + W[k][1] * s[1] + W[k][2] * s[2];
   double E = 0.5 * (s[0] * Ws[0] + s[1] * Ws[1] + s[2] * Ws[2]);
-  if (!grad && !hess) return E;
-
-  /* J (3 x 18) = ds/dx */
-  double J[3][18];
+  if (!grad && !h) return E;
+  /* d_k,i: the normal's turning, p = (q_k - n (n . q_k)) / |N| */
+  double d[3][3][3];
   for (int k = 0; k < 3; ++k) {
-    for (int i = 0; i < 6; ++i) v3_scale(J[k] + 3 * i, n, r->c[k][i]);
-    double p[3], d1[3], d2[3];
+    double p[3];
     v3_scale(p, n, -v3_dot(n, q[k]));
     v3_add(p, p, q[k]);
     v3_scale(p, p, inv);
-    v3_cross(d1, e2, p);
-    v3_cross(d2, p, e1);
-    for (int j = 0; j < 3; ++j) {
-      J[k][3 + j] += d1[j];
-      J[k][6 + j] += d2[j];
-      J[k][j] -= d1[j] + d2[j];
-    }
+    v3_cross(d[k][1], e2, p);
+    v3_cross(d[k][2], p, e1);
+    for (int j = 0; j < 3; ++j) d[k][0][j] = -(d[k][1][j] + d[k][2][j]);
   }
   if (grad)
-    for (int a = 0; a < 18; ++a) grad[a] = Ws[0] * J[0][a] + Ws[1] * J[1][a] + Ws[2] * J[2][a];
-  /* Gauss-Newton J^T W J, PSD since W is for |nu| <= 1, and nothing of (W s) . d2S: as for the
-   * hinge (bend_hinge.c), that term couples in-plane with out-of-plane motion in sign-indefinite
-   * pairs and vanishes at rest, where Newton needs the Hessian most */
-  if (hess) {
-    double T[3][18];
-    for (int l = 0; l < 3; ++l)
-      for (int a = 0; a < 18; ++a)
-        T[l][a] = W[l][0] * J[0][a] + W[l][1] * J[1][a] + W[l][2] * J[2][a];
-    for (int a = 0; a < 18; ++a)
-      for (int b = a; b < 18; ++b) {
-        double h = T[0][a] * J[0][b] + T[1][a] * J[1][b] + T[2][a] * J[2][b];
-        hess[18 * a + b] = hess[18 * b + a] = h;
-      }
+    for (int i = 0; i < np; ++i) {
+      double cs = Ws[0] * r->c[0][i] + Ws[1] * r->c[1][i] + Ws[2] * r->c[2][i];
+      v3_scale(grad + 3 * i, n, cs);
+      if (i < 3)
+        for (int k = 0; k < 3; ++k) v3_axpy(grad + 3 * i, Ws[k], d[k][i]);
+    }
+  if (h) {
+    v3_copy(h->n, n);
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) h->nn[3 * a + b] = n[a] * n[b], h->W[a][b] = W[a][b];
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < np; ++i)
+        h->Wc[k][i] = W[k][0] * r->c[0][i] + W[k][1] * r->c[1][i] + W[k][2] * r->c[2][i];
+    memcpy(h->d, d, sizeof d);
   }
+  return E;
+}
+
+/* Gauss-Newton J^T W J, PSD since W is for |nu| <= 1, and nothing of (W s) . d2S: as for the
+ * hinge (bend_hinge.c), that term couples in-plane with out-of-plane motion in sign-indefinite
+ * pairs and vanishes at rest, where Newton needs the Hessian most */
+double shell_energy_psd(const double *x, const shell_rest *r, double D, double nu, double *grad,
+                        double *hess) {
+  shell_hess h;
+  double E = shell_energy_gn(x, r, D, nu, grad, hess ? &h : NULL);
+  if (!hess) return E;
+  const int m = 3 * r->np;
+  for (int a = 0; a < r->np; ++a)
+    for (int b = a; b < r->np; ++b) {
+      double blk[9];
+      shell_hess_block(&h, r, a, b, blk);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          hess[m * (3 * a + i) + 3 * b + j] = hess[m * (3 * b + j) + 3 * a + i] = blk[3 * i + j];
+    }
   return E;
 }

@@ -280,7 +280,7 @@ int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **out_ptr, uint
   return 1;
 }
 
-int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps) {
+int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps, uint32_t *nbr) {
   uint32_t nt = t->tri_count;
   /* each half edge with its triangle and corner; twins sort next to each other */
   half_edge *he = mem_array(m, (size_t)nt * 3, sizeof *he);
@@ -290,6 +290,7 @@ int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps) {
       uint32_t a = t->tris[3 * f + (k + 1) % 3], b = t->tris[3 * f + (k + 2) % 3];
       he[3 * f + k] = (half_edge){a < b ? a : b, a < b ? b : a, f, (uint32_t)k};
       flaps[3 * f + k] = UINT32_MAX;
+      if (nbr) nbr[3 * f + k] = UINT32_MAX;
     }
   qsort(he, (size_t)nt * 3, sizeof *he, cmp_half_edge);
   for (size_t i = 0; i + 1 < (size_t)nt * 3; ++i) {
@@ -298,26 +299,30 @@ int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps) {
     /* here opp holds the corner opposite the edge, so the flap is the twin's corner vertex */
     flaps[3 * x->tri + x->opp] = t->tris[3 * y->tri + y->opp];
     flaps[3 * y->tri + y->opp] = t->tris[3 * x->tri + x->opp];
+    if (nbr) nbr[3 * x->tri + x->opp] = y->tri, nbr[3 * y->tri + y->opp] = x->tri;
     ++i;
   }
   MEM_FREE_ARRAY(m, he, (size_t)nt * 3);
   return 1;
 }
 
-int trimesh_add_couplings(tf_mem *m, trimesh *t, const uint32_t *elems, uint32_t count, int k) {
+int trimesh_add_couplings(tf_mem *m, trimesh *t, const uint32_t *elems, uint32_t count, int stride,
+                          const int *size) {
   uint32_t n = t->vert_count;
-  size_t cap = (size_t)t->adj_count + (size_t)count * k * (k - 1);
+  size_t cap = (size_t)t->adj_count;
+  for (uint32_t e = 0; e < count; ++e) cap += (size_t)size[e] * (size[e] - 1);
   uint64_t *pairs = mem_array(m, cap, sizeof *pairs);
   if (!pairs) return 0;
   size_t np = 0;
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t q = t->adj_ptr[i]; q < t->adj_ptr[i + 1]; ++q)
       pairs[np++] = ((uint64_t)i << 32) | t->adj[q];
-  for (uint32_t e = 0; e < count; ++e)
-    for (int a = 0; a < k; ++a)
-      for (int b = 0; b < k; ++b)
-        if (a != b)
-          pairs[np++] = ((uint64_t)elems[(size_t)k * e + a] << 32) | elems[(size_t)k * e + b];
+  for (uint32_t e = 0; e < count; ++e) {
+    const uint32_t *v = elems + (size_t)stride * e;
+    for (int a = 0; a < size[e]; ++a)
+      for (int b = 0; b < size[e]; ++b)
+        if (a != b) pairs[np++] = ((uint64_t)v[a] << 32) | v[b];
+  }
   qsort(pairs, np, sizeof *pairs, cmp_u64);
   size_t nu = 0;
   for (size_t i = 0; i < np; ++i)

@@ -36,12 +36,13 @@ TF_LOCAL uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j);
 TF_LOCAL int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **ptr, uint32_t **adj,
                                     uint32_t *count);
 /* flaps[3 f + k] (tri_count x 3): the vertex across the edge opposite corner k of triangle f (the
- * other triangle's third vertex), UINT32_MAX on a boundary edge. 0 when out of memory. */
-TF_LOCAL int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps);
-/* Add to the adjacency every pair of vertices within each of count elements of k vertices (an
- * energy whose stencil is wider than a triangle and its hinges); 0 when out of memory, the
- * adjacency then unchanged. */
+ * other triangle's third vertex), and nbr[3 f + k] (Nullable) that triangle; UINT32_MAX on a
+ * boundary edge. 0 when out of memory. */
+TF_LOCAL int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps, uint32_t *nbr);
+/* Add to the adjacency every pair of vertices within each of count elements, element e being
+ * elems[stride e .. stride e + size[e]) (an energy whose stencil is wider than a triangle and its
+ * hinges); 0 when out of memory, the adjacency then unchanged. */
 TF_LOCAL int trimesh_add_couplings(tf_mem *m, trimesh *t, const uint32_t *elems, uint32_t count,
-                                   int k);
+                                   int stride, const int *size);
 
 #endif

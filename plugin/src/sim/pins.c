@@ -23,6 +23,7 @@ void pins_refresh_components(tf_sim *s) {
     s->work.comp[s->model.mesh.comp[i]].pinned = 1;
     s->pins.fixed[i] = 1;
   }
+  if (s->shell) elem_shell_pins_changed(s, s->shell);
 }
 
 void pins_substep_targets(tf_sim *s, double s0, double s1) {

@@ -87,25 +87,33 @@ TF_LOCAL tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend);
 TF_LOCAL void elem_hinge_set_bend(elem_hinge *e, double bend);
 TF_LOCAL void elem_hinge_set_bend_map(elem_hinge *e, const double *per_vertex);
 
-/* shell.c: isotropic bending of each triangle through the quadratic on its six-vertex patch
- * (energy/bend_shell.c) */
+/* shell.c: isotropic bending of each triangle, its curvature by the divergence theorem from
+ * quadratic-exact gradients at its edges (energy/bend_shell.c) */
 typedef struct elem_shell {
   uint32_t count;   /* triangles with a patch */
   uint32_t skipped; /* triangles with none that fits a quadratic: no bending on them */
   uint32_t cap;     /* the arrays' length: the mesh's triangles */
-  uint32_t *patch;  /* (count x 6) the triangle, then three more vertices */
+  uint32_t *patch;  /* (count x SHELL_MAX_PATCH) the triangle, then rest[k].np - 3 more */
   uint32_t *tri;    /* (count) the mesh triangle of each patch */
   shell_rest *rest; /* (count) */
   double *bend;     /* (count) flexural rigidity per triangle, N m */
-  uint32_t *slot;   /* (count x 36) */
+  uint32_t *slot;   /* (count x SHELL_MAX_PATCH^2), np^2 of them used */
+  /* the mesh's neighbourhoods, kept for the pins: per mesh triangle */
+  uint32_t *flaps, *nbr; /* (tri x 3) vertex and triangle across each edge (trimesh_tri_flaps) */
+  uint32_t *six;         /* (tri x 6) its six-vertex patch, six[0] UINT32_MAX when none */
+  uint8_t *held;         /* (tri) its three corners are hard-pinned */
+  uint8_t *clamp;        /* (count) edges whose neighbour is held (bits), or shell.c's flags */
 } elem_shell;
 extern const elem_ops ELEM_SHELL;
 /* choose every triangle's patch from the rest positions and widen the mesh adjacency to hold
  * them: before the Hessian pattern is built (sim_alloc) */
 TF_LOCAL tf_status elem_shell_patches(tf_sim *s, elem_shell *e, const double *rest);
-/* after sim_alloc: the rest fits and the Hessian slots */
+/* after sim_alloc: the rigidities and the Hessian slots */
 TF_LOCAL tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend);
 TF_LOCAL void elem_shell_set_bend(elem_shell *e, double bend);
+/* the hard pins changed: a held triangle (three hard-pinned corners) bends no more and gives its
+ * neighbours the slope at their common edge (a clamp acts at its last pinned row) */
+TF_LOCAL void elem_shell_pins_changed(tf_sim *s, elem_shell *e);
 TF_LOCAL void elem_shell_set_bend_map(elem_shell *e, const double *per_vertex);
 
 /* tet.c: stable Neo-Hookean on each tet (energy/neohookean_tet.c); data is sim_flesh (sim.h) */
