@@ -14,6 +14,10 @@ static const int MAX_BACKTRACK = 30;
 static const double FORCING_MAX = 0.1;
 static const double FORCING_MIN = 1e-10;
 static const double ENERGY_ROUNDOFF = 1e-13;
+/* a direction that failed where the energy cannot resolve a decrease is solved again with the
+ * CG tolerance times this, down to NEWTON_RESOLVE_MIN */
+static const double NEWTON_RESOLVE = 1e-2;
+static const double NEWTON_RESOLVE_MIN = 1e-6;
 
 static double max_abs_diff(const double *a, const double *b, size_t m) {
   double r = 0.0;
@@ -82,66 +86,74 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     if (gnorm0 < 0.0) gnorm0 = gnorm;
     double eta = fmin(FORCING_MAX, sqrt(gnorm / gnorm0));
     if (eta < FORCING_MIN) eta = FORCING_MIN;
-    /* H d = -g */
-    for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
-    pcg_result pr;
-    pcg_solve_op(&op, w->trial, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
-    out->cg_iterations += pr.iterations;
-    double dmax = max_abs(w->dir, m);
-    double gd = 0.0;
-    for (size_t k = 0; k < m; ++k) gd += w->grad[k] * w->dir[k];
-    out->residual = dmax / tol;
-    /* a broken solve (NaN in H or the preconditioner): keep the last iterate, not converged */
-    if (isnan(pr.rel_residual) || !isfinite(dmax) || !isfinite(gd)) return;
-    /* the step bound (the CCD filter of IPC alg. 1): no point of y + [0, amax] dir crosses a
+    /* H d = -g; solved again more accurately when the energy cannot tell a step's decrease and
+     * the inexact direction does not lower the net force (near a static solution, where an eta of
+     * 0.1 leaves a direction good to one digit: the static solve of a shell-bending sheet stalled
+     * at a net force 5e-7 of its weight) */
+    int accepted = 0;
+    for (;; eta = fmax(eta * NEWTON_RESOLVE, FORCING_MIN)) {
+      for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
+      pcg_result pr;
+      pcg_solve_op(&op, w->trial, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
+      out->cg_iterations += pr.iterations;
+      double dmax = max_abs(w->dir, m);
+      double gd = 0.0;
+      for (size_t k = 0; k < m; ++k) gd += w->grad[k] * w->dir[k];
+      out->residual = dmax / tol;
+      /* a broken solve (NaN in H or the preconditioner): keep the last iterate, not converged */
+      if (isnan(pr.rel_residual) || !isfinite(dmax) || !isfinite(gd)) return;
+      /* the step bound (the CCD filter of IPC alg. 1): no point of y + [0, amax] dir crosses a
      * contact; no safe step at all (0, negative, NaN) leaves the last iterate, not converged */
-    double amax = 1.0;
-    if (p->max_step) {
-      double b = p->max_step(p->ctx, y, w->dir);
-      if (!(b >= out->min_step_bound)) out->min_step_bound = b; /* NaN sticks */
-      if (!(b >= 1.0)) out->step_cuts++;
-      if (!(b > 0.0)) return;
-      if (b < 1.0) amax = b;
-    }
-    if (dmax <= tol && amax == 1.0) {
-      /* the remaining correction is below tolerance: take it and stop */
-      for (size_t k = 0; k < m; ++k) y[k] += w->dir[k];
-      out->converged = 1;
-      return;
-    }
-    /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross a
+      double amax = 1.0;
+      if (p->max_step) {
+        double b = p->max_step(p->ctx, y, w->dir);
+        if (!(b >= out->min_step_bound)) out->min_step_bound = b; /* NaN sticks */
+        if (!(b >= 1.0)) out->step_cuts++;
+        if (!(b > 0.0)) return;
+        if (b < 1.0) amax = b;
+      }
+      if (dmax <= tol && amax == 1.0) {
+        /* the remaining correction is below tolerance: take it and stop */
+        for (size_t k = 0; k < m; ++k) y[k] += w->dir[k];
+        out->converged = 1;
+        return;
+      }
+      /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross a
      * contact, so the quadratic model behind the shortcut (and the tolerance, which measures the
      * distance to that model's minimum) does not hold there: the barrier it expands grows without
      * bound before the wall, far from its second-order model. The step amax dir goes through the
      * Armijo test below (its first trial), and convergence is left to the next iteration's own
      * tests at the new iterate: a net force below rtol, or a sub-tolerance step the bound does
      * not cut */
-    if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
-    double alpha = amax;
-    int accepted = 0;
-    /* below this the energy cannot resolve a decrease (round-off of a sum of O(|E|) terms) */
-    double resolvable = ENERGY_ROUNDOFF * (fabs(E0) + fabs(gd));
-    for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
-      for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
-      double E = p->eval(p->ctx, w->trial, NULL, NULL);
-      if (E <= E0 + ARMIJO_C * alpha * gd) {
-        accepted = 1;
-        out->energy = E;
-        break;
-      }
-      if (-alpha * gd <= resolvable) {
-        /* the energy cannot tell: accept the step if it lowers the gradient norm instead (the
-         * quadratic regime near a minimum) */
-        p->eval(p->ctx, w->trial, w->gtrial, NULL);
-        double t2 = 0.0;
-        for (size_t k = 0; k < m; ++k) t2 += w->gtrial[k] * w->gtrial[k];
-        if (t2 < g2) {
+      if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
+      double alpha = amax;
+      int flat = 0; /* the energy could not resolve the decrease */
+      /* below this the energy cannot resolve a decrease (round-off of a sum of O(|E|) terms) */
+      double resolvable = ENERGY_ROUNDOFF * (fabs(E0) + fabs(gd));
+      for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
+        for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
+        double E = p->eval(p->ctx, w->trial, NULL, NULL);
+        if (E <= E0 + ARMIJO_C * alpha * gd) {
           accepted = 1;
           out->energy = E;
+          break;
         }
-        break;
+        if (-alpha * gd <= resolvable) {
+          /* the energy cannot tell: accept the step if it lowers the gradient norm instead (the
+         * quadratic regime near a minimum) */
+          p->eval(p->ctx, w->trial, w->gtrial, NULL);
+          double t2 = 0.0;
+          for (size_t k = 0; k < m; ++k) t2 += w->gtrial[k] * w->gtrial[k];
+          if (t2 < g2) {
+            accepted = 1;
+            out->energy = E;
+          }
+          flat = 1;
+          break;
+        }
+        alpha *= 0.5;
       }
-      alpha *= 0.5;
+      if (accepted || !flat || eta <= NEWTON_RESOLVE_MIN) break;
     }
     if (!accepted) return; /* no progress possible: the last iterate stands, not converged */
     memcpy(y, w->trial, m * sizeof *y);
