@@ -8,7 +8,7 @@
 import ctypes as C
 
 ABI_MAJOR = 1
-MIN_MINOR = 6  # colliders (tf_collider_def) arrived in 1.5, self_contact in 1.6
+MIN_MINOR = 7  # colliders (tf_collider_def) arrived in 1.5, self_contact in 1.6, bend_model in 1.7
 
 P_DOUBLE = C.POINTER(C.c_double)
 P_UINT32 = C.POINTER(C.c_uint32)
@@ -104,6 +104,8 @@ class RigDef(C.Structure):
                 ("name", C.c_char_p)]
 
 
+BEND_SHELL, BEND_HINGE = 0, 1  # tf_bend_model
+
 # tf_param ids the add-on names (values are part of the ABI)
 PARAM = {
     "tau": 0, "kappa": 1, "bend_stiffness": 2, "gravity": 3, "stretch_stiffness": 4,
@@ -111,9 +113,9 @@ PARAM = {
     "drag": 11, "lift": 12, "turbulence": 13, "turbulence_scale": 14, "turbulence_time": 15,
     "turbulence_seed": 16, "gust": 17, "gust_period": 18, "youngs_modulus": 19, "time": 20,
     "thickness": 21, "friction": 22, "ground_normal": 23, "ground_height": 24,
-    "ground_friction": 25, "self_contact": 26,
+    "ground_friction": 25, "self_contact": 26, "bend_poisson": 27,
 }
-PARAM_COUNT = 27
+PARAM_COUNT = 28
 FOR_CLOTH, FOR_FLESH = 1, 2
 E_SCRIPT = 9
 

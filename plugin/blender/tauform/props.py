@@ -134,6 +134,15 @@ def object_settings(lib):
     a["bend_max"] = P("bend_stiffness", "Max Bending", default=(100 * cd.bend_stiffness,),
                       soft=(0, 0.1), description="Bending at weight 1 of the bending group "
                       "[N m]. Add-on default 100 x the library's bending")
+    a["bend_model"] = EnumProperty(
+        name="Bending Model", options=NOT_ANIMATABLE,
+        default="SHELL" if cd.bend_model == 0 else "HINGE",
+        items=[("SHELL", "Shell", "Thin-plate bending, the same in every direction on any mesh; "
+                                  "two pinned rows clamp (libtauform TF_BEND_SHELL)"),
+               ("HINGE", "Hinge", "The dihedral-angle hinge: cheaper, stiffer along some mesh "
+                                  "directions (libtauform TF_BEND_HINGE)")],
+        description="The bending energy, read at the start frame. Default from libtauform")
+    a["bend_poisson"] = P("bend_poisson", "Bend Poisson", animatable=False)
     # flesh material
     a["youngs"] = P("youngs_modulus", "Young's Modulus", soft=(100, 1e7))
     a["flesh_poisson"] = P("poisson", "Poisson", default=(fd.poisson,), hi=0.4999)

@@ -134,6 +134,8 @@ class Session:
             d.density, d.total_mass = typed(s.density), typed(s.total_mass)
             d.stretch_stiffness = values["stretch_stiffness"][0]
             d.poisson = values["poisson"][0]
+            d.bend_model = abi.BEND_SHELL if s.bend_model == "SHELL" else abi.BEND_HINGE
+            d.bend_poisson = typed(s.bend_poisson)
             create = self.dll.tf_cloth_create
         else:
             d = abi.init_def(self.dll, abi.FleshDef, "tf_flesh_def_init_")

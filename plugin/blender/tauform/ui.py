@@ -94,7 +94,11 @@ class TAUFORM_PT_shape(SubPanel, bpy.types.Panel):
         col.prop_search(s, "pin_group", ob, "vertex_groups")
         col.prop(s, "pin_stiffness")
         if s.kind == "CLOTH":
+            col.prop(s, "bend_model")
             col.prop(s, "bend")
+            sub = col.column()
+            sub.active = s.bend_model == "SHELL"
+            sub.prop(s, "bend_poisson")
             col.prop_search(s, "bend_group", ob, "vertex_groups")
             sub = col.column()
             sub.active = bool(s.bend_group)
