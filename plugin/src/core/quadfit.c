@@ -1,64 +1,16 @@
 /* SPDX-License-Identifier: MIT
  * Quadratic interpolation through six planar points (quadfit.h): Gauss-Jordan inversion of the
- * 6 x 6 Vandermonde-like system with partial pivoting, on coordinates centred at the mean and
+ * 6 x 6 Vandermonde-like system (or the normal equations of a least-squares fit) with partial
+ * pivoting, on coordinates centred at the mean and
  * scaled by the largest distance from it, so the quality is independent of size and position. */
 #include "core/quadfit.h"
 
 #include <math.h>
 #include <string.h>
 
-double quadfit_weights(const double uv[12], double w[3][6]) {
-  memset(w, 0, sizeof(double) * 18);
-  double cu = 0.0, cv = 0.0, r2 = 0.0;
-  for (int i = 0; i < 6; ++i) cu += uv[2 * i] / 6.0, cv += uv[2 * i + 1] / 6.0;
-  for (int i = 0; i < 6; ++i) {
-    double du = uv[2 * i] - cu, dv = uv[2 * i + 1] - cv;
-    if (du * du + dv * dv > r2) r2 = du * du + dv * dv;
-  }
-  if (!(r2 > 0.0) || !isfinite(r2)) return 0.0;
-  double s = 1.0 / sqrt(r2);
-  /* [V | I] -> [I | V^-1], V's row i = (1, u, v, u^2, u v, v^2) at point i */
-  double a[6][12];
-  for (int i = 0; i < 6; ++i) {
-    double u = (uv[2 * i] - cu) * s, v = (uv[2 * i + 1] - cv) * s;
-    double row[6] = {1.0, u, v, u * u, u * v, v * v};
-    for (int j = 0; j < 6; ++j) a[i][j] = row[j], a[i][6 + j] = i == j ? 1.0 : 0.0;
-  }
-  double det = 1.0;
-  for (int c = 0; c < 6; ++c) {
-    int p = c;
-    for (int r = c + 1; r < 6; ++r)
-      if (fabs(a[r][c]) > fabs(a[p][c])) p = r;
-    if (!(fabs(a[p][c]) > 1e-14)) return 0.0;
-    if (p != c) {
-      double t[12];
-      memcpy(t, a[p], sizeof t);
-      memcpy(a[p], a[c], sizeof t);
-      memcpy(a[c], t, sizeof t);
-      det = -det;
-    }
-    double piv = a[c][c];
-    det *= piv;
-    for (int j = 0; j < 12; ++j) a[c][j] /= piv;
-    for (int r = 0; r < 6; ++r) {
-      if (r == c || a[r][c] == 0.0) continue;
-      double f = a[r][c];
-      for (int j = 0; j < 12; ++j) a[r][j] -= f * a[c][j];
-    }
-  }
-  /* coefficients = V^-1 f on scaled coordinates; f_uu = 2 a3 s^2, f_uv = a4 s^2, f_vv = 2 a5 s^2 */
-  double s2 = s * s;
-  for (int i = 0; i < 6; ++i) {
-    w[0][i] = 2.0 * a[3][6 + i] * s2;
-    w[1][i] = 2.0 * a[5][6 + i] * s2;
-    w[2][i] = a[4][6 + i] * s2;
-  }
-  return fabs(det);
-}
-
-/* Gauss-Jordan inverse of the n x n matrix a (row-major, overwritten by the identity's image in
- * inv); returns the determinant's magnitude, 0 when a pivot vanishes */
-static double invert6(double a[6][6], double inv[6][6]) {
+/* Gauss-Jordan inverse (partial pivoting) of the 6 x 6 matrix a into inv; returns the
+ * determinant's magnitude, 0 when a pivot vanishes (a is left untouched) */
+static double invert6(const double a[6][6], double inv[6][6]) {
   double m[6][12];
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 6; ++j) m[i][j] = a[i][j], m[i][6 + j] = i == j ? 1.0 : 0.0;
@@ -86,6 +38,35 @@ static double invert6(double a[6][6], double inv[6][6]) {
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 6; ++j) inv[i][j] = m[i][6 + j];
   return fabs(det);
+}
+
+double quadfit_weights(const double uv[12], double w[3][6]) {
+  memset(w, 0, sizeof(double) * 18);
+  double cu = 0.0, cv = 0.0, r2 = 0.0;
+  for (int i = 0; i < 6; ++i) cu += uv[2 * i] / 6.0, cv += uv[2 * i + 1] / 6.0;
+  for (int i = 0; i < 6; ++i) {
+    double du = uv[2 * i] - cu, dv = uv[2 * i + 1] - cv;
+    if (du * du + dv * dv > r2) r2 = du * du + dv * dv;
+  }
+  if (!(r2 > 0.0) || !isfinite(r2)) return 0.0;
+  double s = 1.0 / sqrt(r2);
+  /* V's row i = (1, u, v, u^2, u v, v^2) at point i */
+  double V[6][6], Vi[6][6];
+  for (int i = 0; i < 6; ++i) {
+    double u = (uv[2 * i] - cu) * s, v = (uv[2 * i + 1] - cv) * s;
+    double row[6] = {1.0, u, v, u * u, u * v, v * v};
+    memcpy(V[i], row, sizeof row);
+  }
+  double det = invert6(V, Vi);
+  if (!(det > 0.0)) return 0.0;
+  /* coefficients = V^-1 f on scaled coordinates; f_uu = 2 a3 s^2, f_uv = a4 s^2, f_vv = 2 a5 s^2 */
+  double s2 = s * s;
+  for (int i = 0; i < 6; ++i) {
+    w[0][i] = 2.0 * Vi[3][i] * s2;
+    w[1][i] = 2.0 * Vi[5][i] * s2;
+    w[2][i] = Vi[4][i] * s2;
+  }
+  return det;
 }
 
 double quadfit_gradient(const double *uv, int k, double w[2][QUADFIT_MAX]) {
