@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * Shell bending on a six-vertex patch (bend_shell.h). Each curvature component is b_k = n . q_k,
+ * Shell bending on a patch of np vertices (bend_shell.h). Each curvature component is b_k = n . q_k,
  * linear in the patch through q_k = sum_i c_k,i x_i and nonlinear only through the triangle's
  * unit normal n = N / |N|, N = (x1 - x0) x (x2 - x0). Its gradient:
  *   db_k/dx_i = c_k,i n                     (every patch vertex)

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT
- * Isotropic shell bending on a triangle and its patch (Phaal & Calladine 1992; the rotation-free
- * shell triangles of Onate & Zarate 2000 and Flores & Onate 2005). The patch is six vertices,
- * x[18] = {x0, x1, x2, p3, p4, p5}: the triangle (x0, x1, x2), oriented like the mesh, and three
- * more vertices nearby (the opposite vertices of its three neighbours, or other vertices of the
- * mesh at a free edge). The quadratic through the six rest positions, in the rest triangle's
- * plane, gives fixed weights c (core/quadfit.h) with which the second derivatives of the deformed
- * surface are q_ab = sum_i c_ab,i x_i, and the second fundamental form is b_ab = n . q_ab with n
- * the triangle's unit normal. With S = b - b0 (b0 at rest) in the triangle's orthonormal rest
- * frame, the energy is the Kirchhoff plate's
+ * Isotropic shell bending on a triangle and its patch (the rotation-free shell triangles of Onate
+ * & Zarate 2000 and Flores & Onate 2005; Phaal & Calladine 1992). The patch is np vertices,
+ * x = {x0, x1, x2, p3, ...}: the triangle (x0, x1, x2), oriented like the mesh, and up to nine
+ * more vertices nearby. Fixed weights c on them (computed at set-up from the rest mesh: by
+ * sim/elements/shell.c from its edges' gradients, or here from the quadratic through six points,
+ * core/quadfit.h) give the second derivatives of the deformed surface over the rest triangle's
+ * plane, q_ab = sum_i c_ab,i x_i, and the second fundamental form is b_ab = n . q_ab with n the
+ * triangle's unit normal. With S = b - b0 (b0 at rest) in the triangle's orthonormal rest frame,
+ * the energy is the Kirchhoff plate's
  *   E = A D/2 [nu (tr S)^2 + (1 - nu) tr(S^2)]
  * with A the rest area, D the flexural rigidity (N m) and nu the bending Poisson ratio: 1/2 D c^2
- * per area for a cylinder of curvature c in any direction on any mesh, D (1 - nu) k^2 for the
- * twist z = k x y. All functions are pure, thread-safe and never allocate. */
+ * per area for a cylinder of curvature c in any direction, D (1 - nu) k^2 for the twist
+ * z = k x y, when the weights are exact for quadratics. All functions are pure, thread-safe and
+ * never allocate. */
 #ifndef TF_ENERGY_BEND_SHELL_H
 #define TF_ENERGY_BEND_SHELL_H
 
