@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT
  * The shell set: isotropic bending of each cloth triangle (energy/bend_shell.c). A triangle's
  * second derivatives are the divergence theorem's (the rotation-free BST of Onate & Zarate 2000):
- *   int_T d2x/dX_a dX_b dA = sum over its edges e of l_e nu_e,a dx/dX_b (m_e)
+ *    int_T d2x/dX_a dX_b dA = sum over its edges e of l_e nu_e,a dx/dX_b (m_e)
  * with nu_e the edge's outward normal and dx/dX at the edge's midpoint m_e taken from the
- * least-squares quadratic through the edge's two triangles and their other neighbours' opposite
- * vertices (up to eight points, core/quadfit.c). The quadratic reproduces every quadratic, so the
- * curvature is exact for constant curvature on any triangulation; and the gradient at an interior
- * edge is one value shared by its two triangles, so the terms of interior edges cancel in the
- * sum over triangles: a state of constant curvature is in equilibrium with no interior force (the
- * patch test), on irregular meshes too. A per-triangle quadratic through the triangle and its
+ * quadratic through the edge's two triangles and one more vertex on each side, the pair that fits
+ * best (six points, core/quadfit.c; eight, all four neighbours' opposite vertices, made every
+ * stencil 12 vertices wide and SWING-128 2.3x the hinge's time). It reproduces every quadratic, so
+ * the curvature is exact for constant curvature on any triangulation; and the gradient at an
+ * interior edge is one value shared by its two triangles, so the terms of interior edges cancel in
+ * the sum over triangles: a state of constant curvature is in equilibrium with no interior force
+ * (the patch test), on irregular meshes too. A per-triangle quadratic through the triangle and its
  * three neighbours alone (Phaal & Calladine 1992) is exact too but fails the patch test on
  * irregular meshes (interior forces 1.5e3 x a load's under constant curvature, measured), which
  * made a Delaunay-meshed cantilever 2-6 % too soft. At a free edge the gradient comes from the
  * triangle's own six-vertex patch, its missing neighbours taken from the ring and chosen for the
- * best-conditioned fit; the moment-free edge then comes out of the minimization. */
+ * best-conditioned fit; the moment-free edge then comes out of the minimization. A held triangle
+ * (three hard-pinned corners) bends no more and gives its neighbours its own slope at their common
+ * edge: two pinned rows clamp at the last one (elem_shell_pins_changed). */
 #include <stdlib.h>
 #include <string.h>
 
