@@ -88,9 +88,11 @@ double shell_energy_gn(const double *x, const shell_rest *r, double D, double nu
                        shell_hess *h) {
   double n[3], inv, e1[3], e2[3], q[3][3];
   const int np = r->np;
-  if (grad) memset(grad, 0, (size_t)3 * np * sizeof *grad);
-  if (h) memset(h, 0, sizeof *h);
-  if (!shell_normal(x, n, &inv, e1, e2)) return 0.0;
+  if (!shell_normal(x, n, &inv, e1, e2)) { /* degenerate: nothing (outputs zeroed) */
+    if (grad) memset(grad, 0, (size_t)3 * np * sizeof *grad);
+    if (h) memset(h, 0, sizeof *h);
+    return 0.0;
+  }
   shell_q(x, r, q);
   double s[3];
   for (int k = 0; k < 3; ++k) s[k] = v3_dot(n, q[k]) - r->b0[k];

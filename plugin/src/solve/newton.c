@@ -39,6 +39,33 @@ static double max_abs(const double *a, size_t m) {
   return r;
 }
 
+/* Armijo backtracking from y along w->dir, starting at alpha = amax; the accepted point is left in
+ * w->trial and its energy in *E. Where the energy cannot resolve the decrease (*flat = 1), a
+ * step is accepted if it lowers the gradient norm instead (the quadratic regime near a minimum).
+ * Returns 1 when a step was accepted. */
+static int line_search(const newton_problem *p, newton_work *w, const double *y, size_t m,
+                       double E0, double g2, double gd, double amax, double *E_out, int *flat) {
+  /* below this the energy cannot resolve a decrease (round-off of a sum of O(|E|) terms) */
+  double resolvable = ENERGY_ROUNDOFF * (fabs(E0) + fabs(gd));
+  double alpha = amax;
+  for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
+    for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
+    double E = p->eval(p->ctx, w->trial, NULL, NULL);
+    if (E <= E0 + ARMIJO_C * alpha * gd) return *E_out = E, 1;
+    if (-alpha * gd <= resolvable) {
+      *flat = 1;
+      p->eval(p->ctx, w->trial, w->gtrial, NULL);
+      double t2 = 0.0;
+      for (size_t k = 0; k < m; ++k) t2 += w->gtrial[k] * w->gtrial[k];
+      if (!(t2 < g2)) return 0;
+      *E_out = E;
+      return 1;
+    }
+    alpha *= 0.5;
+  }
+  return 0;
+}
+
 void newton_solve(const newton_problem *p, const newton_settings *s, double *y, newton_work *w,
                   newton_result *out) {
   uint32_t n = p->H->n;
@@ -103,7 +130,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
       /* a broken solve (NaN in H or the preconditioner): keep the last iterate, not converged */
       if (isnan(pr.rel_residual) || !isfinite(dmax) || !isfinite(gd)) return;
       /* the step bound (the CCD filter of IPC alg. 1): no point of y + [0, amax] dir crosses a
-     * contact; no safe step at all (0, negative, NaN) leaves the last iterate, not converged */
+       * contact; no safe step at all (0, negative, NaN) leaves the last iterate, not converged */
       double amax = 1.0;
       if (p->max_step) {
         double b = p->max_step(p->ctx, y, w->dir);
@@ -118,41 +145,16 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
         out->converged = 1;
         return;
       }
-      /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross a
-     * contact, so the quadratic model behind the shortcut (and the tolerance, which measures the
-     * distance to that model's minimum) does not hold there: the barrier it expands grows without
-     * bound before the wall, far from its second-order model. The step amax dir goes through the
-     * Armijo test below (its first trial), and convergence is left to the next iteration's own
-     * tests at the new iterate: a net force below rtol, or a sub-tolerance step the bound does
-     * not cut */
+      /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross
+       * a contact, so the quadratic model behind the shortcut (and the tolerance, which measures
+       * the distance to that model's minimum) does not hold there: the barrier it expands grows
+       * without bound before the wall, far from its second-order model. The step amax dir goes
+       * through the line search (its first trial), and convergence is left to the next
+       * iteration's own tests at the new iterate: a net force below rtol, or a sub-tolerance step
+       * the bound does not cut */
       if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
-      double alpha = amax;
-      int flat = 0; /* the energy could not resolve the decrease */
-      /* below this the energy cannot resolve a decrease (round-off of a sum of O(|E|) terms) */
-      double resolvable = ENERGY_ROUNDOFF * (fabs(E0) + fabs(gd));
-      for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
-        for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
-        double E = p->eval(p->ctx, w->trial, NULL, NULL);
-        if (E <= E0 + ARMIJO_C * alpha * gd) {
-          accepted = 1;
-          out->energy = E;
-          break;
-        }
-        if (-alpha * gd <= resolvable) {
-          /* the energy cannot tell: accept the step if it lowers the gradient norm instead (the
-         * quadratic regime near a minimum) */
-          p->eval(p->ctx, w->trial, w->gtrial, NULL);
-          double t2 = 0.0;
-          for (size_t k = 0; k < m; ++k) t2 += w->gtrial[k] * w->gtrial[k];
-          if (t2 < g2) {
-            accepted = 1;
-            out->energy = E;
-          }
-          flat = 1;
-          break;
-        }
-        alpha *= 0.5;
-      }
+      int flat = 0;
+      accepted = line_search(p, w, y, m, E0, g2, gd, amax, &out->energy, &flat);
       if (accepted || !flat || eta <= NEWTON_RESOLVE_MIN) break;
     }
     if (!accepted) return; /* no progress possible: the last iterate stands, not converged */
