@@ -54,6 +54,14 @@ static void delaunay_flips(flatmesh *m) {
   }
 }
 
+/* the counter-clockwise quad p0 p1 p2 p3 as two triangles, split along p0-p2 or (other) p1-p3;
+ * returns the next free triangle */
+static uint32_t *quad(uint32_t *t, uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, int other) {
+  uint32_t q[2][6] = {{p0, p1, p2, p0, p2, p3}, {p0, p1, p3, p1, p2, p3}};
+  memcpy(t, q[other ? 1 : 0], sizeof q[0]);
+  return t + 6;
+}
+
 void flatmesh_rect(flatmesh *m, flatmesh_kind kind, uint32_t nx, uint32_t ny, double x0, double w,
                    double h, uint32_t keep_cols, uint32_t seed) {
   m->vert_count = (nx + 1) * (ny + 1);
@@ -77,14 +85,7 @@ void flatmesh_rect(flatmesh *m, flatmesh_kind kind, uint32_t nx, uint32_t ny, do
   for (uint32_t j = 0; j < ny; ++j)
     for (uint32_t i = 0; i < nx; ++i) {
       uint32_t a = j * (nx + 1) + i, b = a + 1, c = a + nx + 2, d = a + nx + 1;
-      if (kind == FLATMESH_ALTERNATE && (i + j) % 2) {
-        uint32_t q[6] = {a, b, d, b, c, d};
-        memcpy(t, q, sizeof q);
-      } else {
-        uint32_t q[6] = {a, b, c, a, c, d};
-        memcpy(t, q, sizeof q);
-      }
-      t += 6;
+      t = quad(t, a, b, c, d, kind == FLATMESH_ALTERNATE && (i + j) % 2);
     }
   if (kind == FLATMESH_IRREGULAR) delaunay_flips(m);
 }
@@ -105,14 +106,7 @@ void flatmesh_equilateral(flatmesh *m, uint32_t n, double s) {
   for (uint32_t j = 0; j < n; ++j)
     for (uint32_t i = 0; i < n; ++i) {
       uint32_t a = j * w + i, b = a + 1, c = a + w, d = c + 1;
-      if (j % 2 == 0) {
-        uint32_t q[6] = {a, b, c, b, d, c};
-        memcpy(t, q, sizeof q);
-      } else {
-        uint32_t q[6] = {a, d, c, a, b, d};
-        memcpy(t, q, sizeof q);
-      }
-      t += 6;
+      t = quad(t, a, b, d, c, j % 2 == 0);
     }
 }
 
