@@ -19,7 +19,8 @@
 static const double SHELL_MIN_REL_AREA = 1e-12;
 
 /* unit normal n and 1/|N| of the triangle x0 x1 x2; 0 when degenerate */
-static int shell_normal(const double *x, double n[3], double *inv_len, double e1[3], double e2[3]) {
+static inline int shell_normal(const double *x, double n[3], double *inv_len, double e1[3],
+                               double e2[3]) {
   double N[3];
   v3_sub(e1, x + 3, x);
   v3_sub(e2, x + 6, x);
@@ -31,11 +32,19 @@ static int shell_normal(const double *x, double n[3], double *inv_len, double e1
   return 1;
 }
 
-static void shell_q(const double *x, const shell_rest *r, double q[3][3]) {
-  for (int k = 0; k < 3; ++k) {
-    v3_set(q[k], 0.0, 0.0, 0.0);
-    for (int i = 0; i < r->np; ++i) v3_axpy(q[k], r->c[k][i], x + 3 * i);
+/* q_k = sum_i c_k,i x_i, in nine running sums (each x_i read once; no store to q can alias x) */
+static inline void shell_q(const double *restrict x, const shell_rest *restrict r, double q[3][3]) {
+  double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < r->np; ++i) {
+    const double *xi = x + 3 * i;
+    for (int k = 0; k < 3; ++k) {
+      double c = r->c[k][i];
+      a[3 * k] += c * xi[0];
+      a[3 * k + 1] += c * xi[1];
+      a[3 * k + 2] += c * xi[2];
+    }
   }
+  for (int k = 0; k < 3; ++k) v3_copy(q[k], a + 3 * k);
 }
 
 int shell_rest_frame(const double *X, double u[3], double v[3], double n[3]) {
@@ -104,33 +113,39 @@ double shell_energy_gn(const double *x, const shell_rest *r, double D, double nu
   for (int k = 0; k < 3; ++k) Ws[k] = W[k][0] * s[0] + W[k][1] * s[1] + W[k][2] * s[2];
   double E = 0.5 * (s[0] * Ws[0] + s[1] * Ws[1] + s[2] * Ws[2]);
   if (!grad && !h) return E;
+  if (grad) {
+    /* sum_k Ws_k d_k,i is the turning term of p = sum_k Ws_k p_k (d is linear in p) */
+    double Q[3] = {0, 0, 0}, p[3], dg[3][3];
+    for (int k = 0; k < 3; ++k) v3_axpy(Q, Ws[k], q[k]);
+    v3_scale(p, n, -v3_dot(n, Q));
+    v3_add(p, p, Q);
+    v3_scale(p, p, inv);
+    v3_cross(dg[1], e2, p);
+    v3_cross(dg[2], p, e1);
+    for (int j = 0; j < 3; ++j) dg[0][j] = -(dg[1][j] + dg[2][j]);
+    for (int i = 0; i < np; ++i) {
+      double cs = Ws[0] * r->c[0][i] + Ws[1] * r->c[1][i] + Ws[2] * r->c[2][i];
+      v3_scale(grad + 3 * i, n, cs);
+      if (i < 3) v3_add(grad + 3 * i, grad + 3 * i, dg[i]);
+    }
+  }
+  if (!h) return E;
   /* d_k,i: the normal's turning, p = (q_k - n (n . q_k)) / |N| */
-  double d[3][3][3];
   for (int k = 0; k < 3; ++k) {
     double p[3];
     v3_scale(p, n, -v3_dot(n, q[k]));
     v3_add(p, p, q[k]);
     v3_scale(p, p, inv);
-    v3_cross(d[k][1], e2, p);
-    v3_cross(d[k][2], p, e1);
-    for (int j = 0; j < 3; ++j) d[k][0][j] = -(d[k][1][j] + d[k][2][j]);
+    v3_cross(h->d[k][1], e2, p);
+    v3_cross(h->d[k][2], p, e1);
+    for (int j = 0; j < 3; ++j) h->d[k][0][j] = -(h->d[k][1][j] + h->d[k][2][j]);
   }
-  if (grad)
-    for (int i = 0; i < np; ++i) {
-      double cs = Ws[0] * r->c[0][i] + Ws[1] * r->c[1][i] + Ws[2] * r->c[2][i];
-      v3_scale(grad + 3 * i, n, cs);
-      if (i < 3)
-        for (int k = 0; k < 3; ++k) v3_axpy(grad + 3 * i, Ws[k], d[k][i]);
-    }
-  if (h) {
-    v3_copy(h->n, n);
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) h->nn[3 * a + b] = n[a] * n[b], h->W[a][b] = W[a][b];
-    for (int k = 0; k < 3; ++k)
-      for (int i = 0; i < np; ++i)
-        h->Wc[k][i] = W[k][0] * r->c[0][i] + W[k][1] * r->c[1][i] + W[k][2] * r->c[2][i];
-    memcpy(h->d, d, sizeof d);
-  }
+  v3_copy(h->n, n);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) h->nn[3 * a + b] = n[a] * n[b], h->W[a][b] = W[a][b];
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < np; ++i)
+      h->Wc[k][i] = W[k][0] * r->c[0][i] + W[k][1] * r->c[1][i] + W[k][2] * r->c[2][i];
   return E;
 }
 

@@ -26,7 +26,8 @@ typedef struct elem_ops {
   int step_only;
   /* the set's energy at y added into *E (each element's term in turn, so the sum's rounding is
    * that of one running total), its gradient into grad (3n) and its projected Hessian into H
-   * (the fixed pattern); grad and H Nullable */
+   * (the fixed pattern); grad and H Nullable. A call with H and no grad wants the Hessian only
+   * (sim_step_eval): a set may skip its energy there */
   void (*eval)(const tf_sim *s, const void *data, const elem_args *a, const double *y, double *E,
                double *grad, bsr *H);
   /* Nullable: the parameters changed (Lame constants from the moduli, ...) */
@@ -97,7 +98,11 @@ typedef struct elem_shell {
   uint32_t *tri;    /* (count) the mesh triangle of each patch */
   shell_rest *rest; /* (count) */
   double *bend;     /* (count) flexural rigidity per triangle, N m */
-  uint32_t *slot;   /* (count x SHELL_MAX_PATCH^2), np^2 of them used */
+  /* Newton's matrix: the Gauss-Newton Hessian of the same energy on a narrower stencil, the
+   * triangle's own six-vertex quadratic (shell.c says why) */
+  uint32_t *hpatch;  /* (count x SHELL_MAX_PATCH) its vertices, hrest[k].np of them */
+  shell_rest *hrest; /* (count) */
+  uint32_t *slot;    /* (count x SHELL_MAX_PATCH^2): hpatch's blocks, hrest[k].np^2 used */
   /* the mesh's neighbourhoods, kept for the pins: per mesh triangle */
   uint32_t *flaps, *nbr; /* (tri x 3) vertex and triangle across each edge (trimesh_tri_flaps) */
   uint32_t *six;         /* (tri x 6) its six-vertex patch, six[0] UINT32_MAX when none */

@@ -48,15 +48,21 @@ static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, co
     if (e->bend[k] == 0.0 || e->clamp[k] == SHELL_HELD) continue;
     const uint32_t *v = e->patch + NP * (size_t)k;
     int np = e->rest[k].np;
-    for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
-    *E += shell_energy_gn(lx, &e->rest[k], e->bend[k], nu, grad ? g : NULL, H ? &h : NULL);
+    if (grad || !H) { /* a Hessian-only call skips the energy (elem_ops.eval) */
+      for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
+      *E += shell_energy_gn(lx, &e->rest[k], e->bend[k], nu, grad ? g : NULL, NULL);
+    }
     if (grad)
       for (int q = 0; q < np; ++q)
         v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
     if (!H) continue;
-    /* the stored (upper) blocks, straight from the factors */
+    /* Newton's matrix on the narrower stencil; the stored (upper) blocks, from the factors */
+    const shell_rest *r = &e->hrest[k];
+    v = e->hpatch + NP * (size_t)k;
+    np = r->np;
+    for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
+    shell_energy_gn(lx, r, e->bend[k], nu, NULL, &h);
     const uint32_t *slot = e->slot + NP * NP * (size_t)k;
-    const shell_rest *r = &e->rest[k];
     for (int i = 0; i < np; ++i)
       for (int j = 0; j < np; ++j) {
         uint32_t sl = slot[np * i + j];
@@ -77,6 +83,8 @@ static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, co
 static void shell_destroy(tf_mem *m, void *data) {
   elem_shell *e = data;
   MEM_FREE_ARRAY(m, e->patch, NP * (size_t)e->cap);
+  MEM_FREE_ARRAY(m, e->hpatch, NP * (size_t)e->cap);
+  MEM_FREE_ARRAY(m, e->hrest, e->cap);
   MEM_FREE_ARRAY(m, e->tri, e->cap);
   MEM_FREE_ARRAY(m, e->rest, e->cap);
   MEM_FREE_ARRAY(m, e->bend, e->cap);
@@ -375,11 +383,34 @@ static int divergence_patch(const trimesh *m, const double *rest, const uint32_t
   return shell_rest_finish(r, X);
 }
 
+/* patch k's (triangle f's) stencil for Newton's matrix: its six-vertex quadratic where it has one,
+ * else the energy's own. The divergence form's edge gradients reach one vertex beyond each
+ * neighbour, up to nine vertices a triangle and about 2.5x the hinge's blocks: its Hessian made
+ * the CG's products and the assembly SWING-128 1.6x the hinge's time. On smooth fields the six
+ * points' quadratic has the same curvature (both are exact for quadratics), so its Gauss-Newton
+ * Hessian models the same energy to O(h) on six vertices; only the matrix changes, never the
+ * energy or the gradient, so the minimizer is the same (the line search sees the true energy) */
+static void newton_patch(const double *rest, elem_shell *e, uint32_t k, uint32_t f) {
+  const uint32_t *six = e->six + 6 * (size_t)f;
+  uint32_t *hp = e->hpatch + NP * (size_t)k;
+  if (e->clamp[k] == SHELL_NO_CLAMP || six[0] == UINT32_MAX) {
+    memcpy(hp, e->patch + NP * (size_t)k, NP * sizeof *hp);
+    e->hrest[k] = e->rest[k];
+    return;
+  }
+  double X[18];
+  memcpy(hp, six, 6 * sizeof *hp);
+  for (int q = 0; q < 6; ++q) v3_copy(X + 3 * q, rest + 3 * (size_t)six[q]);
+  shell_rest_init(&e->hrest[k], X);
+}
+
 tf_status elem_shell_patches(tf_sim *s, elem_shell *e, const double *rest) {
   trimesh *m = &s->model.mesh;
   uint32_t nt = m->tri_count;
   e->cap = nt ? nt : 1;
   e->patch = mem_array(&s->mem, NP * (size_t)e->cap, sizeof *e->patch);
+  e->hpatch = mem_array(&s->mem, NP * (size_t)e->cap, sizeof *e->hpatch);
+  e->hrest = mem_array(&s->mem, e->cap, sizeof *e->hrest);
   e->tri = mem_array(&s->mem, e->cap, sizeof *e->tri);
   e->rest = mem_array(&s->mem, e->cap, sizeof *e->rest);
   e->flaps = mem_array(&s->mem, 3 * (size_t)e->cap, sizeof *e->flaps);
@@ -389,8 +420,8 @@ tf_status elem_shell_patches(tf_sim *s, elem_shell *e, const double *rest) {
   e->clamp = mem_array(&s->mem, e->cap, sizeof *e->clamp);
   int *size = mem_array(&s->mem, e->cap, sizeof *size);
   tf_status st = TF_E_NOMEM;
-  if (!e->patch || !e->tri || !e->rest || !e->flaps || !e->nbr || !e->six || !e->held ||
-      !e->clamp || !size || !trimesh_tri_flaps(&s->mem, m, e->flaps, e->nbr))
+  if (!e->patch || !e->hpatch || !e->hrest || !e->tri || !e->rest || !e->flaps || !e->nbr ||
+      !e->six || !e->held || !e->clamp || !size || !trimesh_tri_flaps(&s->mem, m, e->flaps, e->nbr))
     goto done;
   for (uint32_t f = 0; f < nt; ++f)
     if (!six_patch(m, rest, e->flaps, f, e->six + 6 * (size_t)f))
@@ -412,7 +443,8 @@ tf_status elem_shell_patches(tf_sim *s, elem_shell *e, const double *rest) {
       shell_rest_init(r, X);
       e->clamp[e->count] = SHELL_NO_CLAMP;
     }
-    size[e->count] = r->np;
+    newton_patch(rest, e, e->count, f);
+    size[e->count] = e->hrest[e->count].np;
     e->tri[e->count++] = f;
   }
   if (e->skipped)
@@ -420,7 +452,7 @@ tf_status elem_shell_patches(tf_sim *s, elem_shell *e, const double *rest) {
             "bending: %u of %u triangles have no patch that fits a quadratic (a mesh too small or "
             "too thin around them) and carry no bending",
             e->skipped, nt);
-  st = trimesh_add_couplings(&s->mem, m, e->patch, e->count, NP, size) ? TF_OK : TF_E_NOMEM;
+  st = trimesh_add_couplings(&s->mem, m, e->hpatch, e->count, NP, size) ? TF_OK : TF_E_NOMEM;
 done:
   MEM_FREE_ARRAY(&s->mem, size, e->cap);
   return st;
@@ -471,8 +503,8 @@ tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend) {
   if (!e->bend || !e->slot) return TF_E_NOMEM;
   elem_shell_set_bend(e, bend);
   for (uint32_t k = 0; k < e->count; ++k) {
-    const uint32_t *p = e->patch + NP * (size_t)k;
-    int np = e->rest[k].np;
+    const uint32_t *p = e->hpatch + NP * (size_t)k;
+    int np = e->hrest[k].np;
     for (int a = 0; a < np; ++a)
       for (int b = 0; b < np; ++b) {
         uint32_t sl = bsr_slot(&s->solver.H, p[a], p[b]);
