@@ -129,7 +129,7 @@ typedef struct sim_sizes {
   X(double, xhat, SZ_N3)     /* ballistic prediction x_n + dt (v_ref + v_R) */                   \
   X(double, yhat, SZ_N3)     /* inertial target of the step */                                   \
   X(double, y, SZ_N3)        /* the step's iterate */                                            \
-  X(double, ystart, SZ_N3)   /* contact: the other first iterate of an anchored step */          \
+  X(double, ystart, SZ_N3)   /* the first iterate (contact: first its other candidate) */        \
   X(double, w, SZ_N3)        /* deformable velocity of the result */                             \
   X(double, wr, SZ_N3)       /* its rigid part (removed: momenta stay exact) */                  \
   X(double, vref_new, SZ_N3) /* carrier velocity of this step */                                 \
