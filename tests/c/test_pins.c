@@ -125,9 +125,12 @@ TF_TEST(pins_targets_are_interpolated_across_substeps) {
   /* one corner pin rises 2 cm per frame out of the sheet's plane, the rest stay. Within a frame
    * the pinned vertex moves at constant speed (a target reached at the first substep would leave
    * it at rest for the last one), and more substeps change the cloth's path only by the step's
-   * discretization error, which shrinks as the substeps grow (1, 4, 16 against 64) */
+   * discretization error, which shrinks as the substeps grow (2, 4, 16 against 64). Not from one
+   * substep: there is nothing to interpolate within it (its target is the frame's), and this
+   * weightless sheet buckles as the corner rises, so one large step may take the other branch
+   * (shell bending: 8.8 cm off at one substep, 1.9 mm at two) */
   const double step = 0.02;
-  const uint32_t subs[4] = {1, 4, 16, 64};
+  const uint32_t subs[4] = {2, 4, 16, 64};
   double end[4][121 * 3];
   for (int variant = 0; variant < 4; ++variant) {
     scene sc;
@@ -152,10 +155,10 @@ TF_TEST(pins_targets_are_interpolated_across_substeps) {
   for (int a = 0; a < 3; ++a)
     for (int k = 0; k < 121 * 3; ++k) e[a] = fmax(e[a], fabs(end[a][k] - end[3][k]));
   TF_NOTE(
-      "a corner pin rising at 0.48 m/s for 1/3 s: 1, 4, 16 substeps differ from 64 by %.4f, %.4f, "
+      "a corner pin rising at 0.48 m/s for 1/3 s: 2, 4, 16 substeps differ from 64 by %.4f, %.4f, "
       "%.4f m",
       e[0], e[1], e[2]);
-  ENSURE(e[0] < 0.03);
+  ENSURE(e[0] < 0.01);
   ENSURE(e[1] < 0.6 * e[0] && e[2] < 0.3 * e[1]);
 }
 
