@@ -56,7 +56,7 @@ local function param_names(kind)
   return names
 end
 
-local BEND_MODEL = { "bend_model", type = "enum", values = { "shell", "hinge" }, default = "hinge",
+local BEND_MODEL = { "bend_model", type = "enum", values = { "shell", "hinge" }, default = "shell",
   doc = "\"shell\": isotropic plate bending on any mesh, with bend_poisson; \"hinge\": the discrete hinge "
      .. "(stiffer along some mesh directions; physics.md, Bending)" }
 

@@ -98,14 +98,15 @@ typedef struct tf_logger {
 
 /* 1.7: the cloth's bending energy (plugin/docs/physics.md compares them) */
 typedef enum tf_bend_model {
-  /* isotropic thin-plate bending, A D/2 [nu (tr S)^2 + (1 - nu) tr S^2] per triangle, S the
-   * change of the second fundamental form from the quadratic through the triangle and three
-   * neighbouring vertices (Phaal & Calladine 1992, Onate & Zarate 2000): the same stiffness in
-   * every direction on any triangulation, a bending Poisson ratio (TF_PARAM_BEND_POISSON) */
+  /* the default: isotropic thin-plate bending, A D/2 [nu (tr S)^2 + (1 - nu) tr S^2] per
+   * triangle, S the change of its second fundamental form, from the divergence theorem over its
+   * edges with each edge's slope fitted through its two triangles and a vertex beyond each (the
+   * rotation-free shell of Onate & Zarate 2000): the same stiffness in every direction on any
+   * triangulation, a bending Poisson ratio (TF_PARAM_BEND_POISSON) */
   TF_BEND_SHELL = 0,
   /* the discrete hinge on each interior edge (Bridson et al. 2003, Grinspun et al. 2003), the
-   * 1.6 behaviour: cheaper, but stiffer along some mesh directions than others (3x along one
-   * diagonal of a regular grid) */
+   * 1.6 behaviour: cheaper (the shell costs about 1.2x on CLOTH-128 and SWING-128), but stiffer
+   * along some mesh directions than others (3x along one diagonal of a regular grid) */
   TF_BEND_HINGE = 1
 } tf_bend_model;
 
@@ -173,7 +174,8 @@ typedef struct tf_cloth_def {
    */
   uint32_t index_base;
 
-  /* 1.7: the bending energy, default TF_BEND_HINGE (the 1.6 behaviour), and the shell's Poisson
+  /* 1.7: the bending energy, default TF_BEND_SHELL (a def from an older header, whose struct_size
+   * ends before this field, keeps TF_BEND_HINGE, the 1.6 behaviour), and the shell's Poisson
    * ratio (TF_PARAM_BEND_POISSON, default 0: woven fabrics) */
   tf_bend_model bend_model;
   double bend_poisson;

@@ -57,7 +57,7 @@ PARAM_FIELDS = {
 }
 # def fields without a parameter id: values of tf_*_def_init, as tauform.h documents them
 DEF_FIELDS = {"density": 0.1, "total_mass": 0.0, "flesh_density": 1000.0, "lattice_cells": 12, "max_newton": 20, "max_cg": 500,
-              "tolerance": 1e-3, "abs_tolerance": 1e-7, "bend_poisson": 0.0, "bend_model": "HINGE"}
+              "tolerance": 1e-3, "abs_tolerance": 1e-7, "bend_poisson": 0.0, "bend_model": "SHELL"}
 # keyable parameters whose default differs by kind: the cloth and flesh defs'
 KIND_FIELDS = {"poisson": 0.3, "flesh_poisson": 0.45}
 COLLIDER_FIELDS = {"thickness": 0.001, "friction": 0.5, "one_sided": False}

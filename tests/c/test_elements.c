@@ -6,6 +6,7 @@
  * the objective's loop, fails here. */
 #include <math.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "scenes.h"
@@ -93,15 +94,38 @@ TF_TEST(elements_cloth_sets_gradients_match_their_energies) {
   tf_sim *s = NULL;
   ENSURE(tf_cloth_create(&def, &s, NULL, 0) == TF_OK);
   ENSURE(deform(s, 3, 0.05) == TF_OK);
-  ENSURE(!strcmp(s->sets[0].ops->name, "membrane") && !strcmp(s->sets[1].ops->name, "hinge"));
+  /* the default bending is the shell's (1.7 on) */
+  ENSURE(!strcmp(s->sets[0].ops->name, "membrane") && !strcmp(s->sets[1].ops->name, "shell"));
+  ENSURE(s->shell && !s->hinge);
   check_sets(tf_failed_, s, 1e-6, 4);
   tf_sim_destroy(s);
-  /* the same cloth with shell bending: its set stands where the hinges stood */
-  def.bend_model = TF_BEND_SHELL;
+  /* the same cloth with hinge bending: its set stands where the shell stood */
+  def.bend_model = TF_BEND_HINGE;
   ENSURE(tf_cloth_create(&def, &s, NULL, 0) == TF_OK);
   ENSURE(deform(s, 3, 0.05) == TF_OK);
-  ENSURE(!strcmp(s->sets[1].ops->name, "shell") && s->shell && !s->hinge);
+  ENSURE(!strcmp(s->sets[1].ops->name, "hinge") && s->hinge && !s->shell);
   check_sets(tf_failed_, s, 1e-6, 4);
+  tf_sim_destroy(s);
+  scene_free(&sc);
+}
+
+TF_TEST(elements_cloth_def_before_1_7_keeps_the_hinge) {
+  /* a host built against a header before 1.7 passes a def that ends before bend_model: it gets
+   * the bending it was built with, whatever the shorter def's bytes beyond it hold */
+  scene sc;
+  const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+  scene_grid(&sc, 4, 4, 1.0, 1.0, O, EX, EY, 0);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.bend_model = TF_BEND_SHELL;
+  def.struct_size = (uint32_t)offsetof(tf_cloth_def, bend_model);
+  tf_sim *s = NULL;
+  ENSURE(tf_cloth_create(&def, &s, NULL, 0) == TF_OK);
+  ENSURE(s->hinge && !s->shell);
+  tf_sim_destroy(s);
+  def.struct_size = (uint32_t)sizeof def;
+  ENSURE(tf_cloth_create(&def, &s, NULL, 0) == TF_OK);
+  ENSURE(s->shell && !s->hinge);
   tf_sim_destroy(s);
   scene_free(&sc);
 }

@@ -171,9 +171,12 @@ describe("keyed changes", function()
     local step, step_speed = lift(tauform.key{ { 1, 1e-3, interp = "constant" }, { 24, 3e-2 } })
     print(("\nlargest velocity change per frame: smooth key %.4f m/s (peak speed %.3f), step key %.4f m/s (peak %.3f)")
           :format(smooth, speed, step, step_speed))
+    -- measured: shell bending 0.34 of a peak 0.82 m/s against a step key's 3.98; the hinge 0.10 of
+    -- 0.47 against 3.79. The shell's two pinned rows are a true clamp, so the sheet lifts faster,
+    -- and most steeply while B is small (the lift goes as (B/w)^(1/3)), over some four frames
     assert.is_true(speed > 0.01)              -- the key does move the cloth
-    assert.is_true(smooth < 0.35 * speed)     -- speed builds up over several frames
-    assert.is_true(step > 2 * smooth)         -- a step key pops: the test can see it
+    assert.is_true(smooth < 0.5 * speed)      -- speed builds up over several frames
+    assert.is_true(smooth < 0.15 * step)      -- a step key pops, and the smooth one does not
   end)
 
   -- the sheet released flat droops while tau is keyed from slow to fast

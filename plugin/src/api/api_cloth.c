@@ -3,6 +3,7 @@
  * naming it), and creation. Validation happens before anything is allocated. */
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "api/api_common.h"
@@ -26,9 +27,8 @@ void tf_cloth_def_init_(tf_cloth_def *def, uint32_t struct_size) {
   d.stretch_stiffness = 1000.0;
   d.poisson = 0.3;
   d.bend_stiffness = 1e-5;
-  /* the hinge stays the default until the shell passes the irregular-mesh cantilever and the
-   * dynamic tests the hinge passes (plugin/docs/physics.md, "Bending") */
-  d.bend_model = TF_BEND_HINGE;
+  /* isotropic: the lab's cantilever on any mesh (plugin/docs/physics.md, "Bending") */
+  d.bend_model = TF_BEND_SHELL;
   d.gravity[2] = -9.81;
   d.integrator = TF_INTEGRATOR_TAU;
   d.tau = 0.1;
@@ -128,6 +128,8 @@ tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbu
   tf_cloth_def_init(&d);
   size_t n = def->struct_size < sizeof d ? def->struct_size : sizeof d;
   memcpy(&d, def, n);
+  /* a host built against a header before 1.7 keeps the bending it was built with */
+  if (n < offsetof(tf_cloth_def, bend_model) + sizeof d.bend_model) d.bend_model = TF_BEND_HINGE;
   d.struct_size = sizeof d;
   tf_status st = validate_def(&d, err, errn);
   if (st != TF_OK) return st;
