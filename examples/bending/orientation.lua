@@ -3,13 +3,16 @@
 -- without folding) held flat on a 6 cm disc at its centre droops under its weight, meshed twice: a grid along its edges, and a lattice turned 45 degrees
 -- (both clipped to the same square around the same held disc and Delaunay-triangulated here). With an isotropic bending energy
 -- both meshes drape the same; the hinge is 3x stiffer along one diagonal of a grid, so its
--- drapes differ. Prints the droop of the corners and of the edge midpoints for each.
---   lua5.4 examples/bending/orientation.lua
+-- drapes differ. Prints the droop of the corners and of the edge midpoints for each; with a
+-- folder, also draws each drape (wireframe, so the mesh's direction shows) as
+-- orientation_<shell|hinge>_<grid|turned>.png there (the README's pictures: examples/bending/).
+--   lua5.4 examples/bending/orientation.lua [folder]
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 dofile(here .. "/../checkout.lua")(here .. "/../..")
 local tauform = require "tauform"
 
 local S, n = 0.4, 24 -- side (m), cells along a side
+local pictures = arg and arg[1]
 local h = S / n
 
 -- Bowyer-Watson: the Delaunay triangles of points { {x, y}, ... }, counter-clockwise
@@ -107,6 +110,12 @@ local function drape(turned, model)
   end
   sim:pin(held)
   for _ = 1, 72 do assert(sim:advance(1 / 24, 1)) end
+  if pictures then
+    local path = ("%s/orientation_%s_%s.png"):format(pictures, model, turned and "turned" or "grid")
+    assert(sim:render_png(path, { width = 240, height = 180, eye = { 0.5, -0.7, 0.18 },
+                                  target = { 0, 0, -0.05 }, up = { 0, 0, 1 }, wireframe = true,
+                                  pins = false }))
+  end
   local x = sim:positions()
   local function z_at(px, py)
     local best, bz = math.huge, 0
