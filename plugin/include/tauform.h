@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 7
+#define TF_VERSION_MINOR 8
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -406,15 +406,31 @@ TF_API tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint
  * and tf_sim_get_stats reports that advance's steps with residual inf. */
 TF_API tf_status tf_sim_advance(tf_sim *sim, double frame_dt, uint32_t substeps);
 
-/* Overwrite the state (e.g. restart from a cache). positions (vert_count x 3) m; velocities
- * Nullable (vert_count x 3) m/s, NULL = zero. Hard pins' targets restart at their vertices' new
- * positions and the pins' carrier motion at their given velocities; soft pins keep targets set
- * since the last advance or tf_sim_set_pins (their vertices hang off them), else restart at their
- * vertices too (a teleport moves them along). A render-farm restart that continues the original run
- * exactly: tf_sim_set_pins, the cached frame's targets (tf_sim_set_pin_targets), this call, and
- * the clock (TF_PARAM_TIME, for time-dependent wind); then the next frames as usual. */
+/* Overwrite the state (a teleport, or a start from a modelled pose). positions (vert_count x 3)
+ * m; velocities Nullable (vert_count x 3) m/s, NULL = zero. Hard pins' targets restart at their
+ * vertices' new positions and the pins' carrier motion at their given velocities, with no change
+ * of its velocity still acting (1.8: the carrier's changes act over (1 - kappa) tau); soft pins
+ * keep targets set since the last advance or tf_sim_set_pins (their vertices hang off them), else
+ * restart at their vertices too (a teleport moves them along). A render-farm restart that
+ * continues the original run exactly is a snapshot (tf_sim_save_state / tf_sim_load_state): this
+ * call with the cached frame's positions, velocities, targets and clock continues it only while
+ * the hard pins were not changing speed. */
 TF_API tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *velocities,
                                   uint32_t vert_count);
+
+/* 1.8: state snapshots. Everything that decides the next step (positions, velocities, the pins,
+ * their targets and carrier history, the clock, every parameter and per-vertex map, contact's
+ * colliders' poses and adaptive state) as one position-independent byte buffer: keep it in
+ * memory, or write it to disk and load it into another process. A run saved at frame k and
+ * loaded into a simulation created from the same def (the same colliders added) continues bit
+ * for bit as the uninterrupted run. tf_sim_state_size: the bytes a snapshot takes now (0 for
+ * NULL; it changes with the pin count and the colliders). tf_sim_save_state writes it into buf
+ * (size at least that, else TF_E_INVALID_ARG and nothing written). tf_sim_load_state refuses,
+ * by name and leaving the simulation unchanged, a buffer that is not a snapshot, truncated or
+ * damaged (checksum), from another library version, another kind, mesh or collider set. */
+TF_API size_t tf_sim_state_size(const tf_sim *sim);
+TF_API tf_status tf_sim_save_state(tf_sim *sim, void *buf, size_t size);
+TF_API tf_status tf_sim_load_state(tf_sim *sim, const void *buf, size_t size);
 
 TF_API uint32_t tf_sim_vert_count(const tf_sim *sim);
 /* Read into caller arrays of (vert_count x 3). */
@@ -716,6 +732,10 @@ typedef struct tf_api {
   /* 1.6 */
   tf_status (*sim_self_intersections)(tf_sim *sim, uint32_t *out_triples, uint32_t capacity,
                                       uint32_t *out_count);
+  /* 1.8 */
+  size_t (*sim_state_size)(const tf_sim *sim);
+  tf_status (*sim_save_state)(tf_sim *sim, void *buf, size_t size);
+  tf_status (*sim_load_state)(tf_sim *sim, const void *buf, size_t size);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -218,6 +218,25 @@ tf_status tf_sim_set_state(tf_sim *sim, const double *positions, const double *v
   return TF_OK;
 }
 
+size_t tf_sim_state_size(const tf_sim *sim) { return sim ? sim_snapshot_size(sim) : 0; }
+
+tf_status tf_sim_save_state(tf_sim *sim, void *buf, size_t size) {
+  SIM_ARG(sim);
+  size_t need = sim_snapshot_size(sim);
+  FAIL_IF(sim, !buf, TF_E_INVALID_ARG, "tf_sim_save_state: buf is NULL");
+  FAIL_IF(sim, size < need, TF_E_INVALID_ARG,
+          "tf_sim_save_state: the buffer holds %zu bytes, the state needs %zu (tf_sim_state_size)",
+          size, need);
+  sim_snapshot_save(sim, buf);
+  return TF_OK;
+}
+
+tf_status tf_sim_load_state(tf_sim *sim, const void *buf, size_t size) {
+  SIM_ARG(sim);
+  FAIL_IF(sim, !buf, TF_E_INVALID_ARG, "tf_sim_load_state: buf is NULL");
+  return sim_snapshot_load(sim, buf, size);
+}
+
 uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->model.n : 0; }
 
 #define READ_ARGS(fn)                                                                            \

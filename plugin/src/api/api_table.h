@@ -65,6 +65,9 @@
   X(sim_transform_collider, tf_sim_transform_collider)       \
   X(sim_set_collider, tf_sim_set_collider)                   \
   X(sim_collider_count, tf_sim_collider_count)               \
-  X(sim_self_intersections, tf_sim_self_intersections)
+  X(sim_self_intersections, tf_sim_self_intersections)       \
+  X(sim_state_size, tf_sim_state_size)                       \
+  X(sim_save_state, tf_sim_save_state)                       \
+  X(sim_load_state, tf_sim_load_state)
 
 #endif

@@ -4,6 +4,7 @@
  * Measuring kinetic energy relative to the carrier and adding its fictitious force keeps a cloth
  * dragged by its pins from lagging through an "aether" (design note sec. 2.6). Only hard pins
  * make a piece "pinned" and carry it: a soft pin is a spring of the potential, however stiff. */
+#include <math.h>
 #include <string.h>
 
 #include "core/eigen3.h"
@@ -35,9 +36,19 @@ void pins_substep_targets(tf_sim *s, double s0, double s1) {
     }
 }
 
+/* the rigid field of a piece's carrier (V, omega, c: 9 numbers) at x */
+static void carrier_at(const double *p, const double *x, double out[3]) {
+  double r[3], wr[3];
+  v3_sub(r, x, p + 6);
+  v3_cross(wr, p + 3, r);
+  v3_add(out, p, wr);
+}
+
 /* vref = per piece, the rigid field V + w x (x - c) closest (least squares) to the hard pins'
- * velocities pin_vel at positions pin_pos (both per pin slot); zero on pieces without hard pins */
-static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel, double *vref) {
+ * velocities pin_vel at positions pin_pos (both per pin slot); zero on pieces without hard pins.
+ * Its parameters (V, w, c) into params (9 per piece; zero without hard pins) */
+static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel, double *vref,
+                        double *params) {
   uint32_t nc = s->model.mesh.comp_count;
   for (uint32_t c = 0; c < nc; ++c) {
     sim_comp *cc = &s->work.comp[c];
@@ -83,18 +94,17 @@ static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel,
       v3_copy(cc->acc + 3, om);
     }
   }
-  for (uint32_t i = 0; i < s->model.n; ++i) {
-    const sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
-    double *o = vref + 3 * (size_t)i;
-    if (!(cc->pin_w > 0.0)) {
-      v3_set(o, 0, 0, 0);
-      continue;
-    }
-    double r[3], wr[3];
-    v3_sub(r, s->state.x + 3 * (size_t)i, cc->pin_c);
-    v3_cross(wr, cc->acc + 3, r);
-    v3_add(o, cc->acc, wr);
+  for (uint32_t c = 0; c < nc; ++c) {
+    const sim_comp *cc = &s->work.comp[c];
+    double *p = params + 9 * (size_t)c;
+    memset(p, 0, 9 * sizeof *p);
+    if (!(cc->pin_w > 0.0)) continue;
+    memcpy(p, cc->acc, 6 * sizeof *p);
+    v3_copy(p + 6, cc->pin_c);
   }
+  for (uint32_t i = 0; i < s->model.n; ++i)
+    carrier_at(params + 9 * (size_t)s->model.mesh.comp[i], s->state.x + 3 * (size_t)i,
+               vref + 3 * (size_t)i);
 }
 
 void pins_carrier(tf_sim *s, double dt, double *vref) {
@@ -102,7 +112,53 @@ void pins_carrier(tf_sim *s, double dt, double *vref) {
   for (uint32_t q = 0; q < s->pins.count; ++q)
     for (int k = 0; k < 3; ++k)
       s->pins.vel[3 * q + k] = (s->pins.sub[3 * q + k] - s->pins.sub0[3 * q + k]) / dt;
-  carrier_fit(s, s->pins.sub0, s->pins.vel, vref);
+  carrier_fit(s, s->pins.sub0, s->pins.vel, vref, s->work.carrier_new);
+}
+
+/* The fictitious acceleration a = (v_ref+ - v_ref)/dt at a vertex is two things (design note
+ * sec. 4): its motion through the carrier's field, (v_ref(x_n) - v_ref(x_{n-1}))/dt with the last
+ * step's field (a steady rotation's centripetal part: kept exactly, so rigid carry stays exact),
+ * and the change of the field itself, dv = v_ref+(x_n) - v_ref(x_n): the pins speeding up. At
+ * kappa = 0 the step has no inertia, so dv applied within its step moved the cloth by tau dv at
+ * once: pins starting at 1 m/s threw the far edge of a sheet 5.8 cm backwards in the world (tau
+ * 0.1, 24 fps). It is low-passed instead, a' = -a/T with T = (1 - kappa) tau, and dv enters as an
+ * impulse at the step's start (a += dv/T; pins move linearly within a frame, so their velocity
+ * jumps at its start): over the step, integrated exactly, the force takes the mean
+ * (a_0 T/dt + dv/dt)(1 - e), e = exp(-dt/T), and a ends at (a_0 + dv/T) e. The impulse is kept
+ * (the filter's integral is dv), so the trail still builds to tau dv, now over T; and for a free
+ * particle at kappa = 0 with T = tau the world velocity is dv (1 - exp(-t/tau)), never reversed
+ * (its mean over the first step, dv (1 - (tau/dt)(1 - e)), is >= 0 at any dt). At kappa = 1
+ * (T = 0) nothing changes */
+void pins_fictitious(tf_sim *s, double dt, const double *vref_new, double *acc) {
+  double T = (1.0 - s->par.kappa) * s->par.tau, e = 0.0, rise = 0.0;
+  int filter = !s->pins.unfiltered && T > 0.0;
+  if (filter) {
+    e = exp(-dt / T);
+    rise = -expm1(-dt / T); /* 1 - e without cancellation */
+  }
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    size_t j = 3 * (size_t)i;
+    double old[3];
+    carrier_at(s->state.carrier + 9 * (size_t)s->model.mesh.comp[i], s->state.x + j, old);
+    for (int k = 0; k < 3; ++k) {
+      double conv = (old[k] - s->state.vref[j + k]) / dt, in = (vref_new[j + k] - old[k]) / dt;
+      double a0 = s->state.afict[j + k];
+      if (!filter) {
+        acc[j + k] = conv + in;
+        s->work.afict_new[j + k] = 0.0;
+        continue;
+      }
+      acc[j + k] = conv + (a0 * T / dt + in) * rise;
+      s->work.afict_new[j + k] = (a0 + in * dt / T) * e;
+    }
+  }
+}
+
+void pins_commit_step(tf_sim *s) {
+  size_t n3 = 3 * (size_t)s->model.n;
+  memcpy(s->state.vref, s->work.vref_new, sizeof(double) * n3);
+  memcpy(s->state.afict, s->work.afict_new, sizeof(double) * n3);
+  memcpy(s->state.carrier, s->work.carrier_new, sizeof(double) * 9 * s->model.mesh.comp_count);
 }
 
 void pins_restart(tf_sim *s, int keep_soft_targets) {
@@ -118,7 +174,9 @@ void pins_restart(tf_sim *s, int keep_soft_targets) {
     v3_copy(s->pins.sub0 + 3 * (size_t)q, xi);
     v3_copy(s->pins.vel + 3 * (size_t)q, s->state.v + 3 * (size_t)s->pins.idx[q]);
   }
-  carrier_fit(s, s->pins.sub0, s->pins.vel, s->state.vref);
+  carrier_fit(s, s->pins.sub0, s->pins.vel, s->state.vref, s->state.carrier);
+  /* a restart has no history: no change of the carrier's velocity still to act */
+  memset(s->state.afict, 0, sizeof(double) * 3 * s->model.n);
 }
 
 void pins_set(tf_sim *s, const uint32_t *indices, const double *weights, uint32_t count) {

@@ -87,6 +87,7 @@ typedef struct sim_sizes {
 #define SZ_N3(z) (3 * (size_t)(z)->n)
 #define SZ_N9(z) (9 * (size_t)(z)->n)
 #define SZ_COMP(z) ((size_t)(z)->comp)
+#define SZ_COMP9(z) (9 * (size_t)(z)->comp)
 #define SZ_HESS(z) ((size_t)(z)->hess)
 #define SZ_HESS9(z) (9 * (size_t)(z)->hess)
 
@@ -100,10 +101,12 @@ typedef struct sim_sizes {
   X(double, mass, SZ_N)  /* lumped vertex masses, kg */
 
 /* state: what a snapshot saves and a failed advance restores (rollback is one copy of it) */
-#define SIM_STATE_ARRAYS(X)                    \
-  X(double, x, SZ_N3)    /* positions, m */    \
-  X(double, v, SZ_N3)    /* velocities, m/s */ \
-  X(double, vref, SZ_N3) /* carrier velocity of the last step (design note sec. 2.6), m/s */
+#define SIM_STATE_ARRAYS(X)                                                                        \
+  X(double, x, SZ_N3)          /* positions, m */                                                  \
+  X(double, v, SZ_N3)          /* velocities, m/s */                                               \
+  X(double, vref, SZ_N3)       /* carrier velocity of the last step (design note sec. 2.6), m/s */ \
+  X(double, carrier, SZ_COMP9) /* per piece, that carrier: V, omega, centre (pins.c) */            \
+  X(double, afict, SZ_N3)      /* the carrier's changes of velocity, low-passed (pins.c), m/s^2 */
 
 /* pins: per pin slot q (count of them in use), and per vertex (fixed, mark) */
 #define SIM_PIN_ARRAYS(X)                                                         \
@@ -118,28 +121,31 @@ typedef struct sim_sizes {
   X(uint8_t, mark, SZ_N)  /* per vertex: scratch for argument checks, all zero between calls */
 
 /* step scratch, each array with one role (none borrowed from the solver) */
-#define SIM_WORK_ARRAYS(X)                                                                       \
-  X(sim_comp, comp, SZ_COMP) /* per connected piece */                                           \
-  X(double, f, SZ_N3)        /* external + fictitious force, then its deformable part, N */      \
-  X(double, fsoft, SZ_N3)    /* soft pins' pull on free pieces, N */                             \
-  X(double, u, SZ_N3)        /* relative velocity and projected fields of the step */            \
-  X(double, proj, SZ_N3)     /* rigid projection of u */                                         \
-  X(double, vr, SZ_N3)       /* ballistic velocity v_R of free pieces */                         \
-  X(double, wn, SZ_N3)       /* deformable part of the old relative velocity */                  \
-  X(double, xhat, SZ_N3)     /* ballistic prediction x_n + dt (v_ref + v_R) */                   \
-  X(double, yhat, SZ_N3)     /* inertial target of the step */                                   \
-  X(double, y, SZ_N3)        /* the step's iterate */                                            \
-  X(double, ystart, SZ_N3)   /* the first iterate (contact: first its other candidate) */        \
-  X(double, w, SZ_N3)        /* deformable velocity of the result */                             \
-  X(double, wr, SZ_N3)       /* its rigid part (removed: momenta stay exact) */                  \
-  X(double, vref_new, SZ_N3) /* carrier velocity of this step */                                 \
-  X(double, force_ref, SZ_N) /* balance scale of each vertex for the solver, N */                \
-  X(double, grad, SZ_N3)     /* explicit integrator: gradient of PE at x_n */                    \
-  X(double, eig_v, SZ_N3)    /* settle: inverse iteration vector */                              \
-  X(double, eig_z, SZ_N3)    /* settle: its solve */                                             \
-  X(double, eig_mv, SZ_N3)   /* settle: M v and K v */                                           \
-  X(double, rig_d, SZ_N3)    /* objective: y - yhat, for the rigid inertia of anchored pieces */ \
-  X(double, rig_p, SZ_N3)    /* objective: its rigid projection */
+#define SIM_WORK_ARRAYS(X)                                                                        \
+  X(sim_comp, comp, SZ_COMP)       /* per connected piece */                                      \
+  X(double, f, SZ_N3)              /* external + fictitious force, then its deformable part, N */ \
+  X(double, fsoft, SZ_N3)          /* soft pins' pull on free pieces, N */                        \
+  X(double, u, SZ_N3)              /* relative velocity and projected fields of the step */       \
+  X(double, proj, SZ_N3)           /* rigid projection of u */                                    \
+  X(double, vr, SZ_N3)             /* ballistic velocity v_R of free pieces */                    \
+  X(double, wn, SZ_N3)             /* deformable part of the old relative velocity */             \
+  X(double, xhat, SZ_N3)           /* ballistic prediction x_n + dt (v_ref + v_R) */              \
+  X(double, yhat, SZ_N3)           /* inertial target of the step */                              \
+  X(double, y, SZ_N3)              /* the step's iterate */                                       \
+  X(double, ystart, SZ_N3)         /* the first iterate (contact: first its other candidate) */   \
+  X(double, w, SZ_N3)              /* deformable velocity of the result */                        \
+  X(double, wr, SZ_N3)             /* its rigid part (removed: momenta stay exact) */             \
+  X(double, vref_new, SZ_N3)       /* carrier velocity of this step */                            \
+  X(double, carrier_new, SZ_COMP9) /* its parameters per piece (pins.c) */                        \
+  X(double, afict_step, SZ_N3)     /* the carrier's fictitious acceleration over this step */     \
+  X(double, afict_new, SZ_N3)      /* its filter at the step's end (pins.c) */                    \
+  X(double, force_ref, SZ_N)       /* balance scale of each vertex for the solver, N */           \
+  X(double, grad, SZ_N3)           /* explicit integrator: gradient of PE at x_n */               \
+  X(double, eig_v, SZ_N3)          /* settle: inverse iteration vector */                         \
+  X(double, eig_z, SZ_N3)          /* settle: its solve */                                        \
+  X(double, eig_mv, SZ_N3)         /* settle: M v and K v */                                      \
+  X(double, rig_d, SZ_N3) /* objective: y - yhat, for the rigid inertia of anchored pieces */     \
+  X(double, rig_p, SZ_N3) /* objective: its rigid projection */
 
 /* solver: the Hessian (pattern fixed at create), element slots into it, Newton-PCG work */
 #define SIM_SOLVER_ARRAYS(X)  \
@@ -173,6 +179,8 @@ typedef struct sim_state {
 typedef struct sim_pins {
   uint32_t count;    /* slots in use */
   int targets_fresh; /* the host set targets since the last advance or pin set */
+  int unfiltered; /* a seam for tests only: the carrier's changes act within their step, as before
+                   * their low-pass (pins_fictitious), so a test can measure what it removed */
   SIM_PIN_ARRAYS(SIM_DECLARE_ARRAY)
 } sim_pins;
 
@@ -272,6 +280,12 @@ TF_LOCAL tf_status sim_set_self_map(tf_sim *s, const double *values);
 /* positions and velocities (NULL: zero), and the pins restarted from them */
 TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 
+/* snapshot.c: the state as a byte buffer (tf_sim_save_state); load checks it all first and
+ * changes nothing when it refuses (TF_E_INVALID_ARG with a message) or runs out of memory */
+TF_LOCAL size_t sim_snapshot_size(const tf_sim *s);
+TF_LOCAL void sim_snapshot_save(const tf_sim *s, void *buf);
+TF_LOCAL tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size);
+
 /* objective.c: objective of the tau step and plain potential energy */
 TF_LOCAL double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H);
 TF_LOCAL double sim_potential(const tf_sim *s, const double *x, const double *pin_targets,
@@ -294,6 +308,13 @@ TF_LOCAL void rigid_project_sprung(tf_sim *s, const double *x, const double *u, 
 /* pins.c */
 TF_LOCAL void pins_substep_targets(tf_sim *s, double s0, double s1);
 TF_LOCAL void pins_carrier(tf_sim *s, double dt, double *vref_out);
+/* the carrier's fictitious acceleration at each vertex for a step of dt from x_n (state.x), given
+ * this step's carrier vref_new (pins_carrier): its motion through the last step's carrier field
+ * exactly, its changes of velocity low-passed with time constant (1 - kappa) tau; the filter's
+ * state at the step's end into work.afict_new (the state is untouched: a step may be retried) */
+TF_LOCAL void pins_fictitious(tf_sim *s, double dt, const double *vref_new, double *acc_out);
+/* a step succeeded: its carrier and filter become the state's */
+TF_LOCAL void pins_commit_step(tf_sim *s);
 TF_LOCAL void pins_refresh_components(tf_sim *s);
 /* after the state or the pin set changed: targets at the pinned vertices (soft pins keep the host's
  * targets when keep_soft_targets), carrier from the hard pins' velocities */

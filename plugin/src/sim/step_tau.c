@@ -118,17 +118,16 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   const double tau = s->par.tau, kappa = s->par.kappa;
   double *x = s->state.x, *v = s->state.v;
 
-  /* 1-2: carrier velocity from the pins' motion over this substep; fictitious acceleration */
+  /* 1-2: carrier velocity from the pins' motion over this substep; fictitious acceleration, its
+   * changes of velocity low-passed (pins.c) */
   pins_carrier(s, dt, s->work.vref_new);
+  pins_fictitious(s, dt, s->work.vref_new, s->work.afict_step);
 
   /* 3: forces f = M g - M a_ref */
   for (uint32_t i = 0; i < n; ++i) {
     double *fi = s->work.f + 3 * (size_t)i;
     double m = s->model.mass[i];
-    for (int k = 0; k < 3; ++k) {
-      double aref = (s->work.vref_new[3 * i + k] - s->state.vref[3 * i + k]) / dt;
-      fi[k] = m * (s->par.gravity[k] - aref);
-    }
+    for (int k = 0; k < 3; ++k) fi[k] = m * (s->par.gravity[k] - s->work.afict_step[3 * i + k]);
   }
 
   /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective
@@ -229,7 +228,7 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
       }
     }
   }
-  memcpy(s->state.vref, s->work.vref_new, sizeof(double) * 3 * n);
+  pins_commit_step(s);
   if (contact_active(s)) contact_after_step(s, x);
   return NULL;
 }

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT
+ * State snapshots: everything that decides the next step, as one position-independent byte
+ * buffer a host can keep in memory or write to disk and load into another process (issue 21).
+ * A restart through tf_sim_set_state is a teleport: it restarts the pins' carrier and its
+ * low-passed changes (pins.c), and knows nothing of contact's adaptive stiffness or of vertices
+ * being pushed out of a body; a snapshot carries all of it, so a run saved at frame 50 and loaded
+ * into a new simulation of the same mesh ends bit for bit where the uninterrupted run ends.
+ *
+ * Layout: a header (magic, format, byte order, library version, kind, sizes, the mesh's
+ * fingerprint, the payload's length and checksum), then the payload in a fixed order: the
+ * parameters (sim_params as bytes: the library version pins its layout), the frame count, the
+ * state arrays, the pins, the bending rigidities (a keyed map), and contact's persistent state
+ * (colliders' poses, adaptive stiffness, vertices inside bodies, the self-contact map). What a
+ * step recomputes from these (the pieces' pinned flags, held triangles, the friction lag, the
+ * multigrid hierarchy, which has no history across steps) is not saved. Loading checks the
+ * whole buffer before it changes anything, so a refused snapshot leaves the simulation as it was.
+ * Checksums are FNV-1a (64 bit): a guard against truncation and damage, not against forgery. */
+#include <stdint.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "sim/sim.h"
+
+static const char SNAP_MAGIC[8] = {'t', 'a', 'u', 'f', 'o', 'r', 'm', 'S'};
+enum { SNAP_FORMAT = 1 };
+static const uint32_t SNAP_ENDIAN = 0x01020304u;
+
+typedef struct snap_header {
+  char magic[8];
+  uint32_t format, endian, version, kind;
+  uint32_t n, comp, tris, pins, bends, colliders, contact_n, has_contact;
+  uint64_t mesh, payload, checksum;
+} snap_header;
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t bytes) {
+  const unsigned char *b = p;
+  for (size_t k = 0; k < bytes; ++k) h = (h ^ b[k]) * 0x100000001b3ull;
+  return h;
+}
+static const uint64_t FNV_START = 0xcbf29ce484222325ull;
+
+/* the meshes a snapshot belongs to: the simulation's rest positions and surface triangles, and
+ * each collider's size and rest pose (a collider's poses are saved as arrays of its size) */
+static uint64_t mesh_fingerprint(const tf_sim *s) {
+  uint64_t h = fnv1a(FNV_START, s->model.rest, sizeof(double) * 3 * s->model.n);
+  h = fnv1a(h, s->model.mesh.tris, sizeof(uint32_t) * 3 * s->model.mesh.tri_count);
+  for (uint32_t k = 0; s->contact && k < s->contact->col_count; ++k) {
+    const contact_collider *c = s->contact->col[k];
+    h = fnv1a(h, &c->nv, sizeof c->nv);
+    h = fnv1a(h, c->rest, sizeof(double) * 3 * c->nv);
+  }
+  return h;
+}
+
+static uint32_t bend_count(const tf_sim *s) {
+  return s->hinge ? s->hinge->count : s->shell ? s->shell->count : 0;
+}
+static double *bend_values(const tf_sim *s) {
+  return s->hinge ? s->hinge->bend : s->shell ? s->shell->bend : NULL;
+}
+
+/* One list of the payload's fields (io_payload) serves size, save and load: io_bytes counts,
+ * writes into out, or reads from in (bounds-checked) */
+typedef struct snap_io {
+  unsigned char *out;      /* writing: the buffer, or NULL to count */
+  const unsigned char *in; /* reading */
+  size_t pos, size;        /* bytes done; reading: bytes available */
+  int reading, short_read; /* a read past the end sets short_read (the sizes are checked first) */
+} snap_io;
+
+static void io_bytes(snap_io *io, void *p, size_t bytes) {
+  if (io->reading) {
+    if (io->pos + bytes > io->size) {
+      io->short_read = 1;
+      return;
+    }
+    memcpy(p, io->in + io->pos, bytes);
+  } else if (io->out) {
+    memcpy(io->out + io->pos, p, bytes);
+  }
+  io->pos += bytes;
+}
+
+/* the contact section of one collider (its vertex count is checked against the header's sizes
+ * before anything is read into the simulation) */
+static void io_collider(snap_io *io, contact_collider *k) {
+  io_bytes(io, &k->thickness, sizeof k->thickness);
+  io_bytes(io, &k->friction, sizeof k->friction);
+  io_bytes(io, k->prev, sizeof(double) * 3 * k->nv);
+  io_bytes(io, k->next, sizeof(double) * 3 * k->nv);
+}
+
+/* the payload after the parameters, in place: s's arrays are read into directly, so this runs
+ * on a load only once the whole buffer has been checked */
+static void io_payload(snap_io *io, tf_sim *s) {
+  size_t n3 = sizeof(double) * 3 * s->model.n;
+  io_bytes(io, &s->frames, sizeof s->frames);
+  io_bytes(io, s->state.x, n3);
+  io_bytes(io, s->state.v, n3);
+  io_bytes(io, s->state.vref, n3);
+  io_bytes(io, s->state.afict, n3);
+  io_bytes(io, s->state.carrier, sizeof(double) * 9 * s->model.mesh.comp_count);
+  uint32_t np = s->pins.count;
+  io_bytes(io, &s->pins.targets_fresh, sizeof s->pins.targets_fresh);
+  io_bytes(io, s->pins.idx, sizeof(uint32_t) * np);
+  io_bytes(io, s->pins.w, sizeof(double) * np);
+  io_bytes(io, s->pins.prev, sizeof(double) * 3 * np);
+  io_bytes(io, s->pins.next, sizeof(double) * 3 * np);
+  if (bend_count(s)) io_bytes(io, bend_values(s), sizeof(double) * bend_count(s));
+  sim_contact *c = s->contact;
+  if (!c) return;
+  for (uint32_t k = 0; k < c->col_count; ++k) io_collider(io, c->col[k]);
+  io_bytes(io, &c->kappa_scale, sizeof c->kappa_scale);
+  io_bytes(io, &c->inside_check, sizeof c->inside_check);
+  io_bytes(io, &c->tangle_check, sizeof c->tangle_check);
+  io_bytes(io, &c->tangles, sizeof c->tangles);
+  io_bytes(io, c->below, c->n);
+  io_bytes(io, c->inside, sizeof(int32_t) * c->n);
+  io_bytes(io, c->inside_frames, c->n);
+  io_bytes(io, c->outside, sizeof(double) * 3 * c->n);
+  io_bytes(io, c->self_off, c->n);
+  io_bytes(io, c->tangled, c->n);
+}
+
+static snap_header header_of(const tf_sim *s) {
+  snap_header h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, SNAP_MAGIC, sizeof h.magic);
+  h.format = SNAP_FORMAT;
+  h.endian = SNAP_ENDIAN;
+  h.version = TF_VERSION;
+  h.kind = (uint32_t)s->kind;
+  h.n = s->model.n;
+  h.comp = s->model.mesh.comp_count;
+  h.tris = s->model.mesh.tri_count;
+  h.pins = s->pins.count;
+  h.bends = bend_count(s);
+  h.has_contact = s->contact != NULL;
+  h.colliders = s->contact ? s->contact->col_count : 0;
+  h.contact_n = s->contact ? s->contact->n : 0;
+  h.mesh = mesh_fingerprint(s);
+  return h;
+}
+
+size_t sim_snapshot_size(const tf_sim *s) {
+  snap_io io = {0};
+  io_payload(&io, (tf_sim *)s);
+  return sizeof(snap_header) + sizeof(sim_params) + io.pos;
+}
+
+void sim_snapshot_save(const tf_sim *s, void *buf) {
+  unsigned char *b = buf;
+  snap_header h = header_of(s);
+  snap_io io = {.out = b + sizeof h + sizeof(sim_params)};
+  io_payload(&io, (tf_sim *)s);
+  memcpy(b + sizeof h, &s->par, sizeof(sim_params));
+  h.payload = sizeof(sim_params) + io.pos;
+  h.checksum = fnv1a(FNV_START, b + sizeof h, h.payload);
+  memcpy(b, &h, sizeof h);
+}
+
+#define REFUSE(...) return sim_fail(s, TF_E_INVALID_ARG, "tf_sim_load_state: " __VA_ARGS__)
+
+tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size) {
+  const unsigned char *b = buf;
+  snap_header h, mine = header_of(s);
+  if (size < sizeof h) REFUSE("the buffer holds %zu bytes, less than a snapshot's header", size);
+  memcpy(&h, b, sizeof h);
+  if (memcmp(h.magic, SNAP_MAGIC, sizeof h.magic) != 0) REFUSE("not a tauform state snapshot");
+  if (h.endian != SNAP_ENDIAN) REFUSE("the snapshot was written on a machine of other byte order");
+  if (h.format != SNAP_FORMAT)
+    REFUSE("snapshot format %u, this library reads format %u", h.format, SNAP_FORMAT);
+  if (h.version != TF_VERSION)
+    REFUSE("the snapshot was saved by tauform %u.%u.%u, this is %u.%u.%u", h.version >> 16,
+           (h.version >> 8) & 255u, h.version & 255u, TF_VERSION_MAJOR, TF_VERSION_MINOR,
+           TF_VERSION_PATCH);
+  if (h.kind != mine.kind)
+    REFUSE("the snapshot is of a %s simulation, this is %s",
+           h.kind == SIM_FLESH ? "flesh" : "cloth", mine.kind == SIM_FLESH ? "flesh" : "cloth");
+  if (h.n != mine.n || h.tris != mine.tris || h.comp != mine.comp || h.bends != mine.bends)
+    REFUSE(
+        "the snapshot is of a mesh of %u vertices and %u triangles, this simulation has %u "
+        "and %u",
+        h.n, h.tris, mine.n, mine.tris);
+  if (h.colliders != mine.colliders)
+    REFUSE("the snapshot has %u colliders, this simulation %u: add the same colliders first",
+           h.colliders, mine.colliders);
+  if (h.mesh != mine.mesh)
+    REFUSE(
+        "the snapshot is of another mesh or other colliders (same sizes, other rest positions "
+        "or triangles)");
+  if (h.pins > s->model.n) REFUSE("the snapshot's pin count %u is more than its vertices", h.pins);
+  if (h.payload != size - sizeof h)
+    REFUSE("the buffer holds %zu bytes, the snapshot %llu (truncated or padded)", size,
+           (unsigned long long)(sizeof h + h.payload));
+  if (fnv1a(FNV_START, b + sizeof h, h.payload) != h.checksum)
+    REFUSE("the snapshot is damaged (its checksum does not match)");
+  if (h.has_contact && s->contact && h.contact_n != s->contact->n)
+    REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
+  sim_params par;
+  memcpy(&par, b + sizeof h, sizeof par);
+  /* dry run: the payload's length as this simulation would read it with the snapshot's pins
+   * and contact, without touching it */
+  {
+    tf_sim probe = *s;
+    probe.pins.count = h.pins;
+    sim_contact cprobe;
+    if (h.has_contact && !s->contact) {
+      memset(&cprobe, 0, sizeof cprobe);
+      cprobe.n = h.contact_n;
+      probe.contact = &cprobe;
+    } else if (!h.has_contact) {
+      probe.contact = NULL;
+    }
+    snap_io io = {0};
+    io_payload(&io, &probe);
+    if (sizeof par + io.pos != h.payload)
+      REFUSE(
+          "the snapshot's payload is %llu bytes, this simulation reads %zu: saved from another "
+          "configuration",
+          (unsigned long long)h.payload, sizeof par + io.pos);
+  }
+  /* storage the snapshot's parameters need, before anything changes (out of memory: nothing
+   * changed but spare storage) */
+  if (par.air_density > 0.0 && elem_drag_enable_air(s, s->drag) != TF_OK)
+    return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: out of memory for the air model");
+  if (h.has_contact && contact_enable(s) != TF_OK)
+    return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: out of memory for contact");
+  if (h.has_contact && h.contact_n != s->contact->n)
+    REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
+  /* the load: nothing below can fail */
+  s->par = par;
+  sim_params_derive(s);
+  s->pins.count = h.pins;
+  sim_contact *keep = s->contact;
+  if (!h.has_contact) s->contact = NULL; /* nothing of contact in the payload */
+  snap_io io = {.in = b + sizeof h + sizeof par, .size = h.payload - sizeof par, .reading = 1};
+  io_payload(&io, s);
+  s->contact = keep;
+  if (keep && !h.has_contact) { /* saved before contact existed: as contact_init leaves it */
+    keep->cover_valid = 0;
+    keep->kappa_scale = 1.0;
+    keep->inside_check = keep->tangle_check = 1;
+    keep->tangles = 0;
+    memset(keep->below, 0, keep->n);
+    memset(keep->inside_frames, 0, keep->n);
+    memset(keep->self_off, 0, keep->n);
+    memset(keep->tangled, 0, keep->n);
+    for (uint32_t i = 0; i < keep->n; ++i) keep->inside[i] = -1;
+  }
+  pins_refresh_components(s);
+  return TF_OK;
+}
