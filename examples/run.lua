@@ -2,6 +2,7 @@
 -- Run any rig headlessly:
 --   lua5.4 examples/run.lua examples/cape/cape.lua --frames 1-96 --out cape.pc2 [--substeps N]
 --                          [--fps F] [--format pc2|mdd|obj] [--no-rest-obj] [--quiet]
+--                          [--checkpoint-every N] [--resume]
 -- Every option's value is checked here, and a bad one named ("--frames wants FIRST-LAST ...").
 -- Prints each file written (the cache, the rest-mesh OBJ beside it, pictures) unless --quiet.
 -- Finds the library next to this checkout (build/lua/tauform.so and lua/), the one LUA_CPATH
@@ -14,6 +15,7 @@ local usage = [[
 usage: lua5.4 examples/run.lua RIG.lua [--frames FIRST-LAST] [--out FILE] [--substeps N]
                                        [--fps F] [--format pc2|mdd|obj] [--preview FILE.png]
                                        [--sheet FILE.png] [--sheet-size WxH] [--no-rest-obj] [--quiet]
+                                       [--checkpoint-every N] [--resume]
   --frames    frame range FIRST-LAST (e.g. 1-96) or LAST, integers; default the rig's
   --out       cache to write: .pc2 (default format), .mdd, or .obj (one file per frame); written
               as FILE.partial and renamed when the run finishes (a failed run keeps the .partial)
@@ -25,7 +27,10 @@ usage: lua5.4 examples/run.lua RIG.lua [--frames FIRST-LAST] [--out FILE] [--sub
   --sheet-size WxH  tile size of the contact sheet, default 480x360
   --no-rest-obj  no rest mesh: by default a PC2 or MDD cache gets FILE-without-extension.obj, the
               rest mesh in the cache's vertex order (import it, add a Mesh Cache modifier)
-  --quiet     no progress bar, and no list of the files written]]
+  --quiet     no progress bar, and no list of the files written
+  --checkpoint-every N  every N frames a snapshot of the run goes to FILE.checkpoint (PC2 or OBJ)
+  --resume    continue a run that was stopped or killed from its FILE.checkpoint, with the same
+              rig and options: the cache ends bit for bit as an uninterrupted run's]]
 
 local function fail(fmt, ...)
   io.stderr:write(("run.lua: " .. fmt .. "\n"):format(...))
@@ -79,6 +84,8 @@ while i <= #arg do
     opt.sheet_width, opt.sheet_height = w, h
   elseif a == "--no-rest-obj" then opt.rest_obj = false
   elseif a == "--quiet" then opt.progress = false; quiet = true
+  elseif a == "--checkpoint-every" then opt.checkpoint_every = integer(value(), 1)
+  elseif a == "--resume" then opt.resume = true
   elseif a:sub(1, 1) == "-" and a ~= "-" then fail("unknown option %s\n%s", a, usage)
   elseif rigpath then fail("one rig at a time (got %s and %s)", rigpath, a)
   else rigpath = a end

@@ -2,7 +2,8 @@
 -- Point caches a DCC reads back: PC2 (Blender's Mesh Cache, 3ds Max; little endian), MDD
 -- (LightWave, Blender, Houdini; big endian) and OBJ sequences, and the rest mesh as one OBJ.
 -- A writer is opened with the vertex count, takes one frame of flat positions {x1, y1, z1, ...}
--- at a time, and is finished by close().
+-- at a time, and is finished by close(). opt.resume_frames = k continues a PC2 or OBJ sequence a
+-- killed run left after its first k frames (tauform.run's --resume).
 --
 -- Atomic: a PC2 or MDD cache is written to "<path>.partial" and renamed to <path> only when
 -- close() finishes it, so <path> is either absent, the previous complete cache, or the new
@@ -61,7 +62,24 @@ function M.open(path, vert_count, opt)
   local self = setmetatable({ path = path, n = vert_count, frames = 0, start = opt.start or 1,
                               fps = opt.fps or 24, format = format, triangles = opt.triangles,
                               partial = path .. ".partial" }, Writer)
-  if format == "pc2" then
+  if format == "pc2" and opt.resume_frames then
+    -- a resumed run (tauform.run's checkpoints): the .partial a killed run left, cut back to the
+    -- frames its checkpoint had cached, then appended to
+    local keep = opt.resume_frames
+    local f = io.open(self.partial, "rb")
+    if not f then error(("cache: cannot resume: %s is missing"):format(self.partial), 2) end
+    local s = f:read("a")
+    f:close()
+    local bytes = 32 + 12 * vert_count * keep
+    if #s < bytes then
+      error(("cache: cannot resume: %s holds %d bytes, its checkpoint needs %d (%d frames)"):format(
+        self.partial, #s, bytes, keep), 2)
+    end
+    self.frames = keep
+    self.f = open(self.partial)
+    self.f:write(pc2_header(self), s:sub(33, bytes))
+    self.f:flush()
+  elseif format == "pc2" then
     self.f = open(self.partial)
     self.f:write(pc2_header(self))
   elseif format == "mdd" then
@@ -69,6 +87,7 @@ function M.open(path, vert_count, opt)
   elseif format == "obj" then
     if not self.triangles then error("cache: an OBJ sequence needs the mesh's triangles", 2) end
     self.partial = nil
+    self.frames = opt.resume_frames or 0
   else
     error(("cache: unknown format '%s' (pc2, mdd or obj)"):format(tostring(format)), 2)
   end

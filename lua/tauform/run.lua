@@ -17,6 +17,16 @@
 -- 1-based triangles; importing it and adding a Mesh Cache modifier replays the cache (settings in
 -- tauform/cache.lua and in the OBJ's comment). An OBJ sequence has its own faces: it gets none.
 --
+-- Checkpoints: checkpoint_every = N writes "<out>.checkpoint" every N frames (atomically: through
+-- its own .partial), a state snapshot (sim:save_state) with the cache's progress and the frames
+-- kept for the contact sheet; resume = true continues a run that was killed (even by kill -9)
+-- from its last checkpoint: the same rig, frames, fps and substeps, the cache's .partial cut back
+-- to the checkpoint's frames and appended to, and the frames after it simulated again, so the
+-- cache ends bit for bit as an uninterrupted run's. A PC2 or OBJ-sequence cache (an MDD is
+-- written whole at the end). A rig whose functions keep state of their own between frames (not a
+-- function of the frame alone) cannot be resumed exactly: its keys, pins and colliders are
+-- applied again from the frame. A run that finishes removes its checkpoint.
+--
 -- Returns a summary table { first, last, frames, seconds, ms_per_frame, newton_per_frame, out,
 -- rest_obj, files = { {path =, what =}, ... }, positions }. When the solver fails it returns nil,
 -- message, code, and when the rig raises an error the error propagates; either way the cache is
@@ -25,6 +35,7 @@
 local cache = require "tauform.cache"
 local rigmod = require "tauform.rig"
 local core = require "tauform.core"
+local schema = require "tauform.schema"
 
 local M = {}
 
@@ -79,8 +90,20 @@ function M.parse_frames(r, default)
   return a, b
 end
 
+local RUN_OPTIONS = {}
+for _, f in ipairs(schema.tables["tauform.run options"]) do RUN_OPTIONS[#RUN_OPTIONS + 1] = f[1] end
+
 local function check_opts(opt)
   if type(opt) ~= "table" then bad("options must be a table") end
+  -- an unknown key is a mistake, never a default (the reference lists them: plugin/docs/reference.md)
+  for k in pairs(opt) do
+    local known = false
+    for _, n in ipairs(RUN_OPTIONS) do known = known or n == k end
+    if not known then
+      local near = schema.suggest(k, RUN_OPTIONS)
+      bad("unknown option %s%s", show(k), near and (" (did you mean '%s'?)"):format(near) or "")
+    end
+  end
   local function number(name, positive_int)
     local v = opt[name]
     if v == nil then return end
@@ -103,6 +126,15 @@ local function check_opts(opt)
     bad("format must be 'pc2', 'mdd' or 'obj' (got %s)", show(opt.format))
   end
   if opt.progress ~= nil and type(opt.progress) ~= "boolean" then bad("progress must be true or false") end
+  number("checkpoint_every", true)
+  if opt.resume ~= nil and type(opt.resume) ~= "boolean" then bad("resume must be true or false") end
+  if (opt.checkpoint_every or opt.resume) and not opt.out then
+    bad("%s needs out: the checkpoint goes beside the cache", opt.resume and "resume" or "checkpoint_every")
+  end
+  local fmt = opt.format or (opt.out and opt.out:match("%.mdd$") and "mdd")
+  if (opt.checkpoint_every or opt.resume) and fmt == "mdd" then
+    bad("checkpoints need a PC2 or OBJ-sequence cache (an MDD is written whole at the end)")
+  end
   if opt.on_frame ~= nil and type(opt.on_frame) ~= "function" then bad("on_frame must be a function(frame, sim, positions)") end
 end
 
@@ -141,6 +173,57 @@ local function rest_path(opt, format)
   return p
 end
 
+-- a checkpoint: where the run stands after `frame` and the snapshot of its simulation
+local CHECKPOINT = "tauform checkpoint 1\n"
+
+local function write_checkpoint(path, c)
+  local parts = { CHECKPOINT, string.pack("<i8i8i8i8dd", c.first, c.frame, c.fps_key, c.cached, c.newton, c.cg),
+                  string.pack("<i8", #c.shapes) }
+  for _, sh in ipairs(c.shapes) do
+    parts[#parts + 1] = string.pack("<i8i8", sh.frame, #sh.pos)
+    parts[#parts + 1] = string.pack("<" .. ("d"):rep(#sh.pos), table.unpack(sh.pos))
+  end
+  parts[#parts + 1] = string.pack("<s8", c.state)
+  local tmp = path .. ".partial"
+  local f, err = io.open(tmp, "wb")
+  if not f then error(("run: cannot write the checkpoint %s (%s)"):format(tmp, err), 0) end
+  f:write(table.concat(parts))
+  local ok, cerr = f:close()
+  if not ok then error(("run: cannot write the checkpoint %s (%s)"):format(tmp, tostring(cerr)), 0) end
+  ok, cerr = os.rename(tmp, path)
+  if not ok then error(("run: cannot rename %s to %s (%s)"):format(tmp, path, tostring(cerr)), 0) end
+end
+
+local function read_checkpoint(path)
+  local f = io.open(path, "rb")
+  if not f then bad("resume: there is no checkpoint %s (run with checkpoint_every first)", path) end
+  local s = f:read("a")
+  f:close()
+  local ok, c = pcall(function()
+    if s:sub(1, #CHECKPOINT) ~= CHECKPOINT then error("not a tauform checkpoint") end
+    local c, pos = {}, #CHECKPOINT + 1
+    c.first, c.frame, c.fps_key, c.cached, c.newton, c.cg, pos = string.unpack("<i8i8i8i8dd", s, pos)
+    local count
+    count, pos = string.unpack("<i8", s, pos)
+    c.shapes = {}
+    for k = 1, count do
+      local frame, n
+      frame, n, pos = string.unpack("<i8i8", s, pos)
+      local v = { string.unpack("<" .. ("d"):rep(n), s, pos) }
+      pos = table.remove(v)
+      c.shapes[k] = { frame = frame, pos = v }
+    end
+    c.state, pos = string.unpack("<s8", s, pos)
+    if pos ~= #s + 1 then error("trailing bytes") end
+    return c
+  end)
+  if not ok then bad("resume: %s is damaged or not a checkpoint (%s)", path, tostring(c)) end
+  return c
+end
+
+-- fps and substeps in one integer, so a checkpoint is resumed only with the step it was made with
+local function step_key(fps, substeps) return math.floor(fps * 1e6 + 0.5) * 100000 + substeps end
+
 function M.run(rig, opt)
   opt = opt or {}
   check_opts(opt)
@@ -156,25 +239,53 @@ function M.run(rig, opt)
   local format = opt.format or (opt.out and ((opt.out:match("%.mdd$") and "mdd") or (opt.out:match("%.obj$") and "obj") or "pc2"))
   local rest_obj = rest_path(opt, format)
   local rest = rest_obj and { table.unpack(rest_output(rig, sim, out_count)) }
+  local checkpoint = opt.out and opt.out .. ".checkpoint"
+  local resumed = opt.resume and read_checkpoint(checkpoint)
+  if resumed then
+    if resumed.first ~= first or resumed.fps_key ~= step_key(fps, substeps) or resumed.frame > last then
+      bad("resume: %s was made by a run from frame %d with another fps or substeps, or past frame %d",
+          checkpoint, resumed.first, last)
+    end
+    local lok, lerr = pcall(sim.load_state, sim, resumed.state)
+    if not lok then bad("resume: %s: %s", checkpoint, tostring(lerr)) end
+  end
   local writer = opt.out and cache.open(opt.out, out_count, { start = first, fps = fps, format = format,
-                                                             triangles = out_tris })
+                                                             triangles = out_tris,
+                                                             resume_frames = resumed and resumed.cached })
   local pos = sim:positions()
-  local keep, shapes = {}, {}
-  local stats = { newton = 0, cg = 0 }
+  local keep, shapes, kept = {}, {}, {}
+  local stats = { newton = resumed and resumed.newton or 0, cg = resumed and resumed.cg or 0 }
   local t0 = os.clock()
+  local function save(f)
+    write_checkpoint(checkpoint, { first = first, frame = f, fps_key = step_key(fps, substeps), cached = writer.frames,
+                                   newton = stats.newton, cg = stats.cg, shapes = kept, state = sim:save_state() })
+  end
   local function simulate()
-    if writer then writer:write(rig:output(sim)) end
-    if opt.on_frame then opt.on_frame(first, sim, pos) end
     -- frames kept for the contact sheet: evenly spaced, first and last included
     if opt.sheet then
       local count = math.max(1, math.min(opt.sheet_frames or 6, last - first + 1))
       for k = 0, count - 1 do
         keep[first + math.floor(k * (last - first) / math.max(count - 1, 1) + 0.5)] = true
       end
-      if keep[first] then shapes[#shapes + 1] = { table.unpack(pos) } end
+    end
+    local from = first + 1
+    if resumed then
+      from = resumed.frame + 1
+      for _, sh in ipairs(resumed.shapes) do
+        kept[#kept + 1] = sh
+        shapes[#shapes + 1] = sh.pos
+      end
+    else
+      if writer then writer:write(rig:output(sim)) end
+      if opt.on_frame then opt.on_frame(first, sim, pos) end
+      if keep[first] then
+        kept[#kept + 1] = { frame = first, pos = { table.unpack(pos) } }
+        shapes[#shapes + 1] = kept[#kept].pos
+      end
+      if opt.checkpoint_every then save(first) end
     end
     local out = nil
-    for f = first + 1, last do
+    for f = from, last do
       rig:apply(sim, f)
       local ok, msg, code = sim:advance(1 / fps, substeps)
       if not ok then return false, ("%s: frame %d: %s"):format(rig.source, f, msg), code end
@@ -187,7 +298,11 @@ function M.run(rig, opt)
       stats.newton = stats.newton + st.newton_iterations
       stats.cg = stats.cg + st.cg_iterations
       if opt.on_frame then opt.on_frame(f, sim, pos) end
-      if keep[f] then shapes[#shapes + 1] = { table.unpack(pos) } end
+      if keep[f] then
+        kept[#kept + 1] = { frame = f, pos = { table.unpack(pos) } }
+        shapes[#shapes + 1] = kept[#kept].pos
+      end
+      if opt.checkpoint_every and (f - first) % opt.checkpoint_every == 0 then save(f) end
       if show_bar then progress(f, first, last, t0) end
     end
     return true
@@ -204,6 +319,8 @@ function M.run(rig, opt)
   local files = {}
   if writer then
     writer:close()
+    -- the cache is complete: its checkpoint has nothing left to resume
+    if opt.checkpoint_every or resumed then os.remove(checkpoint) end
     local list = writer:files()
     local what = ("cache (%s, frames %d-%d at %g fps, %d points)"):format(format:upper(), first, last, fps, out_count)
     if #list == 1 then

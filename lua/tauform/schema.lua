@@ -449,7 +449,10 @@ tbl("tauform.run options", {
   { "view", type = "vec3", doc = "camera direction of the pictures; default the rig's view" },
   { "progress", type = "boolean", doc = "progress bar; default: when stderr is a terminal" },
   { "on_frame", type = "function", doc = "function(frame, sim, positions) after each frame" },
+  { "checkpoint_every", type = "integer", doc = "every N frames a snapshot of the run goes to <out>.checkpoint (a PC2 or OBJ cache); a finished run removes it" },
+  { "resume", type = "boolean", doc = "continue a stopped or killed run from <out>.checkpoint, with the same rig, frames, fps and substeps: the cache ends bit for bit as an uninterrupted run's" },
   { "name", type = "string", doc = "the name errors give a rig passed as a table" },
+  { "rest_obj", type = { "string", "boolean" }, doc = "where the rest mesh OBJ goes (default <out without extension>.obj beside a PC2 or MDD cache), or false for none" },
 })
 
 -- ---- checking ----------------------------------------------------------------------------------
@@ -802,7 +805,8 @@ M.functions = {
     { "sim:vert_count() -> n / sim:triangles() -> flat 1-based triples", "mesh size and faces (a flesh body's tet boundary)" },
     { "sim:pin(indices [, weights])", "pins vertices (weights: one number or one per vertex; 1 hard, below 1 soft)" },
     { "sim:pin_targets(targets)", "where the pinned vertices go: one {x, y, z} per pin, flat or nested" },
-    { "sim:set_state(positions [, velocities])", "moves every vertex (and sets velocities)" },
+    { "sim:set_state(positions [, velocities])", "moves every vertex (and sets velocities): a teleport; the pins' carrier restarts" },
+    { "sim:save_state() -> string / sim:load_state(s) -> sim", "a snapshot of everything that decides the next step, as bytes to keep or write to a file; loading it into a simulation made the same way (same mesh and def, same colliders) continues bit for bit; another mesh, version or a damaged string is refused by name" },
     { "sim:energy() -> joules / sim:stats() -> { steps, newton_iterations, cg_iterations, ... }", "diagnostics of the last advance" },
     { "sim:settle_tau(settle_time, dt) -> tau, lambda | nil, message, code", "tau that settles the slowest mode in settle_time" },
     { "sim:render_png(path [, options]) -> true | nil, message", "a shaded picture ([render options](#render-options))" },

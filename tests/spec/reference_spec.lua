@@ -210,9 +210,10 @@ describe("every documented field is accepted", function()
     local dir = os.tmpname()
     local opt = { frames = "1-2", fps = 24, substeps = 1, out = dir .. ".pc2", format = "pc2", preview = dir .. ".png",
                   sheet = dir .. "-sheet.png", sheet_frames = 2, sheet_columns = 2, sheet_width = 40, sheet_height = 30,
-                  view = { 1, 1, 1 }, progress = false, on_frame = function() end, name = "run options" }
+                  view = { 1, 1, 1 }, progress = false, on_frame = function() end, name = "run options",
+                  checkpoint_every = 1, resume = false, rest_obj = dir .. "-rest.obj" }
     assert.are.same(fields("tauform.run options"), keys(opt))
     assert.is_truthy(tauform.run(settled, opt))
-    for _, p in ipairs({ dir, dir .. ".pc2", dir .. ".png", dir .. "-sheet.png" }) do os.remove(p) end
+    for _, p in ipairs({ dir, dir .. ".pc2", dir .. ".png", dir .. "-sheet.png", dir .. "-rest.obj" }) do os.remove(p) end
   end)
 end)

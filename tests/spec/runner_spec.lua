@@ -79,6 +79,12 @@ describe("runner options", function()
     assert.are.equal("run: out must be a file path (got 3)", err_of{ out = 3 })
   end)
 
+  it("refuses an unknown option, naming the one it meant", function()
+    local ok, err = pcall(tauform.run, "./examples/cape/cape.lua", { frame = "1-2", progress = false })
+    assert.is_false(ok)
+    assert.are.equal("run: unknown option 'frame' (did you mean 'frames'?)", err)
+  end)
+
   it("names every bad command-line argument of examples/run.lua", function()
     local rig = root .. "/examples/cape/cape.lua"
     local cases = {

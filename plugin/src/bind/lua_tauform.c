@@ -392,6 +392,30 @@ static int l_set_state(lua_State *L) {
   return 1;
 }
 
+/* sim:save_state() -> string: the snapshot's bytes (tf_sim_save_state) */
+static int l_save_state(lua_State *L) {
+  lsim *p = tfl_check_open(L);
+  size_t size = tf_sim_state_size(p->sim);
+  luaL_Buffer b;
+  char *buf = luaL_buffinitsize(L, &b, size);
+  tf_status st = tf_sim_save_state(p->sim, buf, size);
+  if (st != TF_OK) return luaL_error(L, "sim:save_state: %s", tf_sim_last_error(p->sim));
+  luaL_pushresultsize(&b, size);
+  return 1;
+}
+
+/* sim:load_state(s) -> sim: a string from sim:save_state (tf_sim_load_state); a refused one
+ * raises its reason and leaves the simulation as it was */
+static int l_load_state(lua_State *L) {
+  lsim *p = tfl_check_open(L);
+  size_t size;
+  const char *buf = luaL_checklstring(L, 2, &size);
+  tf_status st = tf_sim_load_state(p->sim, buf, size);
+  if (st != TF_OK) return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int l_stats(lua_State *L) {
   lsim *p = tfl_check_open(L);
   tf_stats st;
@@ -635,6 +659,8 @@ static const luaL_Reg SIM_METHODS[] = {{"advance", l_advance},
                                        {"pin", l_pin},
                                        {"pin_targets", l_pin_targets},
                                        {"set_state", l_set_state},
+                                       {"save_state", l_save_state},
+                                       {"load_state", l_load_state},
                                        {"stats", l_stats},
                                        {"close", l_close},
                                        {"is_closed", l_is_closed},
