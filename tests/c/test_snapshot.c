@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * State snapshots (tf_sim_save_state / tf_sim_load_state, issue 21): a run saved halfway, written
- * to a file, and loaded into a new simulation made from the same def ends bit for bit where the
- * uninterrupted run ends: cloth with hard pins that accelerate (the carrier's low-passed changes,
+ * to a file, and loaded in another process into a new simulation made from the same def ends bit
+ * for bit where the uninterrupted run ends: cloth with hard pins that accelerate (the carrier's low-passed changes,
  * pins.c), soft pins, wind with turbulence and gusts, keyed parameters and a keyed bending map, a
  * moving collider and the ground; and flesh with keyed stiffness. Snapshots of another mesh,
  * kind or version, truncated or damaged ones are refused by name, and the simulation is
@@ -10,9 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "contact_scenes.h"
 #include "scenes.h"
+#include "sim/sim.h"
 #include "tf_test.h"
 
 static const double O[3] = {-0.5, 0, 0.6}, EX[3] = {1, 0, 0}, EY[3] = {0, 0, -1};
@@ -90,18 +93,50 @@ static int cloth_frame(cloth_run *r, int f) {
   return ok;
 }
 
-/* the buffer written to a file and read back: what a host does between two processes */
-static unsigned char *through_file(const unsigned char *buf, size_t size) {
-  FILE *f = tmpfile();
-  unsigned char *back = malloc(size);
-  if (!f || !back || fwrite(buf, 1, size, f) != size || fseek(f, 0, SEEK_SET) != 0 ||
-      fread(back, 1, size, f) != size) {
+/* the snapshot written to a file, loaded and run on in a child process (fork), which writes its
+ * final positions and velocities back: what a render farm does between two machines. resume
+ * (ctx, buf, size) runs in the child; returns its simulation for the result, NULL on failure */
+typedef tf_sim *(*resume_fn)(void *ctx, const unsigned char *buf, size_t size);
+
+static int resume_elsewhere(const unsigned char *buf, size_t size, resume_fn resume, void *ctx,
+                            uint32_t n, double *result) {
+  char snap[] = "/tmp/tf_snapshot_XXXXXX", out[] = "/tmp/tf_resumed_XXXXXX";
+  int fs = mkstemp(snap), fo = mkstemp(out), ok = 0;
+  if (fs < 0 || fo < 0) return 0;
+  close(fo);
+  ok = write(fs, buf, size) == (ssize_t)size;
+  close(fs);
+  pid_t pid = ok ? fork() : -1;
+  if (pid == 0) { /* the other process: the file is all it has */
+    FILE *f = fopen(snap, "rb");
+    unsigned char *in = malloc(size + 1);
+    size_t got = f && in ? fread(in, 1, size + 1, f) : 0;
     if (f) fclose(f);
-    free(back);
-    return NULL;
+    tf_sim *sim = got == size ? resume(ctx, in, got) : NULL;
+    double *r = malloc(sizeof(double) * 6 * n);
+    int good = sim && r && tf_sim_get_positions(sim, r, n) == TF_OK &&
+               tf_sim_get_velocities(sim, r + 3 * n, n) == TF_OK;
+    FILE *o = good ? fopen(out, "wb") : NULL;
+    good = o && fwrite(r, sizeof(double), 6 * (size_t)n, o) == 6 * (size_t)n;
+    if (o) fclose(o);
+    _exit(good ? 0 : 1);
   }
-  fclose(f);
-  return back;
+  int status = 0;
+  ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  FILE *o = ok ? fopen(out, "rb") : NULL;
+  ok = o && fread(result, sizeof(double), 6 * (size_t)n, o) == 6 * (size_t)n;
+  if (o) fclose(o);
+  remove(snap), remove(out);
+  return ok;
+}
+
+static int matches(tf_sim *a, const double *result, uint32_t n) {
+  double *x = malloc(sizeof(double) * 6 * n);
+  int same = x && tf_sim_get_positions(a, x, n) == TF_OK &&
+             tf_sim_get_velocities(a, x + 3 * n, n) == TF_OK &&
+             memcmp(x, result, sizeof(double) * 6 * n) == 0;
+  free(x);
+  return same;
 }
 
 static int same_state(tf_sim *a, tf_sim *b, uint32_t n) {
@@ -115,84 +150,111 @@ static int same_state(tf_sim *a, tf_sim *b, uint32_t n) {
   return same;
 }
 
+/* the child's part: a new simulation from the same def with the same ball, never advanced (the
+ * snapshot brings the rest: pins, parameters, the map, the ball's pose, contact's state), then
+ * frames 51..100 with the host's inputs */
+static tf_sim *cloth_resume(void *ctx, const unsigned char *buf, size_t size) {
+  cloth_run *c = ctx;
+  if (!cloth_make(c) || tf_sim_load_state(c->sim, buf, size) != TF_OK) return NULL;
+  for (int f = 51; f <= 100; ++f)
+    if (!cloth_frame(c, f)) return NULL;
+  return c->sim;
+}
+
 TF_TEST(snapshot_cloth_resumes_bit_for_bit) {
   cloth_run a, b, c;
-  ENSURE(cloth_make(&a) && cloth_make(&b) && cloth_make(&c));
-  for (int f = 1; f <= 80; ++f)
+  ENSURE(cloth_make(&a) && cloth_make(&b));
+  for (int f = 1; f <= 100; ++f)
     ENSURE_MSG(cloth_frame(&a, f), "frame %d: %s", f, tf_sim_last_error(a.sim));
-  for (int f = 1; f <= 40; ++f) ENSURE(cloth_frame(&b, f));
+  for (int f = 1; f <= 50; ++f) ENSURE(cloth_frame(&b, f));
   size_t size = tf_sim_state_size(b.sim);
   unsigned char *buf = malloc(size);
-  ENSURE(buf && tf_sim_save_state(b.sim, buf, size) == TF_OK);
-  unsigned char *back = through_file(buf, size);
-  ENSURE(back);
-  /* c: made from the same def with the same ball, never advanced: the snapshot brings the rest
-   * (pins, parameters, the map, the ball's pose, contact's state) */
-  ENSURE_MSG(tf_sim_load_state(c.sim, back, size) == TF_OK, "%s", tf_sim_last_error(c.sim));
-  for (int f = 41; f <= 80; ++f) {
-    ENSURE(cloth_frame(&b, f));
-    ENSURE_MSG(cloth_frame(&c, f), "frame %d: %s", f, tf_sim_last_error(c.sim));
-  }
+  double *result = malloc(sizeof(double) * 6 * a.sc.vert_count);
+  ENSURE(buf && result && tf_sim_save_state(b.sim, buf, size) == TF_OK);
+  int resumed = resume_elsewhere(buf, size, cloth_resume, &c, a.sc.vert_count, result);
+  /* and in this process, into the very simulation it was saved from after running on */
+  for (int f = 51; f <= 60; ++f) ENSURE(cloth_frame(&b, f));
+  ENSURE(tf_sim_load_state(b.sim, buf, size) == TF_OK);
+  for (int f = 51; f <= 100; ++f) ENSURE(cloth_frame(&b, f));
   tf_stats st = {.struct_size = sizeof st};
   tf_sim_get_stats(a.sim, &st);
   TF_NOTE(
-      "cloth snapshot: %zu bytes for %u vertices; resumed at frame 40, frame 80 equal bit "
-      "for bit: %s (%u contacts at the end)",
-      size, a.sc.vert_count, same_state(a.sim, c.sim, a.sc.vert_count) ? "yes" : "no", st.contacts);
+      "cloth snapshot: %zu bytes for %u vertices; resumed at frame 50 in another process, "
+      "frame 100 equal bit for bit: %s (%u contacts at the end)",
+      size, a.sc.vert_count, resumed && matches(a.sim, result, a.sc.vert_count) ? "yes" : "no",
+      st.contacts);
   ENSURE(st.contacts > 0); /* contact is part of what was resumed */
+  ENSURE(resumed && matches(a.sim, result, a.sc.vert_count));
   ENSURE(same_state(a.sim, b.sim, a.sc.vert_count));
-  ENSURE(same_state(a.sim, c.sim, a.sc.vert_count));
-  free(buf), free(back);
-  cloth_free(&a), cloth_free(&b), cloth_free(&c);
+  free(buf), free(result);
+  cloth_free(&a), cloth_free(&b);
+}
+
+typedef struct flesh_run {
+  tet_scene blk;
+  uint32_t pins[9], np;
+  tf_sim *sim;
+} flesh_run;
+
+/* a 0.4 x 0.2 x 0.2 m block held at its x = 0 face, which bobs; its stiffness keyed at frame 20 */
+static int flesh_make(flesh_run *r) {
+  scene_block(&r->blk, 4, 2, 2, 0.1, 0.1, 0.1);
+  tf_flesh_def def;
+  scene_flesh_def(&r->blk, &def);
+  def.tau = 0.05;
+  r->np = 0;
+  for (uint32_t i = 0; i < r->blk.vert_count; ++i)
+    if (r->blk.pos[3 * i] == 0.0) r->pins[r->np++] = i;
+  r->sim = NULL;
+  return tf_flesh_create(&def, &r->sim, NULL, 0) == TF_OK &&
+         tf_sim_set_pins(r->sim, r->pins, NULL, r->np) == TF_OK;
+}
+
+static int flesh_frame(flesh_run *r, int f) {
+  double tg[27], E = f < 20 ? 2e5 : 4e5;
+  for (uint32_t q = 0; q < r->np; ++q) {
+    memcpy(tg + 3 * q, r->blk.pos + 3 * (size_t)r->pins[q], 3 * sizeof(double));
+    tg[3 * q + 2] += 0.05 * sin(0.3 * f);
+  }
+  return tf_sim_set_pin_targets(r->sim, tg, r->np) == TF_OK &&
+         tf_sim_set_param(r->sim, TF_PARAM_YOUNGS_MODULUS, &E, 1) == TF_OK &&
+         tf_sim_advance(r->sim, FRAME, 1) == TF_OK;
+}
+
+static tf_sim *flesh_resume(void *ctx, const unsigned char *buf, size_t size) {
+  flesh_run *c = ctx;
+  if (!flesh_make(c) || tf_sim_load_state(c->sim, buf, size) != TF_OK) return NULL;
+  for (int f = 31; f <= 60; ++f)
+    if (!flesh_frame(c, f)) return NULL;
+  return c->sim;
 }
 
 TF_TEST(snapshot_flesh_resumes_bit_for_bit) {
-  tet_scene blk;
-  scene_block(&blk, 4, 2, 2, 0.1, 0.1, 0.1);
-  tf_flesh_def def;
-  scene_flesh_def(&blk, &def);
-  def.tau = 0.05;
-  tf_sim *s[3] = {NULL, NULL, NULL};
-  uint32_t pins[9], np = 0;
-  for (uint32_t i = 0; i < blk.vert_count; ++i)
-    if (blk.pos[3 * i] == 0.0) pins[np++] = i; /* the x = 0 face */
-  for (int k = 0; k < 3; ++k)
-    ENSURE(tf_flesh_create(&def, &s[k], NULL, 0) == TF_OK &&
-           (k == 2 || tf_sim_set_pins(s[k], pins, NULL, np) == TF_OK));
-  double tg[27];
-  for (int f = 1; f <= 60; ++f)
-    for (int k = 0; k < 2; ++k) {
-      if (k == 1 && f > 30) continue;
-      for (uint32_t q = 0; q < np; ++q) {
-        memcpy(tg + 3 * q, blk.pos + 3 * (size_t)pins[q], 3 * sizeof(double));
-        tg[3 * q + 2] += 0.05 * sin(0.3 * f);
-      }
-      double E = f < 20 ? 2e5 : 4e5;
-      ENSURE(tf_sim_set_pin_targets(s[k], tg, np) == TF_OK &&
-             tf_sim_set_param(s[k], TF_PARAM_YOUNGS_MODULUS, &E, 1) == TF_OK &&
-             tf_sim_advance(s[k], FRAME, 1) == TF_OK);
-    }
-  size_t size = tf_sim_state_size(s[1]);
+  flesh_run a, b, c;
+  ENSURE(flesh_make(&a) && flesh_make(&b));
+  for (int f = 1; f <= 60; ++f) ENSURE(flesh_frame(&a, f));
+  for (int f = 1; f <= 30; ++f) ENSURE(flesh_frame(&b, f));
+  size_t size = tf_sim_state_size(b.sim);
   unsigned char *buf = malloc(size);
-  ENSURE(buf && tf_sim_save_state(s[1], buf, size) == TF_OK);
-  unsigned char *back = through_file(buf, size);
-  ENSURE(back && tf_sim_load_state(s[2], back, size) == TF_OK);
-  for (int f = 31; f <= 60; ++f) {
-    for (uint32_t q = 0; q < np; ++q) {
-      memcpy(tg + 3 * q, blk.pos + 3 * (size_t)pins[q], 3 * sizeof(double));
-      tg[3 * q + 2] += 0.05 * sin(0.3 * f);
-    }
-    double E = 4e5;
-    ENSURE(tf_sim_set_pin_targets(s[2], tg, np) == TF_OK &&
-           tf_sim_set_param(s[2], TF_PARAM_YOUNGS_MODULUS, &E, 1) == TF_OK &&
-           tf_sim_advance(s[2], FRAME, 1) == TF_OK);
-  }
-  TF_NOTE("flesh snapshot: %zu bytes for %u nodes; resumed at frame 30, frame 60 equal: %s", size,
-          blk.vert_count, same_state(s[0], s[2], blk.vert_count) ? "yes" : "no");
-  ENSURE(same_state(s[0], s[2], blk.vert_count));
-  free(buf), free(back);
-  for (int k = 0; k < 3; ++k) tf_sim_destroy(s[k]);
-  tet_scene_free(&blk);
+  double *result = malloc(sizeof(double) * 6 * a.blk.vert_count);
+  ENSURE(buf && result && tf_sim_save_state(b.sim, buf, size) == TF_OK);
+  int resumed = resume_elsewhere(buf, size, flesh_resume, &c, a.blk.vert_count, result);
+  TF_NOTE(
+      "flesh snapshot: %zu bytes for %u nodes; resumed at frame 30 in another process, frame "
+      "60 equal: %s",
+      size, a.blk.vert_count, resumed && matches(a.sim, result, a.blk.vert_count) ? "yes" : "no");
+  ENSURE(resumed && matches(a.sim, result, a.blk.vert_count));
+  free(buf), free(result);
+  tf_sim_destroy(a.sim), tf_sim_destroy(b.sim);
+  tet_scene_free(&a.blk), tet_scene_free(&b.blk);
+}
+
+/* FNV-1a 64 of the payload into the header's last field (snapshot.c's layout: 80 bytes, the
+ * checksum last), so a changed value reaches the checks behind the checksum */
+static void reseal(unsigned char *b, size_t size, size_t header) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t k = header; k < size; ++k) h = (h ^ b[k]) * 0x100000001b3ull;
+  memcpy(b + header - sizeof h, &h, sizeof h);
 }
 
 /* load must refuse, name why (the message contains what), and change nothing: the refused
@@ -228,6 +290,25 @@ TF_TEST(snapshot_refuses_what_is_not_its_own) {
   memcpy(bad, buf, size);
   bad[size / 2] ^= 0x10;
   refused(tf_failed_, &b, &twin, bad, size, "damaged", f++);
+  /* well-formed bytes (the checksum made right again) whose values are not a state: a negative
+   * tau, a pin on a vertex that does not exist */
+  {
+    const size_t header = 80, payload = header + sizeof(sim_params);
+    size_t tau_at = header + offsetof(sim_params, tau);
+    /* after the frame count, x, v, vref and afict, the one piece's carrier and targets_fresh */
+    size_t pin_at = payload + sizeof(uint64_t) + 4 * 3 * sizeof(double) * b.sc.vert_count +
+                    9 * sizeof(double) + sizeof(int);
+    double tau = -1.0;
+    memcpy(bad, buf, size);
+    memcpy(bad + tau_at, &tau, sizeof tau);
+    reseal(bad, size, header);
+    refused(tf_failed_, &b, &twin, bad, size, "tau", f++);
+    uint32_t far = 1000000;
+    memcpy(bad, buf, size);
+    memcpy(bad + pin_at, &far, sizeof far);
+    reseal(bad, size, header);
+    refused(tf_failed_, &b, &twin, bad, size, "pin's vertex", f++);
+  }
   /* not a snapshot */
   memset(bad, 0x5a, size);
   refused(tf_failed_, &b, &twin, bad, size, "not a tauform", f++);

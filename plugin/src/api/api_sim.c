@@ -234,6 +234,20 @@ tf_status tf_sim_save_state(tf_sim *sim, void *buf, size_t size) {
 tf_status tf_sim_load_state(tf_sim *sim, const void *buf, size_t size) {
   SIM_ARG(sim);
   FAIL_IF(sim, !buf, TF_E_INVALID_ARG, "tf_sim_load_state: buf is NULL");
+  /* the snapshot's parameters against the same table tf_sim_set_param checks with */
+  sim_params par;
+  tf_status st = sim_snapshot_check(sim, buf, size, &par);
+  if (st != TF_OK) return st;
+  uint32_t kind = sim->kind == SIM_FLESH ? TF_PARAM_FOR_FLESH : TF_PARAM_FOR_CLOTH;
+  char err[256];
+  for (int p = 0; p < TF_PARAM_COUNT_; ++p) {
+    const param_desc *d = param_find((tf_param)p);
+    if (!(d->kinds & kind)) continue;
+    FAIL_IF(sim, !param_check((tf_param)p, param_ptr(&par, d), d->count, err, sizeof err),
+            TF_E_INVALID_ARG, "tf_sim_load_state: the snapshot's %s", err);
+  }
+  FAIL_IF(sim, !api_check_solver(&par.solver, err, sizeof err), TF_E_INVALID_ARG,
+          "tf_sim_load_state: the snapshot's %s", err);
   return sim_snapshot_load(sim, buf, size);
 }
 

@@ -283,6 +283,9 @@ TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 /* snapshot.c: the state as a byte buffer (tf_sim_save_state); load checks it all first and
  * changes nothing when it refuses (TF_E_INVALID_ARG with a message) or runs out of memory */
 TF_LOCAL size_t sim_snapshot_size(const tf_sim *s);
+/* the buffer's header, sizes and checksum against s, and its parameters into par (Nullable) for
+ * api/ to check against the parameter table; TF_E_INVALID_ARG with a message */
+TF_LOCAL tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params *par);
 TF_LOCAL void sim_snapshot_save(const tf_sim *s, void *buf);
 TF_LOCAL tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size);
 

@@ -15,6 +15,7 @@
  * multigrid hierarchy, which has no history across steps) is not saved. Loading checks the
  * whole buffer before it changes anything, so a refused snapshot leaves the simulation as it was.
  * Checksums are FNV-1a (64 bit): a guard against truncation and damage, not against forgery. */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -161,7 +162,7 @@ void sim_snapshot_save(const tf_sim *s, void *buf) {
 
 #define REFUSE(...) return sim_fail(s, TF_E_INVALID_ARG, "tf_sim_load_state: " __VA_ARGS__)
 
-tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size) {
+tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params *par_out) {
   const unsigned char *b = buf;
   snap_header h, mine = header_of(s);
   if (size < sizeof h) REFUSE("the buffer holds %zu bytes, less than a snapshot's header", size);
@@ -199,6 +200,8 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size) {
     REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
   sim_params par;
   memcpy(&par, b + sizeof h, sizeof par);
+  if (par.integrator != TF_INTEGRATOR_TAU && par.integrator != TF_INTEGRATOR_STRAIN_RATE)
+    REFUSE("the snapshot's integrator %d is not a tf_integrator", (int)par.integrator);
   /* dry run: the payload's length as this simulation would read it with the snapshot's pins
    * and contact, without touching it */
   {
@@ -220,21 +223,77 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size) {
           "configuration",
           (unsigned long long)h.payload, sizeof par + io.pos);
   }
-  /* storage the snapshot's parameters need, before anything changes (out of memory: nothing
-   * changed but spare storage) */
-  if (par.air_density > 0.0 && elem_drag_enable_air(s, s->drag) != TF_OK)
-    return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: out of memory for the air model");
-  if (h.has_contact && contact_enable(s) != TF_OK)
-    return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: out of memory for contact");
-  if (h.has_contact && h.contact_n != s->contact->n)
-    REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
-  /* the load: nothing below can fail */
-  s->par = par;
+  if (par_out) *par_out = par;
+  return TF_OK;
+}
+
+/* what a saved state can hold: positions within 1000 km and speeds below 100 km/s (every real
+ * cloth is orders of magnitude inside; a resealed damaged buffer with a speed of 1e116 m/s made
+ * one advance spend minutes in continuous collision detection, found by fuzzing) */
+static const double SNAP_MAX_POS = 1e6, SNAP_MAX_SPEED = 1e5, SNAP_MAX_ACC = 1e9;
+
+static int within(const double *a, size_t count, double bound) {
+  for (size_t k = 0; k < count; ++k)
+    if (!(fabs(a[k]) <= bound)) return 0; /* NaN too */
+  return 1;
+}
+
+/* the payload's values that index, divide or size work: refused after reading them, the
+ * simulation then restored from its own snapshot (a checksum proves no more than that the bytes
+ * came through) */
+static const char *payload_mistake(const tf_sim *s) {
+  size_t n3 = 3 * (size_t)s->model.n;
+  if (!within(s->state.x, n3, SNAP_MAX_POS)) return "a position is not finite or beyond 1000 km";
+  if (!within(s->state.v, n3, SNAP_MAX_SPEED) || !within(s->state.vref, n3, SNAP_MAX_SPEED))
+    return "a velocity is not finite or beyond 100 km/s";
+  if (!within(s->state.afict, n3, SNAP_MAX_ACC)) return "an acceleration is not finite or absurd";
+  if (!within(s->state.carrier, 9 * (size_t)s->model.mesh.comp_count, SNAP_MAX_POS))
+    return "a carrier is not finite or absurd";
+  for (uint32_t q = 0; q < s->pins.count; ++q) {
+    uint32_t i = s->pins.idx[q];
+    if (i >= s->model.n) return "a pin's vertex is out of range";
+    if (s->pins.mark[i]) return "a vertex is pinned twice";
+    s->pins.mark[i] = 1;
+    if (!(s->pins.w[q] > 0.0 && s->pins.w[q] <= 1.0)) return "a pin's weight is not in (0, 1]";
+    if (!within(s->pins.prev + 3 * q, 3, SNAP_MAX_POS) ||
+        !within(s->pins.next + 3 * q, 3, SNAP_MAX_POS))
+      return "a pin's target is not finite or beyond 1000 km";
+  }
+  for (uint32_t q = 0; q < s->pins.count; ++q) s->pins.mark[s->pins.idx[q]] = 0;
+  for (uint32_t k = 0; k < bend_count(s); ++k)
+    if (!(bend_values(s)[k] >= 0.0) || !isfinite(bend_values(s)[k]))
+      return "a bending rigidity is negative or not finite";
+  const sim_contact *c = s->contact;
+  if (!c) return NULL;
+  if (!(c->kappa_scale >= 1.0) || !isfinite(c->kappa_scale))
+    return "contact's stiffness scale is below 1 or not finite";
+  for (uint32_t i = 0; i < c->n; ++i)
+    if (c->inside[i] < -1 || c->inside[i] >= (int32_t)c->col_count)
+      return "a vertex is inside a collider that does not exist";
+  for (uint32_t k = 0; k < c->col_count; ++k) {
+    const contact_collider *col = c->col[k];
+    if (!(col->thickness >= 0.0) || !isfinite(col->thickness) || !(col->friction >= 0.0) ||
+        !isfinite(col->friction))
+      return "a collider's thickness or friction is negative or not finite";
+    if (!within(col->prev, 3 * (size_t)col->nv, SNAP_MAX_POS) ||
+        !within(col->next, 3 * (size_t)col->nv, SNAP_MAX_POS))
+      return "a collider's pose is not finite or beyond 1000 km";
+  }
+  return NULL;
+}
+
+/* a checked buffer into s (its storage ready): nothing here can fail */
+static void apply(tf_sim *s, const unsigned char *b) {
+  snap_header h;
+  memcpy(&h, b, sizeof h);
+  memcpy(&s->par, b + sizeof h, sizeof s->par);
   sim_params_derive(s);
   s->pins.count = h.pins;
   sim_contact *keep = s->contact;
   if (!h.has_contact) s->contact = NULL; /* nothing of contact in the payload */
-  snap_io io = {.in = b + sizeof h + sizeof par, .size = h.payload - sizeof par, .reading = 1};
+  snap_io io = {.in = b + sizeof h + sizeof(sim_params),
+                .size = h.payload - sizeof(sim_params),
+                .reading = 1};
   io_payload(&io, s);
   s->contact = keep;
   if (keep && !h.has_contact) { /* saved before contact existed: as contact_init leaves it */
@@ -248,6 +307,40 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size) {
     memset(keep->tangled, 0, keep->n);
     for (uint32_t i = 0; i < keep->n; ++i) keep->inside[i] = -1;
   }
+}
+
+tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size) {
+  const unsigned char *b = buf;
+  sim_params par;
+  tf_status st = sim_snapshot_check(s, buf, size, &par);
+  if (st != TF_OK) return st;
+  snap_header h;
+  memcpy(&h, b, sizeof h);
+  /* what to go back to when the payload's values are refused */
+  size_t own = sim_snapshot_size(s);
+  unsigned char *backup = mem_array(&s->mem, own, 1);
+  if (!backup) return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: out of memory");
+  sim_snapshot_save(s, backup);
+  /* storage the snapshot's parameters need, before anything changes (out of memory: nothing
+   * changed but spare storage) */
+  const char *why = NULL;
+  if (par.air_density > 0.0 && elem_drag_enable_air(s, s->drag) != TF_OK)
+    why = "out of memory for the air model";
+  else if (h.has_contact && contact_enable(s) != TF_OK)
+    why = "out of memory for contact";
+  if (why) {
+    MEM_FREE_ARRAY(&s->mem, backup, own);
+    return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: %s", why);
+  }
+  if (h.has_contact && h.contact_n != s->contact->n) {
+    MEM_FREE_ARRAY(&s->mem, backup, own);
+    REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
+  }
+  apply(s, b);
+  why = payload_mistake(s);
+  if (why) apply(s, backup); /* back as it was: its own snapshot (same sizes, its own values) */
+  MEM_FREE_ARRAY(&s->mem, backup, own);
+  if (why) REFUSE("the snapshot's values are not a state: %s", why);
   pins_refresh_components(s);
   return TF_OK;
 }
