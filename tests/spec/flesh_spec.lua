@@ -4,11 +4,7 @@
 -- example jiggles while its bone bounces and settles once it stops, its cache holds the skin.
 local tauform = require "tauform"
 
-local function tmpname(suffix)
-  local n = os.tmpname()
-  os.remove(n)
-  return n .. suffix
-end
+local tmpname = require("support").tmpname
 
 local function write(path, s)
   local f = assert(io.open(path, "w"))

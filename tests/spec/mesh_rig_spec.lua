@@ -4,11 +4,7 @@
 -- make the cloth pop.
 local tauform = require "tauform"
 
-local function tmpname(suffix)
-  local n = os.tmpname()
-  os.remove(n)
-  return n .. suffix
-end
+local tmpname = require("support").tmpname
 
 local function write(path, s)
   local f = assert(io.open(path, "w"))

@@ -5,11 +5,7 @@
 -- OBJ beside the cache reading back as the simulation's rest positions and triangles.
 local tauform = require "tauform"
 
-local function tmpname(suffix)
-  local n = os.tmpname()
-  os.remove(n)
-  return n .. suffix
-end
+local tmpname = require("support").tmpname
 
 local function write(path, s)
   local f = assert(io.open(path, "w"))

@@ -6,11 +6,7 @@
 -- a cache equal, byte for byte, to an uninterrupted run's.
 local tauform = require "tauform"
 
-local function tmpname(suffix)
-  local n = os.tmpname()
-  os.remove(n)
-  return n .. suffix
-end
+local tmpname = require("support").tmpname
 
 local function read(path)
   local f = io.open(path, "rb")
@@ -114,19 +110,19 @@ describe("checkpoints", function()
   it("resume examples/run.lua after kill -9", function()
     local full, cut = tmpname(".pc2"), tmpname(".pc2")
     local env = ("LUA_CPATH='%s/?.so;;'"):format(module_dir)
-    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --frames 1-60 --out %s --quiet"):format(env, rig, full)))
+    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --frames 1-40 --out %s --quiet"):format(env, rig, full)))
     -- started in the background, killed once its second checkpoint is on disk
-    local script = ([[%s lua5.4 examples/run.lua %s --frames 1-60 --out %s --quiet --checkpoint-every 10 &
+    local script = ([[%s lua5.4 examples/run.lua %s --frames 1-40 --out %s --quiet --checkpoint-every 10 &
       pid=$!
       for i in $(seq 1 600); do
-        if [ -f %s.checkpoint ] && [ $(stat -c %%s %s.partial 2>/dev/null || echo 0) -gt 300000 ]; then break; fi
+        if [ -f %s.checkpoint ] && [ $(stat -c %%s %s.partial 2>/dev/null || echo 0) -gt 200000 ]; then break; fi
         sleep 0.05
       done
       { kill -9 $pid; wait $pid; } 2>/dev/null; exit 0]]):format(env, rig, cut, cut, cut)
     assert.is_true(os.execute(script))
     assert.is_nil(read(cut))
     assert.is_truthy(read(cut .. ".checkpoint"))
-    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --frames 1-60 --out %s --quiet --checkpoint-every 10 --resume")
+    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --frames 1-40 --out %s --quiet --checkpoint-every 10 --resume")
                               :format(env, rig, cut)))
     assert.are.equal(read(full), read(cut))
     for _, p in ipairs({ full, cut, (full:gsub("%.pc2$", ".obj")), (cut:gsub("%.pc2$", ".obj")) }) do os.remove(p) end
