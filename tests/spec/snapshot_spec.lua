@@ -76,31 +76,48 @@ end)
 
 describe("checkpoints", function()
   local module_dir = package.searchpath("tauform", package.cpath):match("^(.*)/[^/]*$")
-  local rig = "./examples/cape/cape.lua"
+  -- a small rig with what a resume must carry: moving hard pins (their carrier's low-passed
+  -- changes), soft pins, keyed tau and wind with turbulence (the clock)
+  local rig = tmpname(".lua")
+  local f = assert(io.open(rig, "w"))
+  f:write([[
+local tauform = require "tauform"
+local key = tauform.key
+return {
+  mesh = tauform.mesh.grid{ width = 1, height = 1, nx = 10, ny = 10, v = { 0, 0, -1 } },
+  material = { density = 0.2, stretch = 2000 },
+  fps = 24, frames = { 1, 120 }, substeps = 1,
+  tau = key{ { 1, 0.2 }, { 60, 0.2 }, { 90, 0.5 } },
+  wind = { velocity = { 1, 2, 0 }, turbulence = { amplitude = 0.5 } },
+  pins = { { group = "row0", translate = function(fr) return { 0.2 * math.sin(0.002 * fr * fr), 0, 0 } end },
+           { indices = { 60 }, weight = 0.5 } },
+}
+]])
+  f:close()
 
   it("resume a run that died mid-way to the same cache, byte for byte", function()
     local full, cut = tmpname(".pc2"), tmpname(".pc2")
-    assert.is_truthy(tauform.run(rig, { frames = "1-30", out = full, progress = false }))
-    -- a process that dies at frame 23 (os.exit: no cleanup, like a crash) after checkpoint 20
+    assert.is_truthy(tauform.run(rig, { frames = "1-60", out = full, progress = false }))
+    -- a process that dies at frame 43 (os.exit: no cleanup, like a crash) after checkpoint 41
     local code = ([[local t = require "tauform"
-      t.run(%q, { frames = "1-30", out = %q, progress = false, checkpoint_every = 5,
-                  on_frame = function(f) if f == 23 then os.exit(9) end end })]]):format(rig, cut)
+      t.run(%q, { frames = "1-60", out = %q, progress = false, checkpoint_every = 10,
+                  on_frame = function(f) if f == 43 then os.exit(9) end end })]]):format(rig, cut)
     local ok = os.execute(("LUA_PATH='./lua/?.lua;./lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' lua5.4 -e %q")
                           :format(module_dir, code))
     assert.is_falsy(ok)
     assert.is_nil(read(cut))
     assert.is_truthy(read(cut .. ".checkpoint"))
-    local res = assert(tauform.run(rig, { frames = "1-30", out = cut, progress = false, checkpoint_every = 5,
+    local res = assert(tauform.run(rig, { frames = "1-60", out = cut, progress = false, checkpoint_every = 10,
                                           resume = true }))
-    assert.are.equal(30, res.frames)
+    assert.are.equal(60, res.frames)
     assert.are.equal(read(full), read(cut))
     assert.is_nil(read(cut .. ".checkpoint")) -- the finished run removed it
-    -- what resume refuses: another step, and no checkpoint at all
-    local nok, nerr = pcall(tauform.run, rig, { frames = "1-30", out = tmpname(".pc2"), progress = false,
+    -- what resume refuses: no checkpoint at all, and an MDD cache
+    local nok, nerr = pcall(tauform.run, rig, { frames = "1-60", out = tmpname(".pc2"), progress = false,
                                                resume = true })
     assert.is_false(nok)
     assert.matches("resume: there is no checkpoint", nerr, 1, true)
-    local sok, serr = pcall(tauform.run, rig, { frames = "1-30", out = tmpname(".mdd"), progress = false,
+    local sok, serr = pcall(tauform.run, rig, { frames = "1-60", out = tmpname(".mdd"), progress = false,
                                                checkpoint_every = 5 })
     assert.is_false(sok)
     assert.matches("PC2 or OBJ", serr, 1, true)
@@ -110,19 +127,21 @@ describe("checkpoints", function()
   it("resume examples/run.lua after kill -9", function()
     local full, cut = tmpname(".pc2"), tmpname(".pc2")
     local env = ("LUA_CPATH='%s/?.so;;'"):format(module_dir)
-    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --frames 1-40 --out %s --quiet"):format(env, rig, full)))
-    -- started in the background, killed once its second checkpoint is on disk
-    local script = ([[%s lua5.4 examples/run.lua %s --frames 1-40 --out %s --quiet --checkpoint-every 10 &
+    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --out %s --quiet"):format(env, rig, full)))
+    -- started in the background, killed once it has cached 50 of its 120 frames (a checkpoint
+    -- every 25 is on disk by then)
+    local frame_bytes, header = 121 * 12, 32
+    local script = ([[%s lua5.4 examples/run.lua %s --out %s --quiet --checkpoint-every 25 &
       pid=$!
-      for i in $(seq 1 600); do
-        if [ -f %s.checkpoint ] && [ $(stat -c %%s %s.partial 2>/dev/null || echo 0) -gt 200000 ]; then break; fi
-        sleep 0.05
+      for i in $(seq 1 1200); do
+        if [ $(stat -c %%s %s.partial 2>/dev/null || echo 0) -gt %d ]; then break; fi
+        sleep 0.02
       done
-      { kill -9 $pid; wait $pid; } 2>/dev/null; exit 0]]):format(env, rig, cut, cut, cut)
+      { kill -9 $pid; wait $pid; } 2>/dev/null; exit 0]]):format(env, rig, cut, cut, header + 50 * frame_bytes)
     assert.is_true(os.execute(script))
     assert.is_nil(read(cut))
     assert.is_truthy(read(cut .. ".checkpoint"))
-    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --frames 1-40 --out %s --quiet --checkpoint-every 10 --resume")
+    assert.is_true(os.execute(("%s lua5.4 examples/run.lua %s --out %s --quiet --checkpoint-every 25 --resume")
                               :format(env, rig, cut)))
     assert.are.equal(read(full), read(cut))
     for _, p in ipairs({ full, cut, (full:gsub("%.pc2$", ".obj")), (cut:gsub("%.pc2$", ".obj")) }) do os.remove(p) end
