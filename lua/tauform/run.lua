@@ -90,16 +90,16 @@ function M.parse_frames(r, default)
   return a, b
 end
 
-local RUN_OPTIONS = {}
-for _, f in ipairs(schema.tables["tauform.run options"]) do RUN_OPTIONS[#RUN_OPTIONS + 1] = f[1] end
+local RUN_OPTIONS, KNOWN = {}, {}
+for _, f in ipairs(schema.tables["tauform.run options"]) do
+  RUN_OPTIONS[#RUN_OPTIONS + 1], KNOWN[f[1]] = f[1], true
+end
 
 local function check_opts(opt)
   if type(opt) ~= "table" then bad("options must be a table") end
   -- an unknown key is a mistake, never a default (the reference lists them: plugin/docs/reference.md)
   for k in pairs(opt) do
-    local known = false
-    for _, n in ipairs(RUN_OPTIONS) do known = known or n == k end
-    if not known then
+    if not KNOWN[k] then
       local near = schema.suggest(k, RUN_OPTIONS)
       bad("unknown option %s%s", show(k), near and (" (did you mean '%s'?)"):format(near) or "")
     end

@@ -248,7 +248,7 @@ tf_status tf_sim_load_state(tf_sim *sim, const void *buf, size_t size) {
   }
   FAIL_IF(sim, !api_check_solver(&par.solver, err, sizeof err), TF_E_INVALID_ARG,
           "tf_sim_load_state: the snapshot's %s", err);
-  return sim_snapshot_load(sim, buf, size);
+  return sim_snapshot_load(sim, buf);
 }
 
 uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->model.n : 0; }

@@ -16,6 +16,8 @@
 #ifndef TF_ENERGY_BEND_SHELL_H
 #define TF_ENERGY_BEND_SHELL_H
 
+#include "core/vec3.h"
+
 /* a patch has the triangle's three vertices and up to nine more */
 #define SHELL_MAX_PATCH 12
 
@@ -51,12 +53,6 @@ double shell_energy_psd(const double *x, const shell_rest *r, double D, double n
  * J_k,i = c_k,i n + d_k,i (d only on the triangle's three vertices, the turning of its normal),
  * block (a, b) = m_ab n n^T + n (sum_l Wc_l,a d_l,b)^T + (sum_k Wc_k,b d_k,a) n^T
  *              + sum_kl W_kl d_k,a d_l,b^T,   m_ab = sum_k c_k,a Wc_k,b, Wc = W c. */
-static inline void shell_axpy(double *r, double s, const double *a) {
-  r[0] += s * a[0];
-  r[1] += s * a[1];
-  r[2] += s * a[2];
-}
-
 typedef struct shell_hess {
   double n[3], nn[9];            /* the deformed unit normal and n n^T */
   double W[3][3];                /* A D M */
@@ -78,8 +74,8 @@ static inline void shell_hess_block(const shell_hess *h, const shell_rest *r, in
   if (a >= 3 && b >= 3) return;
   double u[3] = {0, 0, 0}, w[3] = {0, 0, 0}; /* n u^T + w n^T */
   for (int k = 0; k < 3; ++k) {
-    if (b < 3) shell_axpy(u, h->Wc[k][a], h->d[k][b]);
-    if (a < 3) shell_axpy(w, h->Wc[k][b], h->d[k][a]);
+    if (b < 3) v3_axpy(u, h->Wc[k][a], h->d[k][b]);
+    if (a < 3) v3_axpy(w, h->Wc[k][b], h->d[k][a]);
   }
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) blk[3 * i + j] += h->n[i] * u[j] + w[i] * h->n[j];

@@ -287,7 +287,8 @@ TF_LOCAL size_t sim_snapshot_size(const tf_sim *s);
  * api/ to check against the parameter table; TF_E_INVALID_ARG with a message */
 TF_LOCAL tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params *par);
 TF_LOCAL void sim_snapshot_save(const tf_sim *s, void *buf);
-TF_LOCAL tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size);
+/* a buffer sim_snapshot_check accepted (api/ checks its parameters in between) */
+TF_LOCAL tf_status sim_snapshot_load(tf_sim *s, const void *buf);
 
 /* objective.c: objective of the tau step and plain potential energy */
 TF_LOCAL double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H);

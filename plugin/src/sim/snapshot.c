@@ -309,13 +309,12 @@ static void apply(tf_sim *s, const unsigned char *b) {
   }
 }
 
-tf_status sim_snapshot_load(tf_sim *s, const void *buf, size_t size) {
+tf_status sim_snapshot_load(tf_sim *s, const void *buf) {
   const unsigned char *b = buf;
-  sim_params par;
-  tf_status st = sim_snapshot_check(s, buf, size, &par);
-  if (st != TF_OK) return st;
   snap_header h;
+  sim_params par;
   memcpy(&h, b, sizeof h);
+  memcpy(&par, b + sizeof h, sizeof par);
   /* what to go back to when the payload's values are refused */
   size_t own = sim_snapshot_size(s);
   unsigned char *backup = mem_array(&s->mem, own, 1);

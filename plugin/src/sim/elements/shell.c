@@ -67,12 +67,6 @@ static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, co
       for (int j = 0; j < np; ++j) {
         uint32_t sl = slot[np * i + j];
         if (sl == UINT32_MAX) continue;
-        if (i >= 3 && j >= 3) { /* away from the triangle: m_ij n n^T only */
-          double mij = r->c[0][i] * h.Wc[0][j] + r->c[1][i] * h.Wc[1][j] + r->c[2][i] * h.Wc[2][j];
-          double *blk = H->val + 9 * (size_t)sl;
-          for (int q = 0; q < 9; ++q) blk[q] += mij * h.nn[q];
-          continue;
-        }
         double blk[9];
         shell_hess_block(&h, r, i, j, blk);
         bsr_add_block(H, sl, blk);
