@@ -8,7 +8,7 @@
  * edges, top sag = 1 m - mean z of the top-face nodes, volume ratio) plus Newton and CG iterations.
  *
  *   tauform_flesh_bench [--mesh PATH.node] [--tau 0.1] [--kappa 0] [--substeps 1] [--frames 100]
- *                       [--youngs 1e5] [--poisson 0.4]
+ *                       [--youngs 1e5] [--poisson 0.4] [--element quadratic|linear]
  * PATH defaults to ../shared/anchors/meshes/cube5k.1.node (the anchors next to the checkout).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -75,6 +75,7 @@ static int parse_double(const char *s, double *out) {
 int main(int argc, char **argv) {
   const char *mesh = "../shared/anchors/meshes/cube5k.1.node";
   double tau = 0.1, kappa = 0.0, youngs = 1e5, poisson = 0.4, substeps = 1, frames = 100;
+  tf_tet_element element = TF_TET_QUADRATIC;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
     double *num = strcmp(a, "--tau") == 0        ? &tau
@@ -86,11 +87,14 @@ int main(int argc, char **argv) {
                                                  : NULL;
     if (strcmp(a, "--mesh") == 0 && v) {
       mesh = v;
+    } else if (strcmp(a, "--element") == 0 && v &&
+               (strcmp(v, "linear") == 0 || strcmp(v, "quadratic") == 0)) {
+      element = strcmp(v, "linear") == 0 ? TF_TET_LINEAR : TF_TET_QUADRATIC;
     } else if (num && v && parse_double(v, num)) {
     } else {
       fprintf(stderr,
               "usage: tauform_flesh_bench [--mesh PATH.node] [--tau S] [--kappa K] [--substeps N] "
-              "[--frames N] [--youngs PA] [--poisson NU]\n");
+              "[--frames N] [--youngs PA] [--poisson NU] [--element quadratic|linear]\n");
       return 2;
     }
     ++k;
@@ -118,6 +122,7 @@ int main(int argc, char **argv) {
   def.gravity[2] = GRAVITY_Z;
   def.tau = tau;
   def.kappa = kappa;
+  def.element = element;
   tf_sim *sim = NULL;
   if (tf_flesh_create(&def, &sim, err, sizeof err) != TF_OK)
     return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;

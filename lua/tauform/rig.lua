@@ -380,7 +380,7 @@ end
 function Rig:load_flesh(f)
   if type(f) ~= "table" then fail(self, "field 'flesh' must be a table { surface = ..., tets = ..., cells = ... }") end
   for k in pairs(f) do
-    if k ~= "surface" and k ~= "tets" and k ~= "cells" then fail(self, "flesh: unknown field '%s'", tostring(k)) end
+    if k ~= "surface" and k ~= "tets" and k ~= "cells" and k ~= "element" then fail(self, "flesh: unknown field '%s'", tostring(k)) end
   end
   self.kind = "flesh"
   if f.surface ~= nil then self.surface = self:load_mesh(f.surface, "flesh.surface") end
@@ -398,7 +398,10 @@ function Rig:load_flesh(f)
     fail(self, "flesh needs tets or a closed surface (with triangles) to fill")
   end
   if f.cells ~= nil and (math.type(f.cells) ~= "integer" or f.cells < 2) then fail(self, "flesh.cells must be an integer >= 2") end
-  self.tets, self.cells = tets, f.cells
+  if f.element ~= nil and f.element ~= "linear" and f.element ~= "quadratic" then
+    fail(self, "flesh.element must be \"linear\" or \"quadratic\", got %s", tostring(f.element))
+  end
+  self.tets, self.cells, self.element = tets, f.cells, f.element
   self.mesh = { vertices = tets and tets.vertices or {}, triangles = nil, groups = {} }
 end
 
@@ -436,7 +439,7 @@ end
 function Rig:create_flesh(first)
   local spec, m = self.spec, self.spec.material or {}
   local materials, tet_materials, labels = region_materials(self, m)
-  local def = { surface = self.surface, cells = self.cells, youngs = m.youngs, poisson = m.poisson, density = m.density,
+  local def = { surface = self.surface, cells = self.cells, element = self.element, youngs = m.youngs, poisson = m.poisson, density = m.density,
                 pin_stiffness = m.pin_stiffness, solver = spec.solver, materials = materials,
                 tet_materials = tet_materials }
   if self.tets then def.vertices, def.tets = self.tets.vertices, self.tets.tets end

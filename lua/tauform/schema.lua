@@ -56,6 +56,11 @@ local function param_names(kind)
   return names
 end
 
+local ELEMENT = { "element", type = "enum", values = { "linear", "quadratic" }, default = "linear",
+  doc = "the tet element: \"linear\" (4 nodes: cheap, locks in bending and near incompressibility); "
+     .. "\"quadratic\" (10 nodes: the same sag and frequency at any tet density, ~10x the cost per tet; "
+     .. "physics.md, Flesh elements)" }
+
 local BEND_MODEL = { "bend_model", type = "enum", values = { "shell", "hinge" }, default = "shell",
   doc = "\"shell\": isotropic plate bending on any mesh, with bend_poisson; \"hinge\": the discrete hinge "
      .. "(stiffer along some mesh directions; physics.md, Bending)" }
@@ -96,6 +101,7 @@ local body <close> = tauform.flesh{ surface = skin, cells = 10, youngs = 3e4, po
   { "tets", type = "array", doc = "1-based vertex quads, flat or nested (tauform.tet_load reads .msh/.node files)" },
   { "surface", type = "mesh", doc = "skin {vertices, triangles}: embedded in the tets, or filled with tets when there are none" },
   { "cells", type = "integer", default = 12, bounds = ">= 2", doc = "lattice cells across the surface's longest side (when filling)" },
+  ELEMENT,
   { "density", unit = "kg/m^3", default = 1000, bounds = "> 0", doc = "mass density of the base material" },
   { "materials", type = "array", items = "flesh.materials[i]", doc = "region materials; tet_materials picks one per tet" },
   { "tet_materials", type = "array", doc = "per tet: 0 the base material, k materials[k]" },
@@ -312,6 +318,7 @@ flesh = { surface = "belly.obj", tets = "belly.msh" }]],
   { "surface", type = { "mesh", "string" }, doc = "the skin: a mesh table or an OBJ path" },
   { "cells", type = "integer", default = 12, bounds = ">= 2", doc = "lattice cells across the longest side" },
   { "tets", type = { "string", "table" }, doc = "a tet file (.msh, .node) or { vertices, tets, regions }" },
+  ELEMENT,
 })
 tbl("rig.bend", {
   doc = "A per-vertex bending map: the value everywhere, and other values on named vertex groups.",

@@ -10,10 +10,9 @@
 
 #include "core/vec3.h"
 #include "scenes.h"
+#include "sim/sim.h"
 #include "testmath.h"
 #include "tf_test.h"
-
-static const double TF_PI = 3.14159265358979323846;
 
 static tf_sim *make_block(tet_scene *b, uint32_t n, double size, void (*edit)(tf_flesh_def *)) {
   scene_block(b, n, n, n, size / n, size / n, size / n);
@@ -38,6 +37,10 @@ static uint32_t bottom_face(const tet_scene *b, uint32_t *idx) {
 }
 
 static void no_gravity(tf_flesh_def *d) { d->gravity[2] = 0.0; }
+static void no_gravity_quadratic(tf_flesh_def *d) {
+  d->gravity[2] = 0.0;
+  d->element = TF_TET_QUADRATIC;
+}
 
 TF_TEST(flesh_forces_are_minus_energy_gradient) {
   tet_scene b;
@@ -160,72 +163,71 @@ TF_TEST(flesh_tau_law_rest_time) {
   ENSURE_MSG(m1 && m2 && m3, "distance from rest increased at kappa = 0");
 }
 
-static void spin_free(tf_flesh_def *d) { d->tau = 0.05; }
+static tf_tet_element spin_element;
+static void spin_free(tf_flesh_def *d) {
+  d->tau = 0.05;
+  d->element = spin_element;
+}
+
+static void momenta(const tf_sim *s, double com[3], double P[3], double *Lz, double *M) {
+  const double *x = s->state.x, *v = s->state.v, *m = s->model.mass;
+  *M = 0.0, *Lz = 0.0;
+  for (int k = 0; k < 3; ++k) com[k] = P[k] = 0.0;
+  for (uint32_t i = 0; i < s->model.n; ++i) *M += m[i];
+  for (uint32_t i = 0; i < s->model.n; ++i)
+    for (int k = 0; k < 3; ++k) com[k] += m[i] * x[3 * i + k] / *M, P[k] += m[i] * v[3 * i + k];
+  for (uint32_t i = 0; i < s->model.n; ++i)
+    *Lz += m[i] * ((x[3 * i] - com[0]) * v[3 * i + 1] - (x[3 * i + 1] - com[1]) * v[3 * i]);
+}
 
 TF_TEST(flesh_free_body_is_ballistic_and_keeps_momenta) {
-  tet_scene b;
-  tf_sim *sim = make_block(&b, 3, 0.2, spin_free);
-  ENSURE(sim);
-  uint32_t n = b.vert_count;
-  double *x = malloc(sizeof(double) * 3 * n), *v = malloc(sizeof(double) * 3 * n),
-         *m = malloc(sizeof(double) * n);
-  const double T = 0.5;
-  const int N = 25;
-  /* deformed (stretched along x) and spinning about z while flying */
-  double c0[3] = {0.1, 0.1, 0.1}, v0[3] = {1.0, 0.0, 3.0}, w = 2.0;
-  for (uint32_t i = 0; i < n; ++i) {
-    double *p = x + 3 * i;
-    memcpy(p, b.pos + 3 * i, sizeof(double) * 3);
-    p[0] = c0[0] + 1.3 * (p[0] - c0[0]);
-    v[3 * i] = v0[0] - w * (p[1] - c0[1]);
-    v[3 * i + 1] = v0[1] + w * (p[0] - c0[0]);
-    v[3 * i + 2] = v0[2];
-  }
-  ENSURE(tf_sim_set_state(sim, x, v, n) == TF_OK);
-  /* masses from the unit-gravity force of the undeformed... : equal by symmetry of the lattice
-   * sums; read them as the forces at rest under g = -1 */
-  const double g1[3] = {0, 0, -1}, g[3] = {0, 0, -9.81};
-  double *f = malloc(sizeof(double) * 3 * n);
-  tf_sim_set_param(sim, TF_PARAM_GRAVITY, g1, 3);
-  tf_sim_set_state(sim, b.pos, NULL, n);
-  tf_sim_get_forces(sim, f, n);
-  double M = 0.0, com0[3] = {0, 0, 0}, L0 = 0.0;
-  for (uint32_t i = 0; i < n; ++i) m[i] = -f[3 * i + 2], M += m[i];
-  tf_sim_set_param(sim, TF_PARAM_GRAVITY, g, 3);
-  tf_sim_set_state(sim, x, v, n);
-  for (uint32_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 3; ++k) com0[k] += m[i] * x[3 * i + k] / M;
-  }
-  for (uint32_t i = 0; i < n; ++i)
-    L0 += m[i] * ((x[3 * i] - com0[0]) * v[3 * i + 1] - (x[3 * i + 1] - com0[1]) * v[3 * i]);
-  ENSURE(tf_sim_advance(sim, T, N) == TF_OK);
-  tf_sim_get_positions(sim, x, n);
-  tf_sim_get_velocities(sim, v, n);
-  double com[3] = {0, 0, 0}, P[3] = {0, 0, 0}, L = 0.0;
-  for (uint32_t i = 0; i < n; ++i)
-    for (int k = 0; k < 3; ++k) com[k] += m[i] * x[3 * i + k] / M, P[k] += m[i] * v[3 * i + k];
-  for (uint32_t i = 0; i < n; ++i)
-    L += m[i] * ((x[3 * i] - com[0]) * v[3 * i + 1] - (x[3 * i + 1] - com[1]) * v[3 * i]);
-  /* the discrete parabola of the step (symplectic Euler of the centre of mass: V += dt g, c += dt
+  for (int e = 0; e < 2; ++e) {
+    spin_element = e ? TF_TET_QUADRATIC : TF_TET_LINEAR;
+    tet_scene b;
+    tf_sim *sim = make_block(&b, 3, 0.2, spin_free);
+    ENSURE(sim);
+    uint32_t n = b.vert_count;
+    double *x = malloc(sizeof(double) * 3 * n), *v = malloc(sizeof(double) * 3 * n);
+    const double T = 0.5;
+    const int N = 25;
+    /* deformed (stretched along x) and spinning about z while flying */
+    double c0[3] = {0.1, 0.1, 0.1}, v0[3] = {1.0, 0.0, 3.0}, w = 2.0;
+    for (uint32_t i = 0; i < n; ++i) {
+      double *p = x + 3 * i;
+      memcpy(p, b.pos + 3 * i, sizeof(double) * 3);
+      p[0] = c0[0] + 1.3 * (p[0] - c0[0]);
+      v[3 * i] = v0[0] - w * (p[1] - c0[1]);
+      v[3 * i + 1] = v0[1] + w * (p[0] - c0[0]);
+      v[3 * i + 2] = v0[2];
+    }
+    ENSURE(tf_sim_set_state(sim, x, v, n) == TF_OK);
+    /* over every node of the simulation (a quadratic tet's edge nodes are its own): centre of
+   * mass, momentum and angular momentum about it */
+    const double g[3] = {0, 0, -9.81};
+    double M = 0.0, com0[3], P0[3], L0, com[3], P[3], L;
+    momenta(sim, com0, P0, &L0, &M);
+    ENSURE(tf_sim_advance(sim, T, N) == TF_OK);
+    momenta(sim, com, P, &L, &M);
+    /* the discrete parabola of the step (symplectic Euler of the centre of mass: V += dt g, c += dt
    * V) */
-  const double dt = T / N;
-  double want[3], dev = 0.0;
-  for (int k = 0; k < 3; ++k) {
-    want[k] = com0[k] + v0[k] * T + g[k] * dt * dt * N * (N + 1) / 2.0;
-    dev = fmax(dev, fabs(com[k] - want[k]));
+    const double dt = T / N;
+    double want[3], dev = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      want[k] = com0[k] + v0[k] * T + g[k] * dt * dt * N * (N + 1) / 2.0;
+      dev = fmax(dev, fabs(com[k] - want[k]));
+    }
+    double dP = fmax(fabs(P[0] - M * v0[0]), fabs(P[2] - M * (v0[2] + g[2] * T)));
+    TF_NOTE(
+        "free %s flesh block after %.1f s: centre of mass off the parabola by %.2e m, momentum off "
+        "by %.2e kg m/s, L_z %.6f -> %.6f",
+        e ? "quadratic" : "linear", T, dev, dP, L0, L);
+    ENSURE(dev < 1e-9);
+    ENSURE(dP < 1e-9 * M);
+    ENSURE(fabs(L - L0) < 1e-6 * fabs(L0));
+    free(x), free(v);
+    tf_sim_destroy(sim);
+    tet_scene_free(&b);
   }
-  double dP = fmax(fabs(P[0] - M * v0[0]), fabs(P[2] - M * (v0[2] + g[2] * T)));
-  TF_NOTE(
-      "free flesh block after %.1f s: centre of mass off the parabola by %.2e m, momentum off by "
-      "%.2e kg m/s, "
-      "L_z %.6f -> %.6f",
-      T, dev, dP, L0, L);
-  ENSURE(dev < 1e-9);
-  ENSURE(dP < 1e-9 * M);
-  ENSURE(fabs(L - L0) < 1e-6 * fabs(L0));
-  free(x), free(v), free(m), free(f);
-  tf_sim_destroy(sim);
-  tet_scene_free(&b);
 }
 
 /* a block hanging from its top face under gravity; returns the relative volume change at
@@ -553,38 +555,28 @@ TF_TEST(flesh_tet_files_through_the_api) {
  * rest in a 10 m/s wind gains in one step the momentum dt x 1/2 rho c_d A U^2 of its front face,
  * along the flow, head-on and at 45 degrees (two faces, each cos 45) */
 TF_TEST(flesh_wind_pushes_the_windward_faces) {
-  for (int c = 0; c < 2; ++c) {
+  for (int c = 0; c < 4; ++c) { /* head-on, at 45 degrees; linear, then quadratic tets */
     tet_scene b;
-    tf_sim *sim = make_block(&b, 2, 0.2, no_gravity);
+    tf_sim *sim = make_block(&b, 2, 0.2, c < 2 ? no_gravity : no_gravity_quadratic);
     ENSURE(sim);
     const double U = 10.0, rho = 1.225, cd = 1.2, dt = 0.01;
-    double wind[3] = {c ? U / sqrt(2.0) : U, c ? U / sqrt(2.0) : 0.0, 0.0};
+    double wind[3] = {c % 2 ? U / sqrt(2.0) : U, c % 2 ? U / sqrt(2.0) : 0.0, 0.0};
     ENSURE(tf_sim_set_param(sim, TF_PARAM_WIND, wind, 3) == TF_OK);
     ENSURE(tf_sim_set_param(sim, TF_PARAM_AIR_DENSITY, &rho, 1) == TF_OK);
     ENSURE(tf_sim_advance(sim, dt, 1) == TF_OK);
-    uint32_t n = b.vert_count;
-    double *v = malloc(sizeof(double) * 3 * n), *f = malloc(sizeof(double) * 3 * n),
-           P[3] = {0, 0, 0};
-    /* masses from the forces under unit gravity at rest */
-    const double g1[3] = {0, 0, -1};
-    double *x = malloc(sizeof(double) * 3 * n);
-    tf_sim_get_velocities(sim, v, n);
-    tf_sim_get_positions(sim, x, n);
-    tf_sim_set_param(sim, TF_PARAM_GRAVITY, g1, 3);
-    tf_sim_set_state(sim, b.pos, NULL, n);
-    tf_sim_get_forces(sim, f, n);
-    for (uint32_t i = 0; i < n; ++i)
-      for (int k = 0; k < 3; ++k) P[k] += -f[3 * i + 2] * v[3 * i + k];
+    /* every node's momentum (the quadratic tet's edge nodes carry most of the mass) */
+    double P[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < sim->model.n; ++i)
+      for (int k = 0; k < 3; ++k) P[k] += sim->model.mass[i] * sim->state.v[3 * (size_t)i + k];
     double want = dt * 0.5 * rho * cd * 0.2 * 0.2 * U * U,
            got = sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]);
     double along = (P[0] * wind[0] + P[1] * wind[1]) / (U * got);
     TF_NOTE(
         "cube in wind %s: momentum after one step %.6g N s (1/2 rho c_d A U^2 dt = %.6g), along "
         "the flow %.6f",
-        c ? "at 45 degrees" : "head-on", got, want, along);
+        c % 2 ? "at 45 degrees" : "head-on", got, want, along);
     ENSURE(fabs(got - want) < 1e-6 * want);
     ENSURE(along > 1.0 - 1e-9);
-    free(v), free(f), free(x);
     tf_sim_destroy(sim);
     tet_scene_free(&b);
   }

@@ -59,7 +59,7 @@ TF_TEST(mesh_tet_embed_linear_precision) {
     if (p < P)
       for (int k = 0; k < 4; ++k) ENSURE(w[4 * p + k] >= -1e-9);
   }
-  tet_embed_apply(pos, tets, tet_of, w, P + 2, out);
+  tet_embed_apply(pos, tets, 4, tet_of, w, P + 2, out);
   for (int k = 0; k < 3 * (P + 2); ++k) ENSURE_NEAR(out[k], pts[k], 1e-12);
   /* an affine map of the lattice carries every embedded point by the same map */
   const double A[9] = {1.2, 0.3, -0.1, 0.0, 0.8, 0.4, 0.2, -0.3, 1.1}, b[3] = {0.5, -2.0, 3.0};
@@ -67,7 +67,7 @@ TF_TEST(mesh_tet_embed_linear_precision) {
     for (int r = 0; r < 3; ++r)
       moved[3 * i + r] = b[r] + A[3 * r] * pos[3 * i] + A[3 * r + 1] * pos[3 * i + 1] +
                          A[3 * r + 2] * pos[3 * i + 2];
-  tet_embed_apply(moved, tets, tet_of, w, P + 2, out);
+  tet_embed_apply(moved, tets, 4, tet_of, w, P + 2, out);
   double worst = 0.0;
   for (int p = 0; p < P + 2; ++p)
     for (int r = 0; r < 3; ++r) {
@@ -79,7 +79,7 @@ TF_TEST(mesh_tet_embed_linear_precision) {
   /* a non-affine deformation moves an interior point with its own tet only */
   memcpy(moved, pos, sizeof pos);
   moved[3 * (NV - 1)] += 1.0; /* the far corner vertex */
-  tet_embed_apply(moved, tets, tet_of, w, 1, out);
+  tet_embed_apply(moved, tets, 4, tet_of, w, 1, out);
   int touches = 0;
   for (int a = 0; a < 4; ++a) touches |= tets[4 * tet_of[0] + a] == NV - 1;
   ENSURE(touches || (out[0] == pts[0] && out[1] == pts[1] && out[2] == pts[2]));

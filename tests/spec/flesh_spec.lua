@@ -149,7 +149,7 @@ describe("flesh", function()
     assert.has_error(function() tauform.rig.load({ flesh = { surface = skin }, pins = { { group = "top" } } }) end,
                      "rig: pins[1]: flesh pins choose vertices with select or indices")
     assert.has_error(function() tauform.rig.load({ flesh = { skin = skin } }) end,
-                     "rig: flesh.skin: unknown field (fields: surface, cells, tets)")
+                     "rig: flesh.skin: unknown field (fields: surface, cells, tets, element)")
     assert.has_error(function() tauform.rig.load({ flesh = { surface = skin, cels = 4 } }) end,
                      "rig: flesh.cels: unknown field (did you mean 'cells'?)")
     local rig = tauform.rig.load({ flesh = { surface = skin, cells = 4 }, pins = { { select = function() return false end } } })

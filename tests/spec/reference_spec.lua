@@ -80,7 +80,7 @@ describe("every documented field is accepted", function()
                   surface = tauform.mesh.ellipsoid{ radii = { 0.2, 0.2, 0.2 }, center = { 0, 0, 0.5 }, rings = 4, segments = 6 },
                   solver = { max_newton = 5 } }
     for name, p in pairs(P) do if p.flesh then def[name] = p.default end end
-    local filled = { surface = def.surface, cells = 3 }
+    local filled = { surface = def.surface, cells = 3, element = "linear" }
     assert.are.same(fields("tauform.flesh"), union(def, filled))
     assert.are.same(fields("flesh.materials[i]"), keys(def.materials[1]))
     tauform.flesh(def):close()
@@ -185,7 +185,7 @@ describe("every documented field is accepted", function()
                     material = { youngs = 2e4, poisson = 0.45, density = 1000, pin_stiffness = 800,
                                  regions = { [1] = { youngs = 3e4, poisson = 0.4, density = 1100 } } },
                     frames = { 1, 2 } }
-    local filled = { flesh = { surface = skin, cells = 3 }, frames = { 1, 2 } }
+    local filled = { flesh = { surface = skin, cells = 3, element = "linear" }, frames = { 1, 2 } }
     assert.are.same(fields("rig"), union(cloth, settled, flesh))
     assert.are.same(fields("rig.material (cloth)"), union(material, settled.material, massed.material))
     assert.are.same(fields("rig.material (flesh)"), keys(flesh.material))

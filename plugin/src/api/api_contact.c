@@ -144,6 +144,14 @@ tf_status tf_sim_self_intersections(tf_sim *sim, uint32_t *out_triples, uint32_t
   FAIL_IF(sim, capacity > 0 && !out_triples, TF_E_INVALID_ARG, "%s: out_triples is NULL", fn);
   if (contact_enable(sim) != TF_OK) return sim_fail(sim, TF_E_NOMEM, "%s: out of memory", fn);
   uint32_t n = contact_self_crossings(sim, sim->state.x, out_triples, capacity, NULL);
+  /* quadratic flesh crosses on its split faces: name the host's face and a corner of each node */
+  if (sim->flesh && sim->flesh->npt == 10)
+    for (uint32_t k = 0; k < (n < capacity ? n : capacity); ++k) {
+      uint32_t *c = out_triples + 3 * (size_t)k;
+      c[0] = tet10mesh_corner(&sim->flesh->q10, c[0]);
+      c[1] = tet10mesh_corner(&sim->flesh->q10, c[1]);
+      c[2] = tet10mesh_parent_face(c[2]);
+    }
   for (uint32_t k = 0; k < 3 * (n < capacity ? n : capacity); ++k)
     out_triples[k] += sim->index_base;
   *out_count = n;

@@ -38,6 +38,7 @@ void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size) {
   d.solver.tolerance = 1e-3;
   d.solver.abs_tolerance = 1e-7;
   d.logger.min_level = TF_LOG_WARN;
+  d.element = TF_TET_LINEAR;
   api_def_init(def, &d, sizeof d, struct_size);
 }
 
@@ -201,6 +202,10 @@ static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
   for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k)
     if (!param_check(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
   if (!api_check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
+  if (d->element != TF_TET_QUADRATIC && d->element != TF_TET_LINEAR)
+    return ERR("element must be TF_TET_QUADRATIC (%d) or TF_TET_LINEAR (%d), got %d",
+               (int)TF_TET_QUADRATIC, (int)TF_TET_LINEAR, (int)d->element),
+           TF_E_INVALID_ARG;
   if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
     return ERR("allocator: give both alloc and free, or neither"), TF_E_INVALID_ARG;
   return TF_OK;
@@ -221,6 +226,9 @@ tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbu
   tf_flesh_def d;
   tf_flesh_def_init(&d);
   memcpy(&d, def, def->struct_size < sizeof d ? def->struct_size : sizeof d);
+  /* a def from before 1.9 knows no element: it keeps the linear tet it was written for */
+  if (def->struct_size < offsetof(tf_flesh_def, element) + sizeof d.element)
+    d.element = TF_TET_LINEAR;
   d.struct_size = sizeof d;
   tf_status st = validate_def(&d, err, errn);
   if (st != TF_OK) return st;
@@ -241,8 +249,8 @@ tf_status tf_sim_get_surface_positions(const tf_sim *sim, double *out, uint32_t 
   FAIL_IF(s, !out || count != sim->flesh->surf_n, TF_E_INVALID_ARG,
           "tf_sim_get_surface_positions: %s (count %u, surface has %u vertices)",
           out ? "wrong count" : "output array is NULL", count, sim->flesh->surf_n);
-  tet_embed_apply(sim->state.x, sim->flesh->tet.tets, sim->flesh->surf_tet, sim->flesh->surf_w,
-                  count, out);
+  tet_embed_apply(sim->state.x, sim->flesh->nodes, (int)sim->flesh->npt, sim->flesh->surf_tet,
+                  sim->flesh->surf_w, count, out);
   return TF_OK;
 }
 
@@ -256,15 +264,16 @@ tf_status tf_sim_flesh_info(const tf_sim *sim, tf_flesh_info *out) {
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   info.tet_count = F->tet.tet_count;
-  info.vert_count = sim->model.n;
+  info.vert_count = sim->model.host_n;
+  info.node_count = sim->model.n;
+  info.element = F->element;
   info.boundary_face_count = F->tet.face_count;
   tetmesh_quality q;
   tetmesh_measure(sim->model.rest, F->tet.tets, F->tet.tet_count, &q);
   info.min_dihedral_deg = q.min_dihedral;
   info.max_dihedral_deg = q.max_dihedral;
   info.inverted_rest = q.inverted;
-  tetmesh_measure(sim->state.x, F->tet.tets, F->tet.tet_count, &q);
-  info.inverted_now = q.inverted;
+  info.inverted_now = sim_flesh_inverted(F, sim->state.x);
   info.rest_volume = F->rest_volume;
   info.volume = sim_flesh_volume(F, sim->state.x);
   for (uint32_t i = 0; i < sim->model.n; ++i) info.mass += sim->model.mass[i];

@@ -59,11 +59,11 @@ static tf_status setup(tf_sim *sim, const tf_render_def *in, const double *const
     memcpy(cam->up, d->up, sizeof cam->up);
   } else {
     /* frame the union of all shapes: fit each, keep the farthest framing along the view */
-    size_t n3 = 3 * (size_t)sim->model.n;
+    size_t n3 = 3 * (size_t)sim->model.host_n;
     double *all = mem_array(&sim->mem, n3 * count, sizeof *all);
     if (!all) return sim_fail(sim, TF_E_NOMEM, "render: out of memory");
     for (uint32_t k = 0; k < count; ++k) memcpy(all + k * n3, frames[k], n3 * sizeof *all);
-    render_camera_fit(cam, all, sim->model.n * count, d->view, d->up);
+    render_camera_fit(cam, all, sim->model.host_n * count, d->view, d->up);
     MEM_FREE_ARRAY(&sim->mem, all, n3 * count);
   }
   cam->fov_deg = d->fov_deg;
@@ -81,10 +81,10 @@ static void hard_pins(const tf_sim *sim, uint32_t *out, uint32_t *count) {
   for (uint32_t q = 0; q < sim->pins.count; ++q) out[(*count)++] = sim->pins.idx[q];
 }
 
-tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def,
-                                  const double *const *frames, uint32_t frame_count,
-                                  uint32_t columns, const char *path) {
-  if (!sim) return TF_E_INVALID_ARG;
+/* frames of the host's vertices, or (nodes) of all the simulation's: quadratic flesh's frames from
+ * the host get their edge nodes at their edges' middles */
+static tf_status render_sheet(tf_sim *sim, const tf_render_def *def, const double *const *frames,
+                              uint32_t frame_count, uint32_t columns, const char *path, int nodes) {
   FAIL_IF(sim, !path, TF_E_INVALID_ARG, "render: path is NULL");
   FAIL_IF(sim, frame_count < 1 || !frames, TF_E_INVALID_ARG, "render: no frames to draw");
   FAIL_IF(sim, columns < 1, TF_E_INVALID_ARG, "render: columns must be >= 1");
@@ -113,19 +113,24 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def,
   const sim_flesh *F = sim->flesh;
   size_t surf_len = F && F->surf_tri_count ? 3 * (size_t)F->surf_n : 0;
   double *surf = surf_len ? mem_array(&sim->mem, surf_len, sizeof *surf) : NULL;
-  if (!tiles || !ptrs || !zbuf || !pins || (frame_count > 1 && !out) || (surf_len && !surf)) {
+  size_t all_len = nodes || sim->model.n == sim->model.host_n ? 0 : 3 * (size_t)sim->model.n;
+  double *all = all_len ? mem_array(&sim->mem, all_len, sizeof *all) : NULL;
+  if (!tiles || !ptrs || !zbuf || !pins || (frame_count > 1 && !out) || (surf_len && !surf) ||
+      (all_len && !all)) {
     st = sim_fail(sim, TF_E_NOMEM, "render: out of memory for a %ux%u image", sw, sh);
   } else {
     uint32_t pin_count;
     hard_pins(sim, pins, &pin_count);
     for (uint32_t k = 0; k < frame_count && st == TF_OK; ++k) {
+      const double *x = frames[k];
+      if (all) sim_from_host(sim, frames[k], all, 3), x = all;
       if (surf) { /* flesh: the host's skin, carried by the tets of this shape */
-        tet_embed_apply(frames[k], F->tet.tets, F->surf_tet, F->surf_w, F->surf_n, surf);
+        tet_embed_apply(x, F->nodes, (int)F->npt, F->surf_tet, F->surf_w, F->surf_n, surf);
         render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, surf, F->surf_n,
                     F->surf_tris, F->surf_tri_count, NULL, 0);
       } else {
-        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, frames[k],
-                    sim->model.n, sim->model.mesh.tris, sim->model.mesh.tri_count, pins, pin_count);
+        render_mesh(tiles + k * tile, zbuf, d.width, d.height, &cam, &style, x, sim->model.n,
+                    sim->model.mesh.tris, sim->model.mesh.tri_count, pins, pin_count);
       }
       ptrs[k] = tiles + k * tile;
     }
@@ -140,11 +145,19 @@ tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def,
   MEM_FREE_ARRAY(&sim->mem, zbuf, npix);
   MEM_FREE_ARRAY(&sim->mem, pins, sim->pins.count ? sim->pins.count : 1);
   if (surf) MEM_FREE_ARRAY(&sim->mem, surf, surf_len);
+  if (all) MEM_FREE_ARRAY(&sim->mem, all, all_len);
   return st;
+}
+
+tf_status tf_sim_render_sheet_png(tf_sim *sim, const tf_render_def *def,
+                                  const double *const *frames, uint32_t frame_count,
+                                  uint32_t columns, const char *path) {
+  if (!sim) return TF_E_INVALID_ARG;
+  return render_sheet(sim, def, frames, frame_count, columns, path, 0);
 }
 
 tf_status tf_sim_render_png(tf_sim *sim, const tf_render_def *def, const char *path) {
   if (!sim) return TF_E_INVALID_ARG;
   const double *frame = sim->state.x;
-  return tf_sim_render_sheet_png(sim, def, &frame, 1, 1, path);
+  return render_sheet(sim, def, &frame, 1, 1, path, 1);
 }

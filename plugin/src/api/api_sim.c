@@ -12,9 +12,11 @@
   do {                                   \
     if (!(sim)) return TF_E_INVALID_ARG; \
   } while (0)
-#define COUNT_MATCH(sim, fn, count)                         \
-  FAIL_IF(sim, (count) != (sim)->model.n, TF_E_INVALID_ARG, \
-          fn ": vert_count is %u but the simulation has %u vertices", (count), (sim)->model.n)
+/* the host's vertices: quadratic flesh's edge nodes are the simulation's own (sim.h) */
+#define COUNT_MATCH(sim, fn, count)                                            \
+  FAIL_IF(sim, (count) != (sim)->model.host_n, TF_E_INVALID_ARG,               \
+          fn ": vert_count is %u but the simulation has %u vertices", (count), \
+          (sim)->model.host_n)
 
 void tf_sim_destroy(tf_sim *sim) { sim_destroy(sim); }
 
@@ -122,17 +124,17 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
                           uint32_t count) {
   SIM_ARG(sim);
   FAIL_IF(sim, count > 0 && !indices, TF_E_INVALID_ARG, "tf_sim_set_pins: indices is NULL");
-  FAIL_IF(sim, count > sim->model.n, TF_E_INVALID_ARG, "tf_sim_set_pins: %u pins for %u vertices",
-          count, sim->model.n);
+  FAIL_IF(sim, count > sim->model.host_n, TF_E_INVALID_ARG,
+          "tf_sim_set_pins: %u pins for %u vertices", count, sim->model.host_n);
   /* validate first; duplicates are found with the per-vertex mark array, cleared again below */
   uint32_t marked = 0;
   const uint32_t b = sim->index_base;
   tf_status st = TF_OK;
   for (uint32_t q = 0; q < count; ++q) {
     uint32_t i = indices[q];
-    if (i >= sim->model.n) {
+    if (i >= sim->model.host_n) {
       st = sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_pins: indices[%u] = %u out of range %u..%u",
-                    q + b, i + b, b, sim->model.n - 1 + b);
+                    q + b, i + b, b, sim->model.host_n - 1 + b);
       break;
     }
     if (weights && !(weights[q] > 0.0 && weights[q] <= 1.0)) {
@@ -157,8 +159,8 @@ tf_status tf_sim_set_pins(tf_sim *sim, const uint32_t *indices, const double *we
 
 tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t count) {
   SIM_ARG(sim);
-  FAIL_IF(sim, count != sim->pins.count, TF_E_INVALID_ARG,
-          "tf_sim_set_pin_targets: count is %u but %u vertices are pinned", count, sim->pins.count);
+  FAIL_IF(sim, count != sim->pins.host, TF_E_INVALID_ARG,
+          "tf_sim_set_pin_targets: count is %u but %u vertices are pinned", count, sim->pins.host);
   FAIL_IF(sim, count > 0 && !targets, TF_E_INVALID_ARG, "tf_sim_set_pin_targets: targets is NULL");
   for (uint32_t q = 0; q < count; ++q)
     FAIL_IF(sim, !api_all_finite(targets + 3 * (size_t)q, 3), TF_E_INVALID_ARG,
@@ -170,10 +172,10 @@ tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t co
 
 tf_status tf_sim_get_pin_targets(const tf_sim *sim, double *out, uint32_t count) {
   if (!sim) return TF_E_INVALID_ARG;
-  if (count != sim->pins.count || (count && !out))
+  if (count != sim->pins.host || (count && !out))
     return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,
                     "tf_sim_get_pin_targets: count is %u but %u vertices are pinned", count,
-                    sim->pins.count);
+                    sim->pins.host);
   memcpy(out, sim->pins.next, sizeof(double) * 3 * count);
   return TF_OK;
 }
@@ -251,13 +253,14 @@ tf_status tf_sim_load_state(tf_sim *sim, const void *buf, size_t size) {
   return sim_snapshot_load(sim, buf);
 }
 
-uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->model.n : 0; }
+uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->model.host_n : 0; }
 
 #define READ_ARGS(fn)                                                                            \
   if (!sim) return TF_E_INVALID_ARG;                                                             \
-  if (!out || vert_count != sim->model.n)                                                        \
+  if (!out || vert_count != sim->model.host_n)                                                   \
   return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG, fn ": %s (vert_count %u, simulation has %u)", \
-                  out ? "wrong vert_count" : "output array is NULL", vert_count, sim->model.n)
+                  out ? "wrong vert_count" : "output array is NULL", vert_count,                 \
+                  sim->model.host_n)
 
 tf_status tf_sim_get_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_positions");
@@ -280,9 +283,11 @@ tf_status tf_sim_get_velocities(const tf_sim *sim, double *out, uint32_t vert_co
 tf_status tf_sim_get_normals(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_normals");
   memset(out, 0, sizeof(double) * 3 * vert_count);
+  uint32_t nt;
+  const uint32_t *tris = sim_host_triangles(sim, &nt);
   /* area weighting comes free: the cross product's length is twice the area */
-  for (uint32_t t = 0; t < sim->model.mesh.tri_count; ++t) {
-    const uint32_t *v = sim->model.mesh.tris + 3 * t;
+  for (uint32_t t = 0; t < nt; ++t) {
+    const uint32_t *v = tris + 3 * (size_t)t;
     double e1[3], e2[3], nrm[3];
     v3_sub(e1, sim->state.x + 3 * (size_t)v[1], sim->state.x + 3 * (size_t)v[0]);
     v3_sub(e2, sim->state.x + 3 * (size_t)v[2], sim->state.x + 3 * (size_t)v[0]);
@@ -298,7 +303,14 @@ tf_status tf_sim_get_normals(const tf_sim *sim, double *out, uint32_t vert_count
 
 tf_status tf_sim_get_forces(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_forces");
-  sim_potential(sim, sim->state.x, sim->pins.next, out);
+  /* quadratic flesh: each edge node's force shared by its corners (the transpose of placing it
+   * at their middle), into the step's gradient scratch, free between advances */
+  double *g = sim->model.n == sim->model.host_n ? out : ((tf_sim *)sim)->work.grad;
+  sim_potential(sim, sim->state.x, sim->pins.next, g);
+  if (g != out) {
+    tet10mesh_gather(&sim->flesh->q10, g, 3);
+    memcpy(out, g, sizeof(double) * 3 * vert_count);
+  }
   for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = -out[k];
   return TF_OK;
 }
@@ -326,15 +338,20 @@ tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out, uint32_t ver
   return TF_OK;
 }
 
-uint32_t tf_sim_tri_count(const tf_sim *sim) { return sim ? sim->model.mesh.tri_count : 0; }
+uint32_t tf_sim_tri_count(const tf_sim *sim) {
+  uint32_t nt = 0;
+  if (sim) sim_host_triangles(sim, &nt);
+  return nt;
+}
 
 tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out, uint32_t tri_count) {
   if (!sim) return TF_E_INVALID_ARG;
-  if (!out || tri_count != sim->model.mesh.tri_count)
+  uint32_t nt;
+  const uint32_t *tris = sim_host_triangles(sim, &nt);
+  if (!out || tri_count != nt)
     return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,
                     "tf_sim_get_triangles: %s (tri_count %u, simulation has %u)",
-                    out ? "wrong tri_count" : "output array is NULL", tri_count,
-                    sim->model.mesh.tri_count);
-  memcpy(out, sim->model.mesh.tris, sizeof(uint32_t) * 3 * tri_count);
+                    out ? "wrong tri_count" : "output array is NULL", tri_count, nt);
+  memcpy(out, tris, sizeof(uint32_t) * 3 * tri_count);
   return TF_OK;
 }

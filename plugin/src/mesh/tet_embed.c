@@ -141,13 +141,13 @@ tf_status tet_embed(tf_mem *m, const double *pos, const uint32_t *tets, uint32_t
   return TF_OK;
 }
 
-void tet_embed_apply(const double *x, const uint32_t *tets, const uint32_t *tet_of,
+void tet_embed_apply(const double *x, const uint32_t *elems, int k, const uint32_t *tet_of,
                      const double *weight, uint32_t point_count, double *out) {
   for (uint32_t p = 0; p < point_count; ++p) {
-    const uint32_t *t = tets + 4 * (size_t)tet_of[p];
-    const double *w = weight + 4 * (size_t)p;
+    const uint32_t *t = elems + (size_t)k * tet_of[p];
+    const double *w = weight + (size_t)k * p;
     double *o = out + 3 * (size_t)p;
     v3_set(o, 0.0, 0.0, 0.0);
-    for (int k = 0; k < 4; ++k) v3_axpy(o, w[k], x + 3 * (size_t)t[k]);
+    for (int a = 0; a < k; ++a) v3_axpy(o, w[a], x + 3 * (size_t)t[a]);
   }
 }

@@ -20,8 +20,9 @@ TF_LOCAL tf_status tet_embed(tf_mem *m, const double *pos, const uint32_t *tets,
                              const double *points, uint32_t point_count, uint32_t *tet_of,
                              double *weight, tet_embed_stats *stats);
 
-/* x_p = sum_k w_k x_tet[k] for every embedded point */
-TF_LOCAL void tet_embed_apply(const double *x, const uint32_t *tets, const uint32_t *tet_of,
+/* x_p = sum_a w_a x_elem[a] for every embedded point: elements of k nodes (4: the weights are
+ * tet_embed's; 10: a quadratic tet's shape functions at them, neohookean_tet10.h) */
+TF_LOCAL void tet_embed_apply(const double *x, const uint32_t *elems, int k, const uint32_t *tet_of,
                               const double *weight, uint32_t point_count, double *out);
 
 #endif

@@ -59,6 +59,46 @@ void tetmesh_free(tf_mem *m, tetmesh *t) {
   memset(t, 0, sizeof *t);
 }
 
+tf_status mesh_adjacency(tf_mem *m, const uint32_t *elems, uint32_t count, int k,
+                         uint32_t vert_count, uint32_t **adj_ptr, uint32_t **adj,
+                         uint32_t *adj_count) {
+  /* all (a, b) pairs within an element plus the diagonal, sorted and deduplicated */
+  size_t pair_count = (size_t)k * (k - 1) * count + vert_count, np = 0, nu = 0;
+  uint32_t *pairs = mem_array(m, 2 * pair_count, sizeof(uint32_t));
+  *adj_ptr = mem_array(m, vert_count + 1, sizeof(uint32_t));
+  *adj = NULL;
+  if (!pairs || !*adj_ptr) goto fail;
+  for (uint32_t i = 0; i < vert_count; ++i) pairs[2 * np] = pairs[2 * np + 1] = i, ++np;
+  for (uint32_t e = 0; e < count; ++e) {
+    const uint32_t *v = elems + (size_t)k * e;
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < k; ++b)
+        if (a != b) pairs[2 * np] = v[a], pairs[2 * np + 1] = v[b], ++np;
+  }
+  qsort(pairs, np, 2 * sizeof(uint32_t), pair_cmp);
+  for (size_t q = 0; q < np; ++q)
+    if (nu == 0 || pairs[2 * q] != pairs[2 * (nu - 1)] ||
+        pairs[2 * q + 1] != pairs[2 * (nu - 1) + 1]) {
+      pairs[2 * nu] = pairs[2 * q];
+      pairs[2 * nu + 1] = pairs[2 * q + 1];
+      ++nu;
+    }
+  *adj_count = (uint32_t)nu;
+  if (!(*adj = mem_array(m, nu, sizeof(uint32_t)))) goto fail;
+  for (size_t q = 0; q < nu; ++q) {
+    (*adj)[q] = pairs[2 * q + 1];
+    ++(*adj_ptr)[pairs[2 * q] + 1];
+  }
+  for (uint32_t i = 0; i < vert_count; ++i) (*adj_ptr)[i + 1] += (*adj_ptr)[i];
+  MEM_FREE_ARRAY(m, pairs, 2 * pair_count);
+  return TF_OK;
+fail:
+  if (pairs) MEM_FREE_ARRAY(m, pairs, 2 * pair_count);
+  if (*adj_ptr) MEM_FREE_ARRAY(m, *adj_ptr, vert_count + 1);
+  *adj_ptr = NULL;
+  return TF_E_NOMEM;
+}
+
 tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count,
                         const uint32_t *tets, uint32_t tet_count, uint32_t base, char *err,
                         size_t err_size) {
@@ -107,11 +147,10 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
   t->tet_count = tet_count;
   t->tets = mem_array(m, 4 * (size_t)tet_count, sizeof(uint32_t));
   t->comp = mem_array(m, vert_count, sizeof(uint32_t));
-  t->adj_ptr = mem_array(m, vert_count + 1, sizeof(uint32_t));
   uint32_t *parent = t->comp; /* union-find in place, relabelled at the end */
-  uint32_t *pairs = NULL;
-  size_t pair_count = 12 * (size_t)tet_count + vert_count;
-  if (!rec || !t->tets || !t->comp || !t->adj_ptr) goto fail;
+  uint32_t *label = NULL;
+  size_t label_count = vert_count;
+  if (!rec || !t->tets || !t->comp) goto fail;
   for (uint32_t e = 0; e < tet_count; ++e) {
     uint32_t *v = t->tets + 4 * (size_t)e;
     memcpy(v, tets + 4 * (size_t)e, 4 * sizeof(uint32_t));
@@ -158,34 +197,14 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
     }
     i = j;
   }
-  /* adjacency: all (a, b) pairs within a tet plus the diagonal, sorted and deduplicated */
-  pairs = mem_array(m, 2 * pair_count, sizeof(uint32_t));
-  if (!pairs) goto fail;
-  size_t np = 0;
-  for (uint32_t i = 0; i < vert_count; ++i) pairs[2 * np] = pairs[2 * np + 1] = i, ++np;
-  for (uint32_t e = 0; e < tet_count; ++e) {
-    const uint32_t *v = t->tets + 4 * (size_t)e;
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        if (a != b) pairs[2 * np] = v[a], pairs[2 * np + 1] = v[b], ++np;
+  if ((st = mesh_adjacency(m, t->tets, tet_count, 4, vert_count, &t->adj_ptr, &t->adj,
+                           &t->adj_count)) != TF_OK)
+    goto fail;
+  label = mem_array(m, 2 * label_count, sizeof(uint32_t)); /* root -> label, then per vertex */
+  if (!label) {
+    st = TF_E_NOMEM;
+    goto fail;
   }
-  qsort(pairs, np, 2 * sizeof(uint32_t), pair_cmp);
-  size_t nu = 0;
-  for (size_t k = 0; k < np; ++k)
-    if (nu == 0 || pairs[2 * k] != pairs[2 * (nu - 1)] ||
-        pairs[2 * k + 1] != pairs[2 * (nu - 1) + 1]) {
-      pairs[2 * nu] = pairs[2 * k];
-      pairs[2 * nu + 1] = pairs[2 * k + 1];
-      ++nu;
-    }
-  t->adj_count = (uint32_t)nu;
-  t->adj = mem_array(m, nu, sizeof(uint32_t));
-  if (!t->adj) goto fail;
-  for (size_t k = 0; k < nu; ++k) {
-    t->adj[k] = pairs[2 * k + 1];
-    ++t->adj_ptr[pairs[2 * k] + 1];
-  }
-  for (uint32_t i = 0; i < vert_count; ++i) t->adj_ptr[i + 1] += t->adj_ptr[i];
   /* components: union-find over tet edges, then labels 0..comp_count-1 in vertex order */
   for (uint32_t i = 0; i < vert_count; ++i) parent[i] = i;
   for (uint32_t e = 0; e < tet_count; ++e) {
@@ -196,22 +215,21 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
       if (ra != r0) parent[ra] = r0;
     }
   }
-  /* pairs is free now: reuse it as the root -> label map */
-  for (uint32_t i = 0; i < vert_count; ++i) pairs[i] = UINT32_MAX;
+  for (uint32_t i = 0; i < vert_count; ++i) label[i] = UINT32_MAX;
   for (uint32_t i = 0; i < vert_count; ++i) {
     uint32_t r = find_root(parent, i);
-    if (pairs[r] == UINT32_MAX) pairs[r] = t->comp_count++;
+    if (label[r] == UINT32_MAX) label[r] = t->comp_count++;
   }
-  for (uint32_t i = 0; i < vert_count; ++i) pairs[vert_count + i] = pairs[find_root(parent, i)];
-  memcpy(t->comp, pairs + vert_count, vert_count * sizeof(uint32_t));
+  for (uint32_t i = 0; i < vert_count; ++i) label[vert_count + i] = label[find_root(parent, i)];
+  memcpy(t->comp, label + vert_count, vert_count * sizeof(uint32_t));
   MEM_FREE_ARRAY(m, rec, 4 * (size_t)tet_count);
-  MEM_FREE_ARRAY(m, pairs, 2 * pair_count);
+  MEM_FREE_ARRAY(m, label, 2 * label_count);
   return TF_OK;
 fail:
   if (st == TF_E_NOMEM)
     snprintf(err, err_size, "out of memory building the topology of %u tets", tet_count);
   if (rec) MEM_FREE_ARRAY(m, rec, 4 * (size_t)tet_count);
-  if (pairs) MEM_FREE_ARRAY(m, pairs, 2 * pair_count);
+  if (label) MEM_FREE_ARRAY(m, label, 2 * label_count);
   tetmesh_free(m, t);
   return st;
 }

@@ -29,6 +29,11 @@ typedef struct tetmesh_quality {
 TF_LOCAL tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count,
                                  const uint32_t *tets, uint32_t tet_count, uint32_t base, char *err,
                                  size_t err_size);
+/* the symmetric CSR adjacency (rows sorted, the diagonal included) of count elements of k vertices
+ * each: the sparsity of their Hessian. *adj_ptr (vert_count + 1) and *adj (*adj_count) from m */
+TF_LOCAL tf_status mesh_adjacency(tf_mem *m, const uint32_t *elems, uint32_t count, int k,
+                                  uint32_t vert_count, uint32_t **adj_ptr, uint32_t **adj,
+                                  uint32_t *adj_count);
 TF_LOCAL void tetmesh_free(tf_mem *m, tetmesh *t);
 /* Lumped vertex masses, kg: each tet's rho * volume split equally over its four corners (the
  * row sums of the linear-tet consistent mass matrix). mass (vert_count) is overwritten. density

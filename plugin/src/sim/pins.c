@@ -161,6 +161,15 @@ void pins_commit_step(tf_sim *s) {
   memcpy(s->state.carrier, s->work.carrier_new, sizeof(double) * 9 * s->model.mesh.comp_count);
 }
 
+/* a derived pin's (q >= host) value of a per-slot field of 3: its two parents' mean */
+static void derived_targets(tf_sim *s, double *a) {
+  for (uint32_t q = s->pins.host; q < s->pins.count; ++q) {
+    const uint32_t *p = s->pins.parent + 2 * (size_t)q;
+    for (int k = 0; k < 3; ++k)
+      a[3 * (size_t)q + k] = 0.5 * (a[3 * (size_t)p[0] + k] + a[3 * (size_t)p[1] + k]);
+  }
+}
+
 void pins_restart(tf_sim *s, int keep_soft_targets) {
   /* targets start where the pinned vertices now are (a hard pin sits on its target); the carrier
    * is the pins' current motion. A soft pin's target is the host's goal, not where its vertex
@@ -174,23 +183,50 @@ void pins_restart(tf_sim *s, int keep_soft_targets) {
     v3_copy(s->pins.sub0 + 3 * (size_t)q, xi);
     v3_copy(s->pins.vel + 3 * (size_t)q, s->state.v + 3 * (size_t)s->pins.idx[q]);
   }
+  /* an edge node's pin always follows its corners' (pins_derive): at their middle */
+  derived_targets(s, s->pins.prev);
+  derived_targets(s, s->pins.next);
+  derived_targets(s, s->pins.sub);
+  derived_targets(s, s->pins.sub0);
   carrier_fit(s, s->pins.sub0, s->pins.vel, s->state.vref, s->state.carrier);
   /* a restart has no history: no change of the carrier's velocity still to act */
   memset(s->state.afict, 0, sizeof(double) * 3 * s->model.n);
 }
 
+void pins_derive(tf_sim *s) {
+  sim_pins *P = &s->pins;
+  P->count = P->host;
+  const tet10mesh *q10 = s->flesh && s->flesh->npt == 10 ? &s->flesh->q10 : NULL;
+  if (!q10) return;
+  for (uint32_t i = 0; i < s->model.n; ++i) P->slot_of[i] = UINT32_MAX;
+  for (uint32_t q = 0; q < P->host; ++q) P->slot_of[P->idx[q]] = q;
+  for (uint32_t e = 0; e < q10->edge_count; ++e) {
+    uint32_t a = P->slot_of[q10->edges[2 * (size_t)e]],
+             b = P->slot_of[q10->edges[2 * (size_t)e + 1]];
+    if (a == UINT32_MAX || b == UINT32_MAX) continue;
+    uint32_t q = P->count++;
+    P->idx[q] = q10->corner_count + e;
+    P->w[q] = 0.5 * (P->w[a] + P->w[b]);
+    P->parent[2 * (size_t)q] = a, P->parent[2 * (size_t)q + 1] = b;
+  }
+  derived_targets(s, P->prev);
+  derived_targets(s, P->next);
+}
+
 void pins_set(tf_sim *s, const uint32_t *indices, const double *weights, uint32_t count) {
-  s->pins.count = count;
+  s->pins.host = count;
   for (uint32_t q = 0; q < count; ++q) {
     s->pins.idx[q] = indices[q];
     s->pins.w[q] = weights ? weights[q] : 1.0;
   }
+  pins_derive(s);
   pins_refresh_components(s);
   pins_restart(s, 0);
   s->pins.targets_fresh = 0;
 }
 
 void pins_set_targets(tf_sim *s, const double *targets) {
-  memcpy(s->pins.next, targets, sizeof(double) * 3 * s->pins.count);
+  memcpy(s->pins.next, targets, sizeof(double) * 3 * s->pins.host);
+  derived_targets(s, s->pins.next);
   s->pins.targets_fresh = 1;
 }

@@ -90,6 +90,7 @@ tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *er
 tf_status sim_alloc(tf_sim *s, char *err, size_t errn) {
   const trimesh *m = &s->model.mesh;
   uint32_t n = s->model.n;
+  if (!s->model.host_n) s->model.host_n = n; /* all vertices are the host's unless set before */
   /* Hessian pattern: the upper triangle of the mesh adjacency (diagonal included) */
   s->size = (sim_sizes){.n = n, .comp = m->comp_count, .hess = (m->adj_count + n) / 2};
   tf_status st = sim_arrays_alloc(s, err, errn);
@@ -122,4 +123,14 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
   memcpy(s->state.x, initial_positions ? initial_positions : s->model.rest, sizeof(double) * 3 * n);
   pins_refresh_components(s);
   return TF_OK;
+}
+
+const uint32_t *sim_host_triangles(const tf_sim *s, uint32_t *count) {
+  if (s->flesh) return *count = s->flesh->tet.face_count, s->flesh->tet.faces;
+  return *count = s->model.mesh.tri_count, s->model.mesh.tris;
+}
+
+void sim_from_host(const tf_sim *s, const double *host, double *all, int dim) {
+  memmove(all, host, sizeof(double) * (size_t)dim * s->model.host_n);
+  if (s->model.n != s->model.host_n) tet10mesh_spread(&s->flesh->q10, all, dim);
 }

@@ -9,6 +9,7 @@
 #include "core/mem.h"
 #include "energy/membrane_tri.h"
 #include "energy/neohookean_tet.h"
+#include "mesh/tet10mesh.h"
 #include "mesh/tetmesh.h"
 #include "mesh/trimesh.h"
 #include "solve/amg.h"
@@ -58,24 +59,33 @@ typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;
 
 /* flesh: the tets, their materials and the render surface embedded in them */
 typedef struct sim_flesh {
-  tetmesh tet;         /* topology; its boundary faces are the simulation's triangles */
-  tet_rest *rest;      /* (tet_count) */
-  uint32_t *mat;       /* (tet_count) material index: 0 = base (the parameters), k > 0 = table */
-  double *fill;        /* (tet_count) inside fraction of a lattice tet (1 for the host's tets) */
-  double *lambda, *mu; /* (tet_count) Pa: fill x its material's */
-  uint32_t mat_count;  /* table size incl. the base */
+  tetmesh tet; /* topology; its boundary faces are the host's triangles */
+  tf_tet_element element;
+  tet10mesh q10;         /* quadratic: the edge nodes, split faces and adjacency (else empty) */
+  const uint32_t *nodes; /* (tet_count x npt): each element's nodes, q10.nodes or tet.tets */
+  uint32_t npt;          /* nodes per element: 4 or 10 */
+  tet_rest *rest;        /* (tet_count) */
+  uint32_t *mat;         /* (tet_count) material index: 0 = base (the parameters), k > 0 = table */
+  double *fill;          /* (tet_count) inside fraction of a lattice tet (1 for the host's tets) */
+  double *lambda, *mu;   /* (tet_count) Pa: fill x its material's */
+  uint32_t mat_count;    /* table size incl. the base */
   double *mat_lambda, *mat_mu; /* (mat_count) Pa, [0] follows youngs/poisson */
-  uint32_t *slot;              /* (tet_count x 16) BSR slots */
+  uint32_t *slot;              /* (tet_count x npt^2) BSR slots */
   double rest_volume;          /* m^3 */
   /* embedded render surface (may be empty) */
   uint32_t surf_n, surf_tri_count;
   uint32_t *surf_tet;    /* (surf_n) */
-  double *surf_w;        /* (surf_n x 4) barycentric weights */
+  double *surf_w;        /* (surf_n x npt) the element's shape functions at the point */
   uint32_t *surf_tris;   /* (surf_tri_count x 3) */
   uint32_t surf_outside; /* surface points outside every tet (extrapolated) */
   double surf_worst;     /* most negative weight among them */
   int from_surface;      /* the tets were built from the surface by the lattice tetrahedralizer */
 } sim_flesh;
+
+/* element t's a-th node in its kernel's order (the rest data's corner order, then the edges) */
+static inline uint32_t tet_node(const sim_flesh *F, uint32_t t, uint32_t a) {
+  return a < 4 ? (uint32_t)tet_local_vertex(&F->rest[t], (int)a) : a;
+}
 
 /* The sizes every array below is declared in: vertices, connected pieces, and the number of
  * stored blocks of the Hessian's upper triangle. Element sets size their own data */
@@ -84,6 +94,7 @@ typedef struct sim_sizes {
 } sim_sizes;
 #define SZ_N(z) ((size_t)(z)->n)
 #define SZ_N1(z) ((size_t)(z)->n + 1)
+#define SZ_N2(z) (2 * (size_t)(z)->n)
 #define SZ_N3(z) (3 * (size_t)(z)->n)
 #define SZ_N9(z) (9 * (size_t)(z)->n)
 #define SZ_COMP(z) ((size_t)(z)->comp)
@@ -109,16 +120,18 @@ typedef struct sim_sizes {
   X(double, afict, SZ_N3)      /* the carrier's changes of velocity, low-passed (pins.c), m/s^2 */
 
 /* pins: per pin slot q (count of them in use), and per vertex (fixed, mark) */
-#define SIM_PIN_ARRAYS(X)                                                         \
-  X(uint32_t, idx, SZ_N)  /* pinned vertex of slot q */                           \
-  X(double, w, SZ_N)      /* weight in (0, 1]: 1 is a hard pin, below a spring */ \
-  X(double, prev, SZ_N3)  /* targets at the start of the next advance, m */       \
-  X(double, next, SZ_N3)  /* targets at its end, m */                             \
-  X(double, sub0, SZ_N3)  /* targets at the current substep's start */            \
-  X(double, sub, SZ_N3)   /* and at its end */                                    \
-  X(double, vel, SZ_N3)   /* target velocities for the carrier fit, m/s */        \
-  X(uint8_t, fixed, SZ_N) /* per vertex: hard-pinned */                           \
-  X(uint8_t, mark, SZ_N)  /* per vertex: scratch for argument checks, all zero between calls */
+#define SIM_PIN_ARRAYS(X)                                                               \
+  X(uint32_t, idx, SZ_N)     /* pinned vertex of slot q */                              \
+  X(double, w, SZ_N)         /* weight in (0, 1]: 1 is a hard pin, below a spring */    \
+  X(double, prev, SZ_N3)     /* targets at the start of the next advance, m */          \
+  X(double, next, SZ_N3)     /* targets at its end, m */                                \
+  X(double, sub0, SZ_N3)     /* targets at the current substep's start */               \
+  X(double, sub, SZ_N3)      /* and at its end */                                       \
+  X(double, vel, SZ_N3)      /* target velocities for the carrier fit, m/s */           \
+  X(uint32_t, parent, SZ_N2) /* slots from host: the two pins an edge node's follows */ \
+  X(uint32_t, slot_of, SZ_N) /* per vertex: its pin slot, UINT32_MAX if none */         \
+  X(uint8_t, fixed, SZ_N)    /* per vertex: hard-pinned */                              \
+  X(uint8_t, mark, SZ_N)     /* per vertex: scratch for argument checks, all zero between calls */
 
 /* step scratch, each array with one role (none borrowed from the solver) */
 #define SIM_WORK_ARRAYS(X)                                                                        \
@@ -166,8 +179,10 @@ typedef struct sim_sizes {
 #define SIM_DECLARE_ARRAY(type, field, count) type *field;
 
 typedef struct sim_model {
-  uint32_t n;   /* vertices */
-  trimesh mesh; /* cloth: its own; flesh: a view of the tets' boundary faces, components and
+  uint32_t n;      /* vertices (nodes): the state's size */
+  uint32_t host_n; /* the first host_n are the host's; the rest are quadratic flesh's edge nodes,
+                    * the simulation's own (mesh/tet10mesh.h) */
+  trimesh mesh;    /* cloth: its own; flesh: a view of the tets' boundary faces, components and
                  * adjacency (no edges or hinges; owned by flesh.tet) */
   SIM_MODEL_ARRAYS(SIM_DECLARE_ARRAY)
 } sim_model;
@@ -178,6 +193,8 @@ typedef struct sim_state {
 
 typedef struct sim_pins {
   uint32_t count;    /* slots in use */
+  uint32_t host;     /* the host's pins, slots 0..host-1; after them quadratic flesh's edge nodes
+                      * between two pinned corners (pins_derive) */
   int targets_fresh; /* the host set targets since the last advance or pin set */
   int unfiltered; /* a seam for tests only: the carrier's changes act within their step, as before
                    * their low-pass (pins_fictitious), so a test can measure what it removed */
@@ -264,8 +281,16 @@ TF_LOCAL void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...)
 /* sim_cloth.c, sim_flesh.c: the two configurations */
 TF_LOCAL tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t n);
 TF_LOCAL tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t n);
+/* the host's triangles over its vertices: cloth's own, flesh's tet boundary (not quadratic
+ * flesh's split faces, sim.c) */
+TF_LOCAL const uint32_t *sim_host_triangles(const tf_sim *s, uint32_t *count);
+/* a host's (host_n x dim) field as the simulation's (n x dim): quadratic flesh's edge nodes at
+ * their corners' mean; a plain copy otherwise */
+TF_LOCAL void sim_from_host(const tf_sim *s, const double *host, double *all, int dim);
 /* elements/tet.c: sum of the tets' current volumes, m^3 */
 TF_LOCAL double sim_flesh_volume(const sim_flesh *F, const double *x);
+/* elements/tet.c: tets inverted at x (for a quadratic one: at one of its quadrature points) */
+TF_LOCAL uint32_t sim_flesh_inverted(const sim_flesh *F, const double *x);
 
 /* sim_set.c: the host's changes between frames, after api/ has checked them (these only fail
  * when out of memory, and then change nothing) */
@@ -275,9 +300,9 @@ TF_LOCAL tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const
                                  uint32_t count);
 /* per-vertex bending stiffness (n): each hinge takes its edge's mean; par.bend the map's mean */
 TF_LOCAL void sim_set_bend_map(tf_sim *s, const double *values);
-/* per-vertex self-contact: 0 opts a vertex out (contact/self.c); TF_E_NOMEM */
+/* per-vertex self-contact (host_n values): 0 opts a vertex out (contact/self.c); TF_E_NOMEM */
 TF_LOCAL tf_status sim_set_self_map(tf_sim *s, const double *values);
-/* positions and velocities (NULL: zero), and the pins restarted from them */
+/* positions and velocities (host_n x 3; v NULL: zero), and the pins restarted from them */
 TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 
 /* snapshot.c: the state as a byte buffer (tf_sim_save_state); load checks it all first and
@@ -325,7 +350,10 @@ TF_LOCAL void pins_refresh_components(tf_sim *s);
 TF_LOCAL void pins_restart(tf_sim *s, int keep_soft_targets);
 /* a checked pin set (distinct vertices, weights in (0, 1], NULL: all 1): targets at the vertices */
 TF_LOCAL void pins_set(tf_sim *s, const uint32_t *indices, const double *weights, uint32_t count);
-/* the end-of-frame targets of the next advance (pins.count x 3, finite) */
+/* quadratic flesh: after the host's pins, a pin at each edge node whose two corners are pinned,
+ * with their mean weight and always their mean target, so a clamped face stays whole */
+TF_LOCAL void pins_derive(tf_sim *s);
+/* the end-of-frame targets of the next advance (pins.host x 3, finite) */
 TF_LOCAL void pins_set_targets(tf_sim *s, const double *targets);
 
 /* wind.c */

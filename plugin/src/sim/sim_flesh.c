@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "energy/neohookean_tet10.h"
 #include "mesh/tet_embed.h"
 #include "mesh/tetrahedralize.h"
 #include "sim/sim.h"
@@ -40,28 +41,76 @@ static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
   }
 }
 
+/* Each tet's mass to its nodes: a quarter to each corner of a linear tet (the row sums of its
+ * consistent mass); for a quadratic one, the consistent diagonal scaled to the total (HRZ,
+ * neohookean_tet10.h) */
+static void lumped_mass(tf_sim *s, const double *density) {
+  const sim_flesh *F = s->flesh;
+  double *m = s->model.mass;
+  memset(m, 0, sizeof(double) * s->model.n);
+  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
+    const uint32_t *v = F->nodes + (size_t)F->npt * t;
+    double mt = density[t] * F->rest[t].volume;
+    for (uint32_t k = 0; k < F->npt; ++k)
+      m[v[k]] += mt * (F->npt == 4 ? 0.25 : k < 4 ? TET10_MASS_CORNER : TET10_MASS_EDGE);
+  }
+}
+
+/* the model's nodes: the corners, and for quadratic tets an edge node at each edge's middle; the
+ * simulation's triangles are the boundary faces (split at the edge nodes) */
+static tf_status build_nodes(tf_sim *s, const double *pos, uint32_t nv, char *err, size_t errn) {
+  sim_flesh *F = s->flesh;
+  const tetmesh *t = &F->tet;
+  trimesh *m = &s->model.mesh;
+  *m = (trimesh){.vert_count = nv,
+                 .tri_count = t->face_count,
+                 .comp_count = t->comp_count,
+                 .tris = t->faces,
+                 .comp = t->comp,
+                 .adj_ptr = t->adj_ptr,
+                 .adj = t->adj,
+                 .adj_count = t->adj_count};
+  F->npt = 4;
+  F->nodes = t->tets;
+  if (F->element == TF_TET_QUADRATIC) {
+    if (tet10mesh_build(&s->mem, t, &F->q10) != TF_OK)
+      return snprintf(err, errn, "out of memory adding the edge nodes of %u tets", t->tet_count),
+             TF_E_NOMEM;
+    const tet10mesh *q = &F->q10;
+    F->npt = 10;
+    F->nodes = q->nodes;
+    *m = (trimesh){.vert_count = q->node_count,
+                   .tri_count = q->face_count,
+                   .comp_count = t->comp_count,
+                   .tris = q->faces,
+                   .comp = q->comp,
+                   .adj_ptr = q->adj_ptr,
+                   .adj = q->adj,
+                   .adj_count = q->adj_count};
+  }
+  s->model.n = m->vert_count;
+  s->model.host_n = nv;
+  tf_status st = sim_alloc(s, err, errn);
+  if (st != TF_OK) return st;
+  memcpy(s->model.rest, pos, sizeof(double) * 3 * (size_t)nv);
+  if (F->npt == 10) tet10mesh_spread(&F->q10, s->model.rest, 3);
+  return TF_OK;
+}
+
 static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos,
                              const uint32_t *tets, uint32_t nv, uint32_t nt, char *err,
                              size_t errn) {
   sim_flesh *F = s->flesh;
   tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
   if (st != TF_OK) return st;
-  s->model.n = nv;
-  s->model.mesh = (trimesh){.vert_count = nv,
-                            .tri_count = F->tet.face_count,
-                            .comp_count = F->tet.comp_count,
-                            .tris = F->tet.faces,
-                            .comp = F->tet.comp,
-                            .adj_ptr = F->tet.adj_ptr,
-                            .adj = F->tet.adj,
-                            .adj_count = F->tet.adj_count};
-  if ((st = sim_alloc(s, err, errn)) != TF_OK) return st;
+  F->element = def->element;
+  if ((st = build_nodes(s, pos, nv, err, errn)) != TF_OK) return st;
   if (!sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG)) ||
       elem_drag_init(s, s->drag, 1) != TF_OK)
     return snprintf(err, errn, "out of memory creating the flesh's elements (%u tets)", nt),
            TF_E_NOMEM;
-  memcpy(s->model.rest, pos, sizeof(double) * 3 * (size_t)nv);
 
+  const uint32_t npt = F->npt;
   F->mat_count = 1 + (def->tets ? def->material_count : 0);
   FARR(rest, nt);
   FARR(mat, nt);
@@ -70,7 +119,7 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   FARR(mu, nt);
   FARR(mat_lambda, F->mat_count);
   FARR(mat_mu, F->mat_count);
-  FARR(slot, 16 * (size_t)nt);
+  FARR(slot, (size_t)npt * npt * nt);
   double *density = mem_array(&s->mem, nt, sizeof *density);
   if (s->mem.failed) {
     MEM_FREE_ARRAY(&s->mem, density, nt);
@@ -88,18 +137,19 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
     F->mat[t] = def->tets && def->tet_materials ? def->tet_materials[t] : 0;
     F->fill[t] = 1.0;
     density[t] = F->mat[t] ? def->materials[F->mat[t] - 1].density : def->density;
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        F->slot[16 * (size_t)t + 4 * a + b] = bsr_slot(
-            &s->solver.H, v[tet_local_vertex(&F->rest[t], a)], v[tet_local_vertex(&F->rest[t], b)]);
+    const uint32_t *nd = F->nodes + (size_t)npt * t;
+    for (uint32_t a = 0; a < npt; ++a)
+      for (uint32_t b = 0; b < npt; ++b)
+        F->slot[(size_t)npt * npt * t + npt * a + b] =
+            bsr_slot(&s->solver.H, nd[tet_node(F, t, a)], nd[tet_node(F, t, b)]);
   }
   if (!def->tets) {
     lattice_fill(s, def);
     for (uint32_t t = 0; t < nt; ++t) density[t] *= F->fill[t];
   }
-  tetmesh_lumped_mass(&F->tet, s->model.rest, density, 0.0, s->model.mass);
+  lumped_mass(s, density);
   MEM_FREE_ARRAY(&s->mem, density, nt);
-  for (uint32_t i = 0; i < nv; ++i)
+  for (uint32_t i = 0; i < s->model.n; ++i)
     if (!(s->model.mass[i] > 0.0))
       return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass",
                       i + s->index_base),
@@ -109,27 +159,37 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
     double want = def->density * enclosed_volume(def->surface_positions, def->surface_triangles,
                                                  def->surface_tri_count);
     double have = 0.0;
-    for (uint32_t i = 0; i < nv; ++i) have += s->model.mass[i];
+    for (uint32_t i = 0; i < s->model.n; ++i) have += s->model.mass[i];
     if (want > 0.0)
-      for (uint32_t i = 0; i < nv; ++i) s->model.mass[i] *= want / have;
+      for (uint32_t i = 0; i < s->model.n; ++i) s->model.mass[i] *= want / have;
   }
   return TF_OK;
 }
 
+/* each skin point's tet and its weights: the barycentric coordinates, or for a quadratic tet its
+ * ten shape functions at them, so the skin follows the element's curved shape */
 static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, size_t errn) {
   sim_flesh *F = s->flesh;
   if (!def->surface_positions || def->surface_vert_count == 0) return TF_OK;
   F->surf_n = def->surface_vert_count;
   F->surf_tri_count = def->surface_triangles ? def->surface_tri_count : 0;
   FARR(surf_tet, F->surf_n);
-  FARR(surf_w, 4 * (size_t)F->surf_n);
+  FARR(surf_w, (size_t)F->npt * F->surf_n);
   FARR(surf_tris, 3 * (size_t)F->surf_tri_count);
-  if (s->mem.failed) return snprintf(err, errn, "out of memory embedding the surface"), TF_E_NOMEM;
+  double *bary = F->npt == 4 ? F->surf_w : mem_array(&s->mem, 4 * (size_t)F->surf_n, sizeof *bary);
+  if (s->mem.failed) {
+    if (bary && bary != F->surf_w) MEM_FREE_ARRAY(&s->mem, bary, 4 * (size_t)F->surf_n);
+    return snprintf(err, errn, "out of memory embedding the surface"), TF_E_NOMEM;
+  }
   if (F->surf_tri_count)
     memcpy(F->surf_tris, def->surface_triangles, sizeof(uint32_t) * 3 * F->surf_tri_count);
   tet_embed_stats es;
   tf_status st = tet_embed(&s->mem, s->model.rest, F->tet.tets, F->tet.tet_count,
-                           def->surface_positions, F->surf_n, F->surf_tet, F->surf_w, &es);
+                           def->surface_positions, F->surf_n, F->surf_tet, bary, &es);
+  if (st == TF_OK && F->npt == 10)
+    for (uint32_t p = 0; p < F->surf_n; ++p)
+      tet10_shape(bary + 4 * (size_t)p, F->surf_w + 10 * (size_t)p);
+  if (bary != F->surf_w) MEM_FREE_ARRAY(&s->mem, bary, 4 * (size_t)F->surf_n);
   if (st != TF_OK) return snprintf(err, errn, "out of memory embedding the surface"), st;
   F->surf_outside = es.outside;
   F->surf_worst = es.worst_outside;
@@ -138,6 +198,16 @@ static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, si
             "flesh: %u of %u surface points lie outside the tets (worst weight %.3g): extrapolated",
             es.outside, F->surf_n, es.worst_outside);
   return TF_OK;
+}
+
+/* the host's start positions (its vertices) as the simulation's: edge nodes at their middles */
+static double *initial_nodes(tf_sim *s, const double *host) {
+  if (!host || s->model.n == s->model.host_n) return (double *)host;
+  double *x = mem_array(&s->mem, 3 * (size_t)s->model.n, sizeof *x);
+  if (!x) return NULL;
+  memcpy(x, host, sizeof(double) * 3 * s->model.host_n);
+  tet10mesh_spread(&s->flesh->q10, x, 3);
+  return x;
 }
 
 tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t errn) {
@@ -177,7 +247,13 @@ tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, siz
   p->solver = def->solver;
   sim_params_derive(s);
 
-  st = sim_finish(s, def->tets ? def->initial_positions : NULL, err, errn);
+  const double *host_x = def->tets ? def->initial_positions : NULL;
+  double *x0 = initial_nodes(s, host_x);
+  if (host_x && !x0)
+    return snprintf(err, errn, "out of memory for the initial positions"), sim_destroy(s),
+           TF_E_NOMEM;
+  st = sim_finish(s, x0, err, errn);
+  if (x0 != host_x) MEM_FREE_ARRAY(&s->mem, x0, 3 * (size_t)s->model.n);
   if (st != TF_OK) return sim_destroy(s), st;
   *out = s;
   return TF_OK;

@@ -37,18 +37,20 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
 
 tf_status sim_set_self_map(tf_sim *s, const double *values) {
   if (contact_enable(s) != TF_OK) return TF_E_NOMEM;
-  for (uint32_t i = 0; i < s->model.n; ++i) s->contact->self_off[i] = values[i] == 0.0;
+  /* an edge node of quadratic flesh is out only when both its corners are */
+  double *all = s->work.grad; /* the step's scratch, free between advances */
+  sim_from_host(s, values, all, 1);
+  for (uint32_t i = 0; i < s->model.n; ++i) s->contact->self_off[i] = all[i] == 0.0;
   s->contact->tangle_check = 1; /* opted-out parts may have crossed each other */
   return TF_OK;
 }
 
 void sim_set_state(tf_sim *s, const double *x, const double *v) {
-  size_t bytes = sizeof(double) * 3 * s->model.n;
-  memcpy(s->state.x, x, bytes);
+  sim_from_host(s, x, s->state.x, 3);
   if (v)
-    memcpy(s->state.v, v, bytes);
+    sim_from_host(s, v, s->state.v, 3);
   else
-    memset(s->state.v, 0, bytes);
+    memset(s->state.v, 0, sizeof(double) * 3 * s->model.n);
   /* soft pins keep targets the host has just given (a restart: pins, the cached frame's targets,
    * the state); otherwise (a teleport) they restart at their vertices like hard pins */
   pins_restart(s, s->pins.targets_fresh);

@@ -101,7 +101,7 @@ static void io_payload(snap_io *io, tf_sim *s) {
   io_bytes(io, s->state.vref, n3);
   io_bytes(io, s->state.afict, n3);
   io_bytes(io, s->state.carrier, sizeof(double) * 9 * s->model.mesh.comp_count);
-  uint32_t np = s->pins.count;
+  uint32_t np = s->pins.host; /* the derived pins follow from them (pins_derive) */
   io_bytes(io, &s->pins.targets_fresh, sizeof s->pins.targets_fresh);
   io_bytes(io, s->pins.idx, sizeof(uint32_t) * np);
   io_bytes(io, s->pins.w, sizeof(double) * np);
@@ -134,7 +134,7 @@ static snap_header header_of(const tf_sim *s) {
   h.n = s->model.n;
   h.comp = s->model.mesh.comp_count;
   h.tris = s->model.mesh.tri_count;
-  h.pins = s->pins.count;
+  h.pins = s->pins.host;
   h.bends = bend_count(s);
   h.has_contact = s->contact != NULL;
   h.colliders = s->contact ? s->contact->col_count : 0;
@@ -190,7 +190,8 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
     REFUSE(
         "the snapshot is of another mesh or other colliders (same sizes, other rest positions "
         "or triangles)");
-  if (h.pins > s->model.n) REFUSE("the snapshot's pin count %u is more than its vertices", h.pins);
+  if (h.pins > s->model.host_n)
+    REFUSE("the snapshot's pin count %u is more than its vertices", h.pins);
   if (h.payload != size - sizeof h)
     REFUSE("the buffer holds %zu bytes, the snapshot %llu (truncated or padded)", size,
            (unsigned long long)(sizeof h + h.payload));
@@ -206,7 +207,7 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
    * and contact, without touching it */
   {
     tf_sim probe = *s;
-    probe.pins.count = h.pins;
+    probe.pins.count = probe.pins.host = h.pins;
     sim_contact cprobe;
     if (h.has_contact && !s->contact) {
       memset(&cprobe, 0, sizeof cprobe);
@@ -251,7 +252,7 @@ static const char *payload_mistake(const tf_sim *s) {
     return "a carrier is not finite or absurd";
   for (uint32_t q = 0; q < s->pins.count; ++q) {
     uint32_t i = s->pins.idx[q];
-    if (i >= s->model.n) return "a pin's vertex is out of range";
+    if (i >= s->model.host_n) return "a pin's vertex is out of range";
     if (s->pins.mark[i]) return "a vertex is pinned twice";
     s->pins.mark[i] = 1;
     if (!(s->pins.w[q] > 0.0 && s->pins.w[q] <= 1.0)) return "a pin's weight is not in (0, 1]";
@@ -288,7 +289,7 @@ static void apply(tf_sim *s, const unsigned char *b) {
   memcpy(&h, b, sizeof h);
   memcpy(&s->par, b + sizeof h, sizeof s->par);
   sim_params_derive(s);
-  s->pins.count = h.pins;
+  s->pins.count = s->pins.host = h.pins;
   sim_contact *keep = s->contact;
   if (!h.has_contact) s->contact = NULL; /* nothing of contact in the payload */
   snap_io io = {.in = b + sizeof h + sizeof(sim_params),
@@ -339,6 +340,7 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf) {
   why = payload_mistake(s);
   if (why) apply(s, backup); /* back as it was: its own snapshot (same sizes, its own values) */
   MEM_FREE_ARRAY(&s->mem, backup, own);
+  pins_derive(s);
   if (why) REFUSE("the snapshot's values are not a state: %s", why);
   pins_refresh_components(s);
   return TF_OK;

@@ -1,27 +1,37 @@
 /* SPDX-License-Identifier: MIT
- * The tet set: stable Neo-Hookean on each tet (energy/neohookean_tet.c; Smith et al. 2018) with
- * per-tet Lame constants from its material and, for lattice tets, its inside fraction. Its data
- * is the flesh model (sim.h, sim_flesh), built by sim_flesh.c. */
+ * The tet set: stable Neo-Hookean on each tet (Smith et al. 2018) as a linear element
+ * (energy/neohookean_tet.c) or a quadratic one (energy/neohookean_tet10.c), with per-tet Lame
+ * constants from its material and, for lattice tets, its inside fraction. Its data is the flesh
+ * model (sim.h, sim_flesh), built by sim_flesh.c. */
 #include "core/vec3.h"
+#include "energy/neohookean_tet10.h"
 #include "sim/sim.h"
+
+/* element t's nodes' positions in its kernel's order */
+static void gather(const sim_flesh *F, uint32_t t, const double *y, double *lx) {
+  const uint32_t *nd = F->nodes + (size_t)F->npt * t;
+  for (uint32_t k = 0; k < F->npt; ++k) v3_copy(lx + 3 * k, y + 3 * (size_t)nd[tet_node(F, t, k)]);
+}
 
 static void tet_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
                      double *E, double *grad, bsr *H) {
   (void)s, (void)a;
   const sim_flesh *F = data;
-  double lx[12], g[12], h[144];
+  const uint32_t npt = F->npt;
+  double lx[3 * TET10_NODES], g[3 * TET10_NODES], h[9 * TET10_NODES * TET10_NODES];
   for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
     const tet_rest *r = &F->rest[t];
-    uint32_t v[4];
-    for (int k = 0; k < 4; ++k) {
-      v[k] = F->tet.tets[4 * (size_t)t + tet_local_vertex(r, k)];
-      v3_copy(lx + 3 * k, y + 3 * (size_t)v[k]);
-    }
-    *E += tet_energy(r, lx, F->lambda[t], F->mu[t], grad ? g : NULL, H ? h : NULL, 1);
+    gather(F, t, y, lx);
+    double *gp = grad ? g : NULL, *hp = H ? h : NULL;
+    *E += npt == 4 ? tet_energy(r, lx, F->lambda[t], F->mu[t], gp, hp, 1)
+                   : tet10_energy(r, lx, F->lambda[t], F->mu[t], gp, hp, 1);
+    const uint32_t *nd = F->nodes + (size_t)npt * t;
     if (grad)
-      for (int k = 0; k < 4; ++k)
-        v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
-    if (H) elem_scatter(H, F->slot + 16 * (size_t)t, h, 4);
+      for (uint32_t k = 0; k < npt; ++k) {
+        double *gi = grad + 3 * (size_t)nd[tet_node(F, t, k)];
+        v3_add(gi, gi, g + 3 * k);
+      }
+    if (H) elem_scatter(H, F->slot + (size_t)npt * npt * t, h, (int)npt);
   }
 }
 
@@ -46,23 +56,33 @@ static void tet_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, F->mu, nt);
   MEM_FREE_ARRAY(m, F->mat_lambda, F->mat_count);
   MEM_FREE_ARRAY(m, F->mat_mu, F->mat_count);
-  MEM_FREE_ARRAY(m, F->slot, 16 * (size_t)nt);
+  MEM_FREE_ARRAY(m, F->slot, (size_t)F->npt * F->npt * nt);
   MEM_FREE_ARRAY(m, F->surf_tet, F->surf_n);
-  MEM_FREE_ARRAY(m, F->surf_w, 4 * (size_t)F->surf_n);
+  MEM_FREE_ARRAY(m, F->surf_w, (size_t)F->npt * F->surf_n);
   MEM_FREE_ARRAY(m, F->surf_tris, 3 * (size_t)F->surf_tri_count);
+  tet10mesh_free(m, &F->q10);
   tetmesh_free(m, &F->tet);
 }
 
 const elem_ops ELEM_TET = {"tet", 0, tet_eval, tet_derive, tet_destroy, sizeof(sim_flesh)};
 
 double sim_flesh_volume(const sim_flesh *F, const double *x) {
-  double vol = 0.0;
+  double vol = 0.0, lx[3 * TET10_NODES];
   for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
-    double lx[12];
-    for (int k = 0; k < 4; ++k)
-      v3_copy(lx + 3 * k,
-              x + 3 * (size_t)F->tet.tets[4 * (size_t)t + tet_local_vertex(&F->rest[t], k)]);
-    vol += F->rest[t].volume * tet_volume_ratio(&F->rest[t], lx);
+    gather(F, t, x, lx);
+    const tet_rest *r = &F->rest[t];
+    vol += r->volume * (F->npt == 4 ? tet_volume_ratio(r, lx) : tet10_volume_ratio(r, lx));
   }
   return vol;
+}
+
+uint32_t sim_flesh_inverted(const sim_flesh *F, const double *x) {
+  uint32_t count = 0;
+  double lx[3 * TET10_NODES];
+  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
+    gather(F, t, x, lx);
+    const tet_rest *r = &F->rest[t];
+    count += !((F->npt == 4 ? tet_volume_ratio(r, lx) : tet10_min_volume_ratio(r, lx)) > 0.0);
+  }
+  return count;
 }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT
+ * Stable Neo-Hookean quadratic tetrahedron (10 nodes: the 4 corners, then the midpoints of edges
+ * 01 02 03 12 13 23). Linear (4-node) tets have a constant strain, so a bent limb can only bend
+ * by shearing them: they lock in bending at 2-6 elements across and, near incompressibility,
+ * in volume as well (issue 20 measured a clamped beam 1.7-3.4x too stiff at 4 across). The
+ * quadratic tet's strain varies linearly inside it, which represents bending exactly and leaves
+ * the incompressible constraint few enough conditions per node that it does not lock at the
+ * Poisson ratios of flesh (Zienkiewicz & Taylor, The Finite Element Method vol. 1, ch. 8 and 11;
+ * Longva et al. 2020, "Higher-order finite elements for embedded simulation", show the same for
+ * graphics: a 10-node tet mesh reaches a given accuracy at a fraction of a 4-node mesh's cost).
+ *
+ * Rest elements are straight-sided (midpoints at the edges' middles), so x -> X is affine at rest
+ * and the shape gradients are the linear tet's barycentric gradients (tet_rest.dm_inv) times the
+ * quadratic shape functions' derivatives. The energy is the same density as the linear tet's
+ * (tet_stress_derivative: its analytic PSD projection included) integrated by the 4-point
+ * degree-2 rule, exact for the quadratic element at small strain (Keast 1986). */
+#ifndef TF_ENERGY_NEOHOOKEAN_TET10_H
+#define TF_ENERGY_NEOHOOKEAN_TET10_H
+
+#include "energy/neohookean_tet.h"
+
+#define TET10_NODES 10
+
+/* edge k's two corners (k = 0..5), in the node order above */
+extern TF_LOCAL const int TET10_EDGE[6][2];
+
+/* Energy of one element at x (10 nodes x 3, corners in tet_rest's local order, tet_local_vertex,
+ * then the edge nodes). grad (30) and hess (30 x 30 row-major) Nullable; psd as tet_energy. */
+TF_LOCAL double tet10_energy(const tet_rest *r, const double x[30], double lambda, double mu,
+                             double *grad, double *hess, int psd);
+
+/* the current volume over the rest volume: det F integrated exactly (a degree-3 rule, det F of
+ * a quadratic element being cubic) */
+TF_LOCAL double tet10_volume_ratio(const tet_rest *r, const double x[30]);
+
+/* the smallest det F at the quadrature points: <= 0 means the element is inverted there */
+TF_LOCAL double tet10_min_volume_ratio(const tet_rest *r, const double x[30]);
+
+/* the ten shape functions' values at a point with barycentric coordinates b (summing to 1): a
+ * point embedded in the element follows x = sum w_k x_k */
+TF_LOCAL void tet10_shape(const double b[4], double w[10]);
+
+/* The lumped mass of each node as a share of the element's mass: the consistent mass matrix's
+ * diagonal scaled to the total (Hinton, Rock & Zienkiewicz 1976; row sums would give the corners
+ * negative mass). For a straight-sided element the diagonal is 6/420 at a corner and 32/420 at
+ * an edge node, so a corner takes 1/36 and an edge node 4/27 */
+#define TET10_MASS_CORNER (1.0 / 36.0)
+#define TET10_MASS_EDGE (4.0 / 27.0)
+
+#endif
