@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "scenes.h"
+#include "energy/neohookean_tet10.h"
 #include "sim/sim.h"
 #include "testmath.h"
 #include "tf_test.h"
@@ -196,4 +197,54 @@ TF_TEST(locking_element_choice_and_old_defs) {
   TF_NOTE("%s", err);
   ENSURE(strstr(err, "element") != NULL);
   tet_scene_free(&b);
+}
+
+/* the quadratic element's kernel: zero energy and force at rest and rigidly rotated (curved
+ * nodes included: the rest shape is what it must keep), its gradient and unprojected Hessian
+ * against central differences, its volume exact for an affine map */
+TF_TEST(locking_tet10_kernel_against_differences) {
+  const double X[4][3] = {{0, 0, 0}, {0.1, 0.01, 0}, {0.02, 0.09, 0.01}, {0.01, 0.02, 0.11}};
+  tet_rest r;
+  ENSURE(tet_rest_init(&r, X[0], X[1], X[2], X[3]));
+  double x0[30], x[30], g[30], gp[30], gm[30], H[900];
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) x0[3 * a + k] = X[a][k];
+  for (int e = 0; e < 6; ++e)
+    for (int k = 0; k < 3; ++k)
+      x0[12 + 3 * e + k] = 0.5 * (X[TET10_EDGE[e][0]][k] + X[TET10_EDGE[e][1]][k]);
+  const double lam = 4e5, mu = 1e5;
+  /* rotated 0.7 rad about an axis, translated: no energy, no force */
+  const double c = cos(0.7), s = sin(0.7);
+  for (int a = 0; a < 10; ++a) {
+    const double *p = x0 + 3 * a;
+    x[3 * a] = c * p[0] - s * p[1] + 0.3, x[3 * a + 1] = s * p[0] + c * p[1] - 0.2;
+    x[3 * a + 2] = p[2] + 1.0;
+  }
+  double E = tet10_energy(&r, x, lam, mu, g, NULL, 0), gmax = 0.0;
+  for (int k = 0; k < 30; ++k) gmax = fmax(gmax, fabs(g[k]));
+  ENSURE(fabs(E) < 1e-9 && gmax < 1e-8);
+  ENSURE(fabs(tet10_volume_ratio(&r, x) - 1.0) < 1e-12);
+  /* a curved, stretched state */
+  for (int k = 0; k < 30; ++k) x[k] = 1.1 * x0[k] + 0.005 * sin(1.7 * k + 0.3);
+  tet10_energy(&r, x, lam, mu, g, H, 0);
+  const double h = 1e-7;
+  double gerr = 0.0, gref = 0.0, herr = 0.0, href = 0.0;
+  for (int j = 0; j < 30; ++j) {
+    double keep = x[j];
+    x[j] = keep + h;
+    double ep = tet10_energy(&r, x, lam, mu, gp, NULL, 0);
+    x[j] = keep - h;
+    double em = tet10_energy(&r, x, lam, mu, gm, NULL, 0);
+    x[j] = keep;
+    gerr = fmax(gerr, fabs((ep - em) / (2 * h) - g[j]));
+    gref = fmax(gref, fabs(g[j]));
+    for (int i = 0; i < 30; ++i) {
+      herr = fmax(herr, fabs((gp[i] - gm[i]) / (2 * h) - H[30 * i + j]));
+      href = fmax(href, fabs(H[30 * i + j]));
+    }
+  }
+  TF_NOTE("tet10 kernel: gradient off by %.2e of its largest, Hessian by %.2e", gerr / gref,
+          herr / href);
+  ENSURE(gerr < 1e-5 * gref);
+  ENSURE(herr < 1e-5 * href);
 }

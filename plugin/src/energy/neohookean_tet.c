@@ -55,8 +55,7 @@ double tet_volume_ratio(const tet_rest *r, const double x[12]) {
   return m3_det(F);
 }
 
-/* dJ/dF = cof(F), cof_ij = 1/2 eps_ikm eps_jln F_kl F_mn */
-static void cofactor(const double F[9], double cof[9]) {
+void tet_cofactor(const double F[9], double cof[9]) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
       int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
@@ -121,7 +120,7 @@ static void project_psd(double C[81], const double F[9], double mu, double lam, 
 void tet_stress_derivative(const double F[9], double lambda, double mu, int psd, double C[81]) {
   const double lam = lambda + mu, alpha = 1.0 + mu / lam, J = m3_det(F);
   double cof[9];
-  cofactor(F, cof);
+  tet_cofactor(F, cof);
   /* d2psi/dF_ij dF_kl = mu d_ik d_jl + lam cof_ij cof_kl + lam (J - alpha) eps_ikm eps_jln F_mn */
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
@@ -152,7 +151,7 @@ double tet_energy(const tet_rest *r, const double x[12], double lambda, double m
   if (!grad && !hess) return V * psi;
 
   double cof[9];
-  cofactor(F, cof);
+  tet_cofactor(F, cof);
   double b[4][3]; /* dF_ij/dx_a,i = b[a][j] */
   for (int j = 0; j < 3; ++j) {
     b[0][j] = 0.0;

@@ -38,6 +38,9 @@ TF_LOCAL double tet_energy(const tet_rest *r, const double x[12], double lambda,
 TF_LOCAL void tet_stress_derivative(const double F[9], double lambda, double mu, int psd,
                                     double C[81]);
 
+/* dJ/dF = cof(F), cof_ij = 1/2 eps_ikm eps_jln F_kl F_mn */
+TF_LOCAL void tet_cofactor(const double F[9], double cof[9]);
+
 TF_LOCAL double tet_volume_ratio(const tet_rest *r, const double x[12]);
 
 /* 3D Lame parameters from Young's modulus E (Pa) and Poisson's ratio nu in (-1, 0.5). */

@@ -43,14 +43,6 @@ static void deformation_gradient(const double x[30], const double g[10][3], doub
       for (int j = 0; j < 3; ++j) F[3 * i + j] += x[3 * k + i] * g[k][j];
 }
 
-static void cofactor(const double F[9], double cof[9]) {
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-      cof[3 * i + j] = F[3 * i1 + j1] * F[3 * i2 + j2] - F[3 * i1 + j2] * F[3 * i2 + j1];
-    }
-}
-
 static void quad_point(int q, double l[4]) {
   for (int a = 0; a < 4; ++a) l[a] = a == q ? Q4A : Q4B;
 }
@@ -74,7 +66,7 @@ double tet10_energy(const tet_rest *r, const double x[30], double lambda, double
     E += w * (0.5 * mu * (Ic - 3.0) + 0.5 * lam * (J - 1.0) * (J + 1.0 - 2.0 * alpha));
     if (grad) {
       double P[9];
-      cofactor(F, cof);
+      tet_cofactor(F, cof);
       for (int k = 0; k < 9; ++k) P[k] = mu * F[k] + lam * (J - alpha) * cof[k];
       for (int a = 0; a < 10; ++a)
         for (int i = 0; i < 3; ++i)

@@ -62,32 +62,21 @@ static tf_status build_nodes(tf_sim *s, const double *pos, uint32_t nv, char *er
   sim_flesh *F = s->flesh;
   const tetmesh *t = &F->tet;
   trimesh *m = &s->model.mesh;
-  *m = (trimesh){.vert_count = nv,
-                 .tri_count = t->face_count,
+  const tet10mesh *q = &F->q10;
+  int quad = F->element == TF_TET_QUADRATIC;
+  if (quad && tet10mesh_build(&s->mem, t, &F->q10) != TF_OK)
+    return snprintf(err, errn, "out of memory adding the edge nodes of %u tets", t->tet_count),
+           TF_E_NOMEM;
+  F->npt = quad ? 10 : 4;
+  F->nodes = quad ? q->nodes : t->tets;
+  *m = (trimesh){.vert_count = quad ? q->node_count : nv,
+                 .tri_count = quad ? q->face_count : t->face_count,
                  .comp_count = t->comp_count,
-                 .tris = t->faces,
-                 .comp = t->comp,
-                 .adj_ptr = t->adj_ptr,
-                 .adj = t->adj,
-                 .adj_count = t->adj_count};
-  F->npt = 4;
-  F->nodes = t->tets;
-  if (F->element == TF_TET_QUADRATIC) {
-    if (tet10mesh_build(&s->mem, t, &F->q10) != TF_OK)
-      return snprintf(err, errn, "out of memory adding the edge nodes of %u tets", t->tet_count),
-             TF_E_NOMEM;
-    const tet10mesh *q = &F->q10;
-    F->npt = 10;
-    F->nodes = q->nodes;
-    *m = (trimesh){.vert_count = q->node_count,
-                   .tri_count = q->face_count,
-                   .comp_count = t->comp_count,
-                   .tris = q->faces,
-                   .comp = q->comp,
-                   .adj_ptr = q->adj_ptr,
-                   .adj = q->adj,
-                   .adj_count = q->adj_count};
-  }
+                 .tris = quad ? q->faces : t->faces,
+                 .comp = quad ? q->comp : t->comp,
+                 .adj_ptr = quad ? q->adj_ptr : t->adj_ptr,
+                 .adj = quad ? q->adj : t->adj,
+                 .adj_count = quad ? q->adj_count : t->adj_count};
   s->model.n = m->vert_count;
   s->model.host_n = nv;
   tf_status st = sim_alloc(s, err, errn);
