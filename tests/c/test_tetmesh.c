@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT
  * Tet mesh topology: the boundary of a cube cut into six tets is closed, outward and encloses the
  * cube's volume; adjacency and components; re-orientation; rejected meshes; the quality report. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/vec3.h"
+#include "mesh/tet10mesh.h"
 #include "mesh/tetmesh.h"
 #include "tf_test.h"
 
@@ -147,5 +149,21 @@ TF_TEST(mesh_tet_lumped_mass) {
   total = 0.0;
   for (int i = 0; i < 8; ++i) total += mass[i];
   ENSURE_NEAR(total, 125.0 + 6000.0 * 0.125 / 6.0, 1e-9);
+  /* quadratic: the same total, 1/36 of each tet at its corners and 4/27 at its edge nodes */
+  tet10mesh q;
+  ENSURE(tet10mesh_build(&m, &t, &q) == TF_OK);
+  double *all = calloc(3 * (size_t)q.node_count, sizeof *all),
+         *m10 = calloc(q.node_count, sizeof *m10);
+  memcpy(all, pos, sizeof pos);
+  tet10mesh_spread(&q, all, 3);
+  for (int k = 0; k < 6; ++k) rho[k] = 1000.0;
+  tet10mesh_lumped_mass(&q, &t, all, rho, m10);
+  total = 0.0;
+  for (uint32_t i = 0; i < q.node_count; ++i) total += m10[i];
+  ENSURE_NEAR(total, 125.0, 1e-12);
+  ENSURE_NEAR(m10[1], 2 * 125.0 / 6.0 / 36.0, 1e-12); /* vertex 1 is in two tets */
+  ENSURE(q.edge_count == 19); /* 12 cube edges, 6 face diagonals, the body diagonal */
+  free(all), free(m10);
+  tet10mesh_free(&m, &q);
   tetmesh_free(&m, &t);
 }

@@ -101,6 +101,16 @@ fail:
   return TF_E_NOMEM;
 }
 
+void tet10mesh_lumped_mass(const tet10mesh *q, const tetmesh *t, const double *pos,
+                           const double *density, double *mass) {
+  memset(mass, 0, sizeof(double) * q->node_count);
+  for (uint32_t e = 0; e < q->tet_count; ++e) {
+    const uint32_t *n = q->nodes + 10 * (size_t)e;
+    double mt = density[e] * tetmesh_volume(pos, t->tets + 4 * (size_t)e);
+    for (int k = 0; k < 10; ++k) mass[n[k]] += mt * (k < 4 ? TET10_MASS_CORNER : TET10_MASS_EDGE);
+  }
+}
+
 void tet10mesh_spread(const tet10mesh *q, double *a, int dim) {
   for (uint32_t e = 0; e < q->edge_count; ++e) {
     const double *p = a + (size_t)dim * q->edges[2 * (size_t)e],

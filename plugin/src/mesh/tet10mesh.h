@@ -23,6 +23,11 @@ typedef struct tet10mesh {
 TF_LOCAL tf_status tet10mesh_build(tf_mem *m, const tetmesh *t, tet10mesh *q);
 TF_LOCAL void tet10mesh_free(tf_mem *m, tet10mesh *q);
 
+/* Lumped node masses, kg, the quadratic tet's HRZ shares of each tet's rho x volume
+ * (neohookean_tet10.h: 1/36 per corner, 4/27 per edge node); density (tet_count) per tet; mass
+ * (node_count) overwritten. The linear tet's are tetmesh_lumped_mass */
+TF_LOCAL void tet10mesh_lumped_mass(const tet10mesh *q, const tetmesh *t, const double *pos,
+                                    const double *density, double *mass);
 /* a (node_count x dim) field given at the corners: each edge node takes its corners' mean */
 TF_LOCAL void tet10mesh_spread(const tet10mesh *q, double *a, int dim);
 /* the transpose, for forces: each edge node's value is shared half and half by its corners (the

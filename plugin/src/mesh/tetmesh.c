@@ -13,7 +13,7 @@
 /* outward faces of a positively oriented tet, the face opposite vertex k first */
 static const int FACE[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
 
-static double signed_volume(const double *pos, const uint32_t *t) {
+double tetmesh_volume(const double *pos, const uint32_t *t) {
   double a[3], b[3], c[3], n[3];
   v3_sub(a, pos + 3 * (size_t)t[1], pos + 3 * (size_t)t[0]);
   v3_sub(b, pos + 3 * (size_t)t[2], pos + 3 * (size_t)t[0]);
@@ -135,7 +135,7 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
         v3_sub(d, pos + 3 * (size_t)v[a], pos + 3 * (size_t)v[b]);
         L = fmax(L, v3_norm(d));
       }
-    if (!(fabs(6.0 * signed_volume(pos, v)) > 1e-9 * L * L * L)) {
+    if (!(fabs(6.0 * tetmesh_volume(pos, v)) > 1e-9 * L * L * L)) {
       snprintf(err, err_size, "tet %u (vertices %u %u %u %u) is flat at rest", e + base,
                v[0] + base, v[1] + base, v[2] + base, v[3] + base);
       return TF_E_BAD_MESH;
@@ -154,7 +154,7 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
   for (uint32_t e = 0; e < tet_count; ++e) {
     uint32_t *v = t->tets + 4 * (size_t)e;
     memcpy(v, tets + 4 * (size_t)e, 4 * sizeof(uint32_t));
-    if (signed_volume(pos, v) < 0.0) {
+    if (tetmesh_volume(pos, v) < 0.0) {
       uint32_t s = v[2];
       v[2] = v[3];
       v[3] = s;
@@ -239,7 +239,7 @@ void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *dens
   memset(mass, 0, sizeof(double) * t->vert_count);
   for (uint32_t e = 0; e < t->tet_count; ++e) {
     const uint32_t *v = t->tets + 4 * (size_t)e;
-    double share = 0.25 * (density ? density[e] : uniform_density) * signed_volume(pos, v);
+    double share = 0.25 * (density ? density[e] : uniform_density) * tetmesh_volume(pos, v);
     for (int a = 0; a < 4; ++a) mass[v[a]] += share;
   }
 }
@@ -253,7 +253,7 @@ void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count
   q->inverted = 0;
   for (uint32_t e = 0; e < tet_count; ++e) {
     const uint32_t *v = tets + 4 * (size_t)e;
-    double vol = signed_volume(pos, v);
+    double vol = tetmesh_volume(pos, v);
     q->min_volume = fmin(q->min_volume, vol);
     q->max_volume = fmax(q->max_volume, vol);
     if (!(vol > 0.0)) ++q->inverted;

@@ -40,6 +40,8 @@ TF_LOCAL void tetmesh_free(tf_mem *m, tetmesh *t);
  * (tet_count, kg/m^3) per tet, or Nullable with uniform_density used for all. */
 TF_LOCAL void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density,
                                   double uniform_density, double *mass);
+/* the signed volume of tet t (4 vertex indices) at positions pos, m^3 */
+TF_LOCAL double tetmesh_volume(const double *pos, const uint32_t *t);
 /* Dihedral angles and signed volumes of tets (as given, not re-oriented) at positions pos. */
 TF_LOCAL void tetmesh_measure(const double *pos, const uint32_t *tets, uint32_t tet_count,
                               tetmesh_quality *q);

@@ -41,21 +41,6 @@ static void lattice_fill(tf_sim *s, const tf_flesh_def *def) {
   }
 }
 
-/* Each tet's mass to its nodes: a quarter to each corner of a linear tet (the row sums of its
- * consistent mass); for a quadratic one, the consistent diagonal scaled to the total (HRZ,
- * neohookean_tet10.h) */
-static void lumped_mass(tf_sim *s, const double *density) {
-  const sim_flesh *F = s->flesh;
-  double *m = s->model.mass;
-  memset(m, 0, sizeof(double) * s->model.n);
-  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
-    const uint32_t *v = F->nodes + (size_t)F->npt * t;
-    double mt = density[t] * F->rest[t].volume;
-    for (uint32_t k = 0; k < F->npt; ++k)
-      m[v[k]] += mt * (F->npt == 4 ? 0.25 : k < 4 ? TET10_MASS_CORNER : TET10_MASS_EDGE);
-  }
-}
-
 /* the model's nodes: the corners, and for quadratic tets an edge node at each edge's middle; the
  * simulation's triangles are the boundary faces (split at the edge nodes) */
 static tf_status build_nodes(tf_sim *s, const double *pos, uint32_t nv, char *err, size_t errn) {
@@ -136,7 +121,12 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
     lattice_fill(s, def);
     for (uint32_t t = 0; t < nt; ++t) density[t] *= F->fill[t];
   }
-  lumped_mass(s, density);
+  /* a linear tet's mass a quarter to each corner (the row sums of its consistent mass); a
+   * quadratic one's by the HRZ rule (neohookean_tet10.h) */
+  if (F->npt == 10)
+    tet10mesh_lumped_mass(&F->q10, &F->tet, s->model.rest, density, s->model.mass);
+  else
+    tetmesh_lumped_mass(&F->tet, s->model.rest, density, 0.0, s->model.mass);
   MEM_FREE_ARRAY(&s->mem, density, nt);
   for (uint32_t i = 0; i < s->model.n; ++i)
     if (!(s->model.mass[i] > 0.0))
