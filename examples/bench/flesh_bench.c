@@ -75,7 +75,7 @@ static int parse_double(const char *s, double *out) {
 int main(int argc, char **argv) {
   const char *mesh = "../shared/anchors/meshes/cube5k.1.node";
   double tau = 0.1, kappa = 0.0, youngs = 1e5, poisson = 0.4, substeps = 1, frames = 100;
-  tf_tet_element element = TF_TET_QUADRATIC;
+  tf_tet_element element = TF_TET_LINEAR; /* the library's default */
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
     double *num = strcmp(a, "--tau") == 0        ? &tau

@@ -202,7 +202,7 @@ typedef enum tf_tet_element {
   /* the quadratic (10-node) tet: a node at the middle of each edge, the simulation's own (the
    * host still sees and sets only its vertices; an edge node goes to its edge's middle when the
    * host sets a state, and is pinned when both its corners are). A clamped beam sags within 2.5 %
-   * of beam theory at 4 tets across for Poisson 0.3 to 0.49, moving under 2.5 % from 2 across;
+   * of beam theory at 4 tets across for Poisson 0.3 to 0.49, moving at most 2.6 % from 2 across;
    * about 10x the cost of the linear tet on the same tets (FLESH-5k) */
   TF_TET_QUADRATIC = 1
 } tf_tet_element;
