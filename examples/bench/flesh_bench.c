@@ -178,13 +178,14 @@ int main(int argc, char **argv) {
   double sag_mm = 1e3 * (TOP_Z - top_z), vol = info.volume / info.rest_volume;
   printf(
       "RESULT {\"system\": \"tauform-%s\", \"scene\": \"FLESH-%uk\", \"verts\": %u, \"tets\": %u, "
-      "\"edges\": %u, "
+      "\"edges\": %u, \"element\": \"%s\", \"nodes\": %u, "
       "\"tau\": %g, \"kappa\": %g, \"substeps\": %g, \"setup_s\": %.4f, \"ms_per_frame\": %.3f, "
       "\"cpu_ms_per_frame\": %.3f, \"newton_per_step\": %.2f, \"cg_per_newton\": %.1f, "
       "\"unconverged_steps\": %llu, "
       "\"max_strain\": %.4g, \"mean_strain\": %.4g, \"top_sag_mm\": %.2f, \"volume_ratio\": %.5f, "
       "\"inverted\": %u}\n",
-      tf_version_string(), (v.tet_count + 500) / 1000, n, v.tet_count, ne, tau, kappa, substeps,
+      tf_version_string(), (v.tet_count + 500) / 1000, n, v.tet_count, ne,
+      element == TF_TET_QUADRATIC ? "quadratic" : "linear", info.node_count, tau, kappa, substeps,
       setup, 1e3 * wall / frames, 1e3 * cpu / frames, newton / steps,
       newton ? (double)cg / newton : 0.0, (unsigned long long)unconverged, max_strain,
       sum_strain / ne, sag_mm, vol, info.inverted_now);

@@ -20,6 +20,22 @@ local function blob(opt)
 end
 
 describe("flesh", function()
+  it("takes the quadratic tet: the host's vertices, the skin and the mass as with the linear one", function()
+    local lin <close> = blob()
+    local quad <close> = blob{ element = "quadratic" }
+    local a, b = lin:info(), quad:info()
+    assert.are.equal("linear", a.element)
+    assert.are.equal("quadratic", b.element)
+    assert.are.equal(a.vertices, a.nodes)
+    assert.is_true(b.nodes > 4 * b.vertices) -- one more node per edge, the simulation's own
+    assert.are.equal(lin:vert_count(), quad:vert_count())
+    assert.is_true(math.abs(a.mass - b.mass) < 1e-9 * a.mass)
+    local sl, sq = lin:surface_positions(), quad:surface_positions()
+    for i = 1, #sl do assert.is_true(math.abs(sl[i] - sq[i]) < 1e-12) end -- the same skin at rest
+    assert.is_true(quad:advance(0.1, 2))
+    assert.has_error(function() blob{ element = "cubic" } end)
+  end)
+
   it("fills a closed surface and returns it as the skin", function()
     local body <close> = blob()
     local info = body:info()

@@ -217,7 +217,7 @@ static int l_info(lua_State *L) {
   in.struct_size = sizeof in;
   tf_status st = tf_sim_flesh_info(p->sim, &in);
   if (st != TF_OK) return luaL_error(L, "info: %s", tf_sim_last_error(p->sim));
-  lua_createtable(L, 0, 12);
+  lua_createtable(L, 0, 14);
   lua_pushinteger(L, in.tet_count), lua_setfield(L, -2, "tets");
   lua_pushinteger(L, in.vert_count), lua_setfield(L, -2, "vertices");
   lua_pushinteger(L, in.boundary_face_count), lua_setfield(L, -2, "boundary_faces");
@@ -230,6 +230,9 @@ static int l_info(lua_State *L) {
   lua_pushnumber(L, in.mass), lua_setfield(L, -2, "mass");
   lua_pushinteger(L, in.surface_outside), lua_setfield(L, -2, "surface_outside");
   lua_pushnumber(L, in.surface_worst_weight), lua_setfield(L, -2, "surface_worst_weight");
+  lua_pushinteger(L, in.node_count), lua_setfield(L, -2, "nodes");
+  lua_pushstring(L, in.element == TF_TET_QUADRATIC ? "quadratic" : "linear");
+  lua_setfield(L, -2, "element");
   return 1;
 }
 
