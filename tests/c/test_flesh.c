@@ -233,10 +233,12 @@ TF_TEST(flesh_free_body_is_ballistic_and_keeps_momenta) {
 /* a block hanging from its top face under gravity; returns the relative volume change at
  * equilibrium and the largest residual force on a free vertex relative to its weight */
 static double nu_hang, tau_hang;
+static tf_tet_element element_hang;
 static void hang_material(tf_flesh_def *d) {
   d->youngs_modulus = 10e3;
   d->poisson = nu_hang;
   d->tau = tau_hang;
+  d->element = element_hang;
 }
 
 static double hanging_volume_change(double nu, double tau, double *residual, double *tip) {
@@ -269,28 +271,33 @@ static double hanging_volume_change(double nu, double tau, double *residual, dou
 }
 
 TF_TEST(flesh_hanging_block_equilibrium_and_volume) {
-  double r49, r30, r49b, tip49, tip30, tip49b;
-  double dv49 = hanging_volume_change(0.49, 0.05, &r49, &tip49);
-  double dv49b = hanging_volume_change(0.49, 0.5, &r49b, &tip49b);
-  double dv30 = hanging_volume_change(0.3, 0.05, &r30, &tip30);
-  TF_NOTE(
-      "hanging block (E 10 kPa, 1000 kg/m^3, 20 cm): volume change nu=0.49 %.3f %%, nu=0.3 %.3f "
-      "%%; corner sag "
-      "%.2f mm (tau 0.05) / %.2f mm (tau 0.5); residual force <= %.1e / %.1e of a vertex weight",
-      100 * dv49, 100 * dv30, -1e3 * tip49, -1e3 * tip49b, r49, r49b);
-  ENSURE(fabs(dv49) < 0.02 && fabs(dv49b) < 0.02);
-  ENSURE(fabs(dv30) > 3 * fabs(dv49));               /* the measure sees compressibility */
-  ENSURE(tip49 < -0.005);                            /* it really sagged */
-  ENSURE(fabs(tip49 - tip49b) < 1e-3 * fabs(tip49)); /* equilibrium does not depend on tau */
-  ENSURE(r49 < 1e-3 && r49b < 1e-3);
+  for (int e = 0; e < 2; ++e) {
+    element_hang = e ? TF_TET_QUADRATIC : TF_TET_LINEAR;
+    double r49, r30, r49b, tip49, tip30, tip49b;
+    double dv49 = hanging_volume_change(0.49, 0.05, &r49, &tip49);
+    double dv49b = hanging_volume_change(0.49, 0.5, &r49b, &tip49b);
+    double dv30 = hanging_volume_change(0.3, 0.05, &r30, &tip30);
+    TF_NOTE(
+        "hanging block, %s (E 10 kPa, 1000 kg/m^3, 20 cm): volume change nu=0.49 %.3f %%, "
+        "nu=0.3 %.3f %%; corner sag %.2f mm (tau 0.05) / %.2f mm (tau 0.5); residual force "
+        "<= %.1e / %.1e of a vertex weight",
+        e ? "quadratic" : "linear", 100 * dv49, 100 * dv30, -1e3 * tip49, -1e3 * tip49b, r49, r49b);
+    ENSURE(fabs(dv49) < 0.02 && fabs(dv49b) < 0.02);
+    ENSURE(fabs(dv30) > 3 * fabs(dv49));               /* the measure sees compressibility */
+    ENSURE(tip49 < -0.005);                            /* it really sagged */
+    ENSURE(fabs(tip49 - tip49b) < 1e-3 * fabs(tip49)); /* equilibrium does not depend on tau */
+    ENSURE(r49 < 1e-3 && r49b < 1e-3);
+  }
+  element_hang = TF_TET_LINEAR;
 }
 
 /* squashed flat; a top corner pushed down through the block (the tets around it turned inside
  * out); a single tet mirrored: each recovers its rest volume with no tet left inverted */
 TF_TEST(flesh_squashed_and_inverted_block_recovers) {
-  for (int c = 0; c < 3; ++c) {
+  for (int k = 0; k < 6; ++k) { /* the three cases with linear, then quadratic tets */
+    const int c = k % 3;
     tet_scene b;
-    tf_sim *sim = make_block(&b, c == 2 ? 1 : 3, 0.1, no_gravity);
+    tf_sim *sim = make_block(&b, c == 2 ? 1 : 3, 0.1, k < 3 ? no_gravity : no_gravity_quadratic);
     ENSURE(sim);
     uint32_t n = b.vert_count;
     double *x = malloc(sizeof(double) * 3 * n);
@@ -311,9 +318,10 @@ TF_TEST(flesh_squashed_and_inverted_block_recovers) {
     tf_sim_flesh_info(sim, &info);
     static const char *what[] = {"squashed flat", "corner pushed through", "mirrored cube"};
     TF_NOTE(
-        "%s: %u inverted tets, volume %.3g of rest -> after 2 s: %u inverted, volume %.4f of rest",
-        what[c], inverted0, v0 / info.rest_volume, info.inverted_now,
-        info.volume / info.rest_volume);
+        "%s, %s: %u inverted tets, volume %.3g of rest -> after 2 s: %u inverted, volume %.4f of "
+        "rest",
+        k < 3 ? "linear" : "quadratic", what[c], inverted0, v0 / info.rest_volume,
+        info.inverted_now, info.volume / info.rest_volume);
     ENSURE(st == TF_OK);
     if (c > 0) ENSURE(inverted0 > 0);
     ENSURE(info.inverted_now == 0);
