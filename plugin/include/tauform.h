@@ -201,9 +201,9 @@ typedef enum tf_tet_element {
   TF_TET_LINEAR = 0,
   /* the quadratic (10-node) tet: a node at the middle of each edge, the simulation's own (the
    * host still sees and sets only its vertices; an edge node goes to its edge's middle when the
-   * host sets a state, and is pinned when both its corners are). A clamped beam sags within 2.5 %
-   * of beam theory at 4 tets across for Poisson 0.3 to 0.49, moving at most 2.6 % from 2 across;
-   * about 10x the cost of the linear tet on the same tets (FLESH-5k) */
+   * host sets a state, and is pinned when both its corners are). A clamped beam sags within
+   * 1.1 % of beam theory at 4 tets across for Poisson 0.3 to 0.49 and moves under 2 % from 2
+   * across (one tet across is 16-24 % soft); on the same tets 9-15x the linear tet's cost */
   TF_TET_QUADRATIC = 1
 } tf_tet_element;
 
