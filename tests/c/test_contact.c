@@ -222,51 +222,54 @@ TF_TEST(contact_sets_gradients_match_energies) {
 /* flesh uses the same contact: its skin (the tets' boundary faces) lands on the ground and on a
  * sphere without crossing either */
 TF_TEST(contact_flesh_block_lands_on_sphere_and_ground) {
-  tet_scene blk;
-  scene_block(&blk, 3, 3, 3, 0.1, 0.1, 0.1);
-  for (uint32_t i = 0; i < blk.vert_count; ++i)
-    blk.pos[3 * i] += 0.05, blk.pos[3 * i + 1] -= 0.15, blk.pos[3 * i + 2] += 0.35;
-  tf_flesh_def def;
-  scene_flesh_def(&blk, &def);
-  def.youngs_modulus = 2e5;
-  tf_sim *sim = NULL;
-  ENSURE(tf_flesh_create(&def, &sim, NULL, 0) == TF_OK);
-  body b;
-  const double C[3] = {0, 0, 0};
-  body_sphere(&b, C, 0.3, 12, 24);
-  uint32_t id;
-  ENSURE(body_add(sim, &b, 0.002, 0.5, &id) == TF_OK);
-  double gn[3] = {0, 0, 1}, gh = -0.35;
-  ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3) == TF_OK);
-  ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1) == TF_OK);
-  /* the surface contact keeps out: every boundary node's (a quadratic tet's faces are curved;
+  for (int e = 0; e < 2; ++e) { /* linear, then quadratic tets */
+    tet_scene blk;
+    scene_block(&blk, 3, 3, 3, 0.1, 0.1, 0.1);
+    for (uint32_t i = 0; i < blk.vert_count; ++i)
+      blk.pos[3 * i] += 0.05, blk.pos[3 * i + 1] -= 0.15, blk.pos[3 * i + 2] += 0.35;
+    tf_flesh_def def;
+    scene_flesh_def(&blk, &def);
+    def.youngs_modulus = 2e5;
+    def.element = e ? TF_TET_QUADRATIC : TF_TET_LINEAR;
+    tf_sim *sim = NULL;
+    ENSURE(tf_flesh_create(&def, &sim, NULL, 0) == TF_OK);
+    body b;
+    const double C[3] = {0, 0, 0};
+    body_sphere(&b, C, 0.3, 12, 24);
+    uint32_t id;
+    ENSURE(body_add(sim, &b, 0.002, 0.5, &id) == TF_OK);
+    double gn[3] = {0, 0, 1}, gh = -0.35;
+    ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3) == TF_OK);
+    ENSURE(tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1) == TF_OK);
+    /* the surface contact keeps out: every boundary node's (a quadratic tet's faces are curved;
    * the host's triangles through the corners are their chords) */
-  uint32_t nt = sim->model.mesh.tri_count, nn = sim->model.n;
-  scene skin = {.vert_count = nn, .tri_count = nt};
-  skin.tri = malloc(3 * nt * sizeof *skin.tri);
-  memcpy(skin.tri, sim->model.mesh.tris, 3 * nt * sizeof *skin.tri);
-  double *x = malloc(3 * nn * sizeof *x);
-  check ck = {0, 0, INFINITY};
-  double zmin = INFINITY;
-  int touched = 0;
-  for (int f = 0; f < 48; ++f) {
-    tf_status st = tf_sim_advance(sim, 1.0 / 24, 1);
-    ENSURE_MSG(st == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
-    memcpy(x, sim->state.x, 3 * nn * sizeof *x);
-    check_frame(&skin, x, &b, C, 0.3, &ck);
-    for (uint32_t i = 0; i < nn; ++i) zmin = fmin(zmin, x[3 * i + 2]);
-    tf_stats s = {.struct_size = sizeof s};
-    tf_sim_get_stats(sim, &s);
-    touched |= s.contacts > 0;
+    uint32_t nt = sim->model.mesh.tri_count, nn = sim->model.n;
+    scene skin = {.vert_count = nn, .tri_count = nt};
+    skin.tri = malloc(3 * nt * sizeof *skin.tri);
+    memcpy(skin.tri, sim->model.mesh.tris, 3 * nt * sizeof *skin.tri);
+    double *x = malloc(3 * nn * sizeof *x);
+    check ck = {0, 0, INFINITY};
+    double zmin = INFINITY;
+    int touched = 0;
+    for (int f = 0; f < 48; ++f) {
+      tf_status st = tf_sim_advance(sim, 1.0 / 24, 1);
+      ENSURE_MSG(st == TF_OK, "frame %d: %s", f, tf_sim_last_error(sim));
+      memcpy(x, sim->state.x, 3 * nn * sizeof *x);
+      check_frame(&skin, x, &b, C, 0.3, &ck);
+      for (uint32_t i = 0; i < nn; ++i) zmin = fmin(zmin, x[3 * i + 2]);
+      tf_stats s = {.struct_size = sizeof s};
+      tf_sim_get_stats(sim, &s);
+      touched |= s.contacts > 0;
+    }
+    ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside",
+               ck.crossings, ck.inside);
+    ENSURE_MSG(zmin > gh, "a vertex reached z = %.4f, the ground is at %.2f", zmin, gh);
+    ENSURE(touched);
+    free(x), free(skin.tri);
+    tf_sim_destroy(sim);
+    body_free(&b);
+    tet_scene_free(&blk);
   }
-  ENSURE_MSG(ck.crossings == 0 && ck.inside == 0, "%ld crossings, %u vertices inside", ck.crossings,
-             ck.inside);
-  ENSURE_MSG(zmin > gh, "a vertex reached z = %.4f, the ground is at %.2f", zmin, gh);
-  ENSURE(touched);
-  free(x), free(skin.tri);
-  tf_sim_destroy(sim);
-  body_free(&b);
-  tet_scene_free(&blk);
 }
 
 /* a sheet modelled partly inside a closed (one-sided) body, as a garment often is: no NaN, the

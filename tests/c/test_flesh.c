@@ -540,6 +540,12 @@ TF_TEST(flesh_tet_files_through_the_api) {
   ENSURE(fabs(info.mass - (900 / 6.0 + 1100 / 3.0)) < 1e-9 && info.tet_count == 2 &&
          info.inverted_rest == 0);
   tf_sim_destroy(sim);
+  /* the same regions on quadratic tets: the same mass, spread over the edge nodes too */
+  def.element = TF_TET_QUADRATIC;
+  ENSURE_MSG(tf_flesh_create(&def, &sim, err, sizeof err) == TF_OK, "%s", err);
+  ENSURE(tf_sim_flesh_info(sim, &info) == TF_OK);
+  ENSURE(fabs(info.mass - (900 / 6.0 + 1100 / 3.0)) < 1e-9 && info.node_count == 5 + 9);
+  tf_sim_destroy(sim);
   tf_tetmesh_destroy(m);
   /* TetGen, by the .ele and the .face name */
   ENSURE_MSG(tf_tetmesh_load(ele, &m, err, sizeof err) == TF_OK, "%s", err);

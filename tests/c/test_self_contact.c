@@ -387,8 +387,10 @@ static self_run elbow(int on) {
   scene_flesh_def(&blk, &def);
   def.youngs_modulus = 2e4;
   def.tau = 0.2;
-  /* the linear tet: with the quadratic one the fold's self-contact next to the hard-pinned rings
-   * cannot resolve in 12 splits at frame 33 (issue 20's note; open under issue 17) */
+  /* the linear tet. The quadratic one (issue 20) folds the flesh right at the moving clamp: at
+   * frame 27 edge nodes of the layer below sit 0.3 mm from a clamped corner, which keeps moving
+   * into them, and the start iterate cannot carry them out of its way in 12 splits (open under
+   * issue 17) */
   def.element = TF_TET_LINEAR;
   const uint32_t ring = (NX + 1) * (NX + 1), np = 2 * ring;
   uint32_t *pins = malloc(sizeof *pins * np);
