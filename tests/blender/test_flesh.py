@@ -2,7 +2,8 @@
 # Flesh: a closed sphere filled with tets by the library, its bottom cap pinned by a vertex group,
 # sags under gravity: the skin's top moves down (by millimetres to centimetres, not metres), the
 # pinned cap stays within a lattice cell of where it was, and the cache has the skin's vertex
-# count, so the Mesh Cache modifier plays it on the object. An open mesh is refused as flesh.
+# count, so the Mesh Cache modifier plays it on the object. On a coarse lattice quadratic tets
+# (Tet Element) sag more than the locking linear ones. An open mesh is refused as flesh.
 import os
 import sys
 
@@ -43,6 +44,29 @@ def test_flesh_sags_on_its_pinned_base():
     check(base < 0.4 / 8, "the pinned base moved %.4g m" % base)
 
 
+def test_quadratic_flesh_sags_more_than_linear():
+    sags = {}
+    for element in ("LINEAR", "QUADRATIC"):
+        bpy.ops.object.select_all(action="SELECT")
+        bpy.ops.object.delete()
+        ob, low = ball()
+        ob.tauform.tet_element, ob.tauform.lattice_cells = element, 4
+        ob.tauform.cache_dir = os.path.join(common.WORK, "flesh_" + element.lower())
+        rest = common.evaluated(ob)
+        check(bpy.ops.tauform.bake() == {"FINISHED"}, "bake failed")
+        bpy.context.scene.frame_set(12)
+        x = common.evaluated(ob)
+        n = len(x) // 3
+        top = max(range(n), key=lambda i: rest[3 * i + 2])
+        sags[element] = rest[3 * top + 2] - x[3 * top + 2]
+    print("flesh on a 4-cell lattice: the top sags %.4f m with linear tets, %.4f m with quadratic"
+          % (sags["LINEAR"], sags["QUADRATIC"]))
+    # the linear tets lock on so coarse a lattice: the quadratic ball is the softer one
+    check(0.0005 < sags["QUADRATIC"] < 0.1, "quadratic top sag %.4g m" % sags["QUADRATIC"])
+    check(sags["QUADRATIC"] > 1.2 * sags["LINEAR"], "quadratic %.4g m, linear %.4g m"
+          % (sags["QUADRATIC"], sags["LINEAR"]))
+
+
 def test_open_mesh_is_not_flesh():
     bpy.ops.mesh.primitive_grid_add(size=1)
     ob = bpy.context.object
@@ -57,4 +81,5 @@ def test_open_mesh_is_not_flesh():
         raise AssertionError("an open mesh was accepted as flesh")
 
 
-common.run([test_flesh_sags_on_its_pinned_base, test_open_mesh_is_not_flesh])
+common.run([test_flesh_sags_on_its_pinned_base, test_quadratic_flesh_sags_more_than_linear,
+            test_open_mesh_is_not_flesh])

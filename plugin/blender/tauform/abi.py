@@ -8,7 +8,7 @@
 import ctypes as C
 
 ABI_MAJOR = 1
-MIN_MINOR = 7  # colliders (tf_collider_def) arrived in 1.5, self_contact in 1.6, bend_model in 1.7
+MIN_MINOR = 9  # colliders (tf_collider_def) arrived in 1.5, self_contact in 1.6, bend_model in 1.7, element in 1.9
 
 P_DOUBLE = C.POINTER(C.c_double)
 P_UINT32 = C.POINTER(C.c_uint32)
@@ -62,6 +62,7 @@ class FleshDef(C.Structure):
         ("tau", C.c_double), ("kappa", C.c_double), ("pin_stiffness", C.c_double),
         ("solver", SolverSettings), ("allocator", Allocator), ("logger", Logger),
         ("index_base", C.c_uint32),
+        ("element", C.c_int),  # 1.9
     ]
 
 
@@ -105,6 +106,7 @@ class RigDef(C.Structure):
 
 
 BEND_SHELL, BEND_HINGE = 0, 1  # tf_bend_model
+TET_LINEAR, TET_QUADRATIC = 0, 1  # tf_tet_element
 
 # tf_param ids the add-on names (values are part of the ABI)
 PARAM = {

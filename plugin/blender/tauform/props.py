@@ -148,6 +148,16 @@ def object_settings(lib):
     a["flesh_poisson"] = P("poisson", "Poisson", default=(fd.poisson,), hi=0.4999)
     a["flesh_density"] = def_float(fd.density, "Density", "kg/m^3", "mass per volume of flesh",
                                    1e-6, 1e6)
+    a["tet_element"] = EnumProperty(
+        name="Tet Element", options=NOT_ANIMATABLE,
+        default="LINEAR" if fd.element == 0 else "QUADRATIC",
+        items=[("LINEAR", "Linear", "4-node tets: cheap, but a bent limb or a nearly "
+                                    "incompressible body is too stiff, more so on a coarse "
+                                    "lattice (libtauform TF_TET_LINEAR)"),
+               ("QUADRATIC", "Quadratic", "10-node tets: the same sag and jiggle at any lattice "
+                                          "from 2 cells across a limb, about 10x the cost per "
+                                          "tet (libtauform TF_TET_QUADRATIC)")],
+        description="The tet element, read at the start frame. Default from libtauform")
     a["lattice_cells"] = IntProperty(
         name="Lattice Cells", default=fd.lattice_cells, min=2, max=512, options=NOT_ANIMATABLE,
         description="Tet lattice cubes along the mesh's longest side. Default %d (from "

@@ -19,7 +19,8 @@ PRELUDE = (
     "local function __tauform_merge(spec) "
     "if type(spec) ~= 'table' then return spec end "
     "if spec.mesh == nil and spec.flesh == nil then "
-    "if blender.kind == 'flesh' then spec.flesh = {{ surface = blender.mesh, cells = blender.cells }} "
+    "if blender.kind == 'flesh' then spec.flesh = {{ surface = blender.mesh, cells = blender.cells, "
+    "element = blender.element }} "
     "else spec.mesh = blender.mesh end end "
     "if spec.pins ~= nil and blender.pin_group then error(\"{name}: give pins in the rig or the "
     "panel's Pin Group '\" .. blender.pin_group .. \"', not both\", 0) end "
@@ -46,12 +47,13 @@ def lua_value(v):
     return "{" + ",".join(lua_value(x) for x in v) + "}"
 
 
-def blender_table(md, groups, kind, material, solver, cells, frames, fps, substeps, pin_group):
+def blender_table(md, groups, kind, material, solver, cells, element, frames, fps, substeps,
+                  pin_group):
     mesh = {"vertices": [float(x) for x in md.world],
             "triangles": [t + 1 for t in md.triangles],
             "groups": {name: [i + 1 for i in sorted(w)] for name, w in groups.items()}}
     t = {"mesh": mesh, "kind": kind, "material": material, "solver": solver, "cells": cells,
-         "frames": list(frames), "fps": fps, "substeps": substeps}
+         "element": element, "frames": list(frames), "fps": fps, "substeps": substeps}
     if pin_group:
         t["pin_group"] = pin_group
     return lua_value(t)

@@ -142,6 +142,7 @@ class Session:
             d.surface_positions, d.surface_vert_count = self._rest, md.vert_count
             d.surface_triangles, d.surface_tri_count = self._tris, len(md.triangles) // 3
             d.lattice_cells = s.lattice_cells
+            d.element = abi.TET_QUADRATIC if s.tet_element == "QUADRATIC" else abi.TET_LINEAR
             d.youngs_modulus = values["youngs_modulus"][0]
             d.poisson = values["poisson"][0]
             d.density = typed(s.flesh_density)
@@ -166,7 +167,8 @@ class Session:
         solver = {"max_newton": s.max_newton, "max_cg": s.max_cg,
                   "tolerance": typed(s.tolerance), "abs_tolerance": typed(s.abs_tolerance)}
         table = rigmod.blender_table(md, groups, self.kind.lower(), material, solver,
-                                     s.lattice_cells, (self.start, self.end), self.fps,
+                                     s.lattice_cells, s.tet_element.lower(),
+                                     (self.start, self.end), self.fps,
                                      self.substeps, s.pin_group or None)
         self.rig = rigmod.Rig(self.lib, name, source, table)
         self.sim = C.c_void_p(self.rig.sim)

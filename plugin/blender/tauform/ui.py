@@ -64,6 +64,7 @@ class TAUFORM_PT_material(SubPanel, bpy.types.Panel):
             col.prop(s, "youngs")
             col.prop(s, "flesh_poisson")
             col.prop(s, "flesh_density")
+            col.prop(s, "tet_element")
             col.prop(s, "lattice_cells")
 
 

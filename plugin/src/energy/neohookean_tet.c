@@ -49,6 +49,16 @@ static void deformation_gradient(const tet_rest *r, const double x[12], double F
     }
 }
 
+void tet_shape_gradients(const tet_rest *r, double b[4][3]) {
+  for (int j = 0; j < 3; ++j) {
+    b[0][j] = 0.0;
+    for (int a = 1; a < 4; ++a) {
+      b[a][j] = r->dm_inv[3 * (a - 1) + j];
+      b[0][j] -= b[a][j];
+    }
+  }
+}
+
 double tet_volume_ratio(const tet_rest *r, const double x[12]) {
   double F[9];
   deformation_gradient(r, x, F);
@@ -157,13 +167,7 @@ double tet_energy(const tet_rest *r, const double x[12], double lambda, double m
   double cof[9];
   tet_cofactor(F, cof);
   double b[4][3]; /* dF_ij/dx_a,i = b[a][j] */
-  for (int j = 0; j < 3; ++j) {
-    b[0][j] = 0.0;
-    for (int a = 1; a < 4; ++a) {
-      b[a][j] = r->dm_inv[3 * (a - 1) + j];
-      b[0][j] -= b[a][j];
-    }
-  }
+  tet_shape_gradients(r, b);
   if (grad) { /* first Piola-Kirchhoff stress P = mu F + lam (J - alpha) cof, force = -V P b_a */
     double P[9];
     for (int k = 0; k < 9; ++k) P[k] = mu * F[k] + lam * (J - alpha) * cof[k];

@@ -38,6 +38,10 @@ TF_LOCAL double tet_energy(const tet_rest *r, const double x[12], double lambda,
 TF_LOCAL void tet_stress_derivative(const double F[9], double lambda, double mu, int psd,
                                     double C[81]);
 
+/* the shape gradients b[a] of the tet's four barycentric coordinates (dF_ij/dx_a,i = b[a][j]):
+ * the rows of Dm^-1, and b[0] = -(b[1] + b[2] + b[3]) */
+TF_LOCAL void tet_shape_gradients(const tet_rest *r, double b[4][3]);
+
 /* dJ/dF = cof(F), cof_ij = 1/2 eps_ikm eps_jln F_kl F_mn */
 TF_LOCAL void tet_cofactor(const double F[9], double cof[9]);
 

@@ -15,17 +15,6 @@ const int TET10_EDGE[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
 /* the 4-point rule, exact for degree 2 (weights 1/4 of the volume each) */
 static const double Q4A = 0.58541019662496845446, Q4B = 0.13819660112501051518;
 
-/* the linear tet's shape gradients b[a] (a = 0..3) */
-static void corner_gradients(const tet_rest *r, double b[4][3]) {
-  for (int j = 0; j < 3; ++j) {
-    b[0][j] = 0.0;
-    for (int a = 1; a < 4; ++a) {
-      b[a][j] = r->dm_inv[3 * (a - 1) + j];
-      b[0][j] -= b[a][j];
-    }
-  }
-}
-
 /* shape gradients g[k] (k = 0..9) at barycentric point l */
 static void shape_gradients(const double b[4][3], const double l[4], double g[10][3]) {
   for (int a = 0; a < 4; ++a)
@@ -72,7 +61,7 @@ double tet10_energy(const tet_rest *r, const double x[30], double lambda, double
                     double *hess, int psd) {
   const double lam = lambda + mu, alpha = 1.0 + mu / lam, V = r->volume;
   double b[4][3], g[10][3], F[9], cof[9];
-  corner_gradients(r, b);
+  tet_shape_gradients(r, b);
   if (grad) memset(grad, 0, 30 * sizeof *grad);
   if (hess) memset(hess, 0, 900 * sizeof *hess);
   /* the stretch term where the element's strain varies: the 4-point rule, less its centroid value
@@ -134,7 +123,7 @@ double tet10_energy(const tet_rest *r, const double x[30], double lambda, double
  * permutations with 9/20 each */
 double tet10_volume_ratio(const tet_rest *r, const double x[30]) {
   double b[4][3], g[10][3], F[9], sum = 0.0;
-  corner_gradients(r, b);
+  tet_shape_gradients(r, b);
   const double c[4] = {0.25, 0.25, 0.25, 0.25};
   shape_gradients(b, c, g);
   deformation_gradient(x, g, F);
@@ -151,7 +140,7 @@ double tet10_volume_ratio(const tet_rest *r, const double x[30]) {
 
 double tet10_min_volume_ratio(const tet_rest *r, const double x[30]) {
   double b[4][3], g[10][3], F[9], lo = INFINITY;
-  corner_gradients(r, b);
+  tet_shape_gradients(r, b);
   for (int q = 0; q < 4; ++q) {
     double l[4];
     quad_point(q, l);
