@@ -94,55 +94,61 @@ TF_TEST(memory_out_of_memory_leaks_nothing) {
   scene_free(&sc);
 }
 
-/* flesh from a closed surface (tetrahedralizer, topology, masses, embedding, multigrid): every
- * allocation failure during create is clean, and stepping allocates nothing */
+/* flesh from a closed surface (tetrahedralizer, topology, masses, embedding, multigrid), with
+ * linear and with quadratic tets (their edge nodes too): every allocation failure during create
+ * is clean, and stepping allocates nothing */
 TF_TEST(memory_flesh_create_and_step) {
   tet_scene box;
   scene_block(&box, 1, 1, 1, 0.3, 0.2, 0.2);
   /* the box's closed surface: 12 outward triangles over its 8 corners */
   static const uint32_t faces[36] = {0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6, 0, 1, 5, 0, 5, 4,
                                      2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5};
-  long needed = -1;
-  for (long n = 0; n < 2000 && needed < 0; ++n) {
-    counter c = {0, 0, n, 0};
-    tf_flesh_def def;
-    tf_flesh_def_init(&def);
-    def.surface_positions = box.pos;
-    def.surface_vert_count = 8;
-    def.surface_triangles = faces;
-    def.surface_tri_count = 12;
-    def.lattice_cells = 10; /* > 400 vertices: the multigrid too */
-    def.allocator.alloc = count_alloc;
-    def.allocator.free = count_free;
-    def.allocator.ud = &c;
-    tf_sim *sim = NULL;
-    char err[256] = "";
-    tf_status st = tf_flesh_create(&def, &sim, err, sizeof err);
-    if (st != TF_OK) {
-      ENSURE_MSG(st == TF_E_NOMEM, "failing allocation %ld gave %s: %s", n, tf_status_name(st),
-                 err);
-      ENSURE(sim == NULL && strstr(err, "out of memory"));
-      ENSURE_MSG(c.live == 0, "failing allocation %ld leaked %lld bytes", n, c.live);
-      continue;
+  for (int e = 0; e < 2; ++e) {
+    long needed = -1;
+    for (long n = 0; n < 2000 && needed < 0; ++n) {
+      counter c = {0, 0, n, 0};
+      tf_flesh_def def;
+      tf_flesh_def_init(&def);
+      def.surface_positions = box.pos;
+      def.surface_vert_count = 8;
+      def.surface_triangles = faces;
+      def.surface_tri_count = 12;
+      def.lattice_cells = e ? 6 : 10; /* > 400 nodes: the multigrid too */
+      def.element = e ? TF_TET_QUADRATIC : TF_TET_LINEAR;
+      def.allocator.alloc = count_alloc;
+      def.allocator.free = count_free;
+      def.allocator.ud = &c;
+      tf_sim *sim = NULL;
+      char err[256] = "";
+      tf_status st = tf_flesh_create(&def, &sim, err, sizeof err);
+      if (st != TF_OK) {
+        ENSURE_MSG(st == TF_E_NOMEM, "failing allocation %ld gave %s: %s", n, tf_status_name(st),
+                   err);
+        ENSURE(sim == NULL && strstr(err, "out of memory"));
+        ENSURE_MSG(c.live == 0, "failing allocation %ld leaked %lld bytes", n, c.live);
+        continue;
+      }
+      needed = n;
+      tf_flesh_info info = {.struct_size = sizeof info};
+      ENSURE(tf_sim_flesh_info(sim, &info) == TF_OK && info.node_count >= 400);
+      uint32_t pin = 0;
+      ENSURE(tf_sim_set_pins(sim, &pin, NULL, 1) == TF_OK);
+      double s[24];
+      long after_setup = c.allocs;
+      for (int f = 0; f < 4; ++f) {
+        double t[3] = {0.01 * f, 0, 0};
+        ENSURE(tf_sim_set_pin_targets(sim, t, 1) == TF_OK);
+        ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 2) == TF_OK);
+        ENSURE(tf_sim_get_surface_positions(sim, s, 8) == TF_OK);
+      }
+      ENSURE_MSG(c.allocs == after_setup, "%ld allocations during 4 frames",
+                 c.allocs - after_setup);
+      tf_sim_destroy(sim);
+      ENSURE(c.live == 0 && c.frees == c.allocs);
     }
-    needed = n;
-    ENSURE(tf_sim_vert_count(sim) >= 400);
-    uint32_t pin = 0;
-    ENSURE(tf_sim_set_pins(sim, &pin, NULL, 1) == TF_OK);
-    double s[24];
-    long after_setup = c.allocs;
-    for (int f = 0; f < 4; ++f) {
-      double t[3] = {0.01 * f, 0, 0};
-      ENSURE(tf_sim_set_pin_targets(sim, t, 1) == TF_OK);
-      ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 2) == TF_OK);
-      ENSURE(tf_sim_get_surface_positions(sim, s, 8) == TF_OK);
-    }
-    ENSURE_MSG(c.allocs == after_setup, "%ld allocations during 4 frames", c.allocs - after_setup);
-    tf_sim_destroy(sim);
-    ENSURE(c.live == 0 && c.frees == c.allocs);
+    TF_NOTE("%s flesh create from a surface needs %ld allocations; every earlier failure was clean",
+            e ? "quadratic" : "linear", needed);
+    ENSURE(needed > 10);
   }
-  TF_NOTE("flesh create from a surface needs %ld allocations; every earlier failure was clean",
-          needed);
-  ENSURE(needed > 10);
   tet_scene_free(&box);
 }
