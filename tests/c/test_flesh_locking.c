@@ -69,33 +69,33 @@ static void beam_free(beam *bm) {
   free(bm->tip);
 }
 
-/* the tip's mean vertical displacement, m (negative: down) */
-static double beam_tip(const beam *bm) {
-  const tf_sim *s = bm->sim;
+/* the mean vertical displacement of vertices idx (count), m (negative: down) */
+static double mean_dz(const tf_sim *s, const uint32_t *idx, uint32_t count) {
   double z = 0.0;
-  for (uint32_t k = 0; k < bm->tip_count; ++k) {
-    uint32_t i = bm->tip[k];
-    z += s->state.x[3 * (size_t)i + 2] - s->model.rest[3 * (size_t)i + 2];
-  }
-  return z / bm->tip_count;
+  for (uint32_t k = 0; k < count; ++k)
+    z += s->state.x[3 * (size_t)idx[k] + 2] - s->model.rest[3 * (size_t)idx[k] + 2];
+  return z / count;
 }
 
-/* static sag: tau far below the step, so each step lands on the equilibrium */
+static double beam_tip(const beam *bm) { return mean_dz(bm->sim, bm->tip, bm->tip_count); }
+
+/* the static drop of vertices idx: tau far above the step (each step minimizes KE + (tau/dt) PE),
+ * so each step lands on the equilibrium; frames until it stops moving. NAN if it does not */
+static double static_drop(tf_sim *sim, const uint32_t *idx, uint32_t count) {
+  double last = 0.0;
+  for (int f = 0; f < 40 && tf_sim_advance(sim, 1.0, 1) == TF_OK; ++f) {
+    double z = mean_dz(sim, idx, count);
+    if (f > 0 && fabs(z - last) < 1e-6 * fabs(z)) return -z;
+    last = z;
+  }
+  return NAN;
+}
+
 static double beam_sag(uint32_t across, tf_tet_element element, double nu) {
   beam bm;
   double sag = NAN;
-  if (beam_make(&bm, across, element, nu, 0.0, 1e4)) {
-    double last = 0.0;
-    for (int f = 0; f < 40; ++f) {
-      if (tf_sim_advance(bm.sim, 1.0, 1) != TF_OK) break;
-      double z = beam_tip(&bm);
-      if (f > 0 && fabs(z - last) < 1e-6 * fabs(z)) {
-        sag = -z;
-        break;
-      }
-      last = z;
-    }
-  }
+  if (beam_make(&bm, across, element, nu, 0.0, 1e4))
+    sag = static_drop(bm.sim, bm.tip, bm.tip_count);
   beam_free(&bm);
   return sag;
 }
@@ -264,26 +264,16 @@ static double cube_sag(uint32_t n, tf_tet_element element) {
   def.solver.abs_tolerance = 1e-10;
   tf_sim *sim = NULL;
   double sag = NAN;
-  uint32_t *pins = malloc(sizeof *pins * b.vert_count), np = 0;
-  for (uint32_t i = 0; i < b.vert_count; ++i)
+  uint32_t *pins = malloc(sizeof *pins * b.vert_count), *top = malloc(sizeof *top * b.vert_count);
+  uint32_t np = 0, nt = 0;
+  for (uint32_t i = 0; i < b.vert_count; ++i) {
     if (b.pos[3 * i + 2] == 0.0) pins[np++] = i;
-  if (tf_flesh_create(&def, &sim, NULL, 0) == TF_OK &&
-      tf_sim_set_pins(sim, pins, NULL, np) == TF_OK) {
-    double last = 0.0;
-    for (int f = 0; f < 40 && tf_sim_advance(sim, 1.0, 1) == TF_OK; ++f) {
-      double z = 0.0;
-      uint32_t top = 0;
-      for (uint32_t i = 0; i < b.vert_count; ++i)
-        if (fabs(b.pos[3 * i + 2] - 1.0) < 1e-12) z += sim->state.x[3 * i + 2] - 1.0, ++top;
-      z /= top;
-      if (f > 0 && fabs(z - last) < 1e-6 * fabs(z)) {
-        sag = -z;
-        break;
-      }
-      last = z;
-    }
+    if (fabs(b.pos[3 * i + 2] - 1.0) < 1e-12) top[nt++] = i;
   }
-  free(pins);
+  if (tf_flesh_create(&def, &sim, NULL, 0) == TF_OK &&
+      tf_sim_set_pins(sim, pins, NULL, np) == TF_OK)
+    sag = static_drop(sim, top, nt);
+  free(pins), free(top);
   tf_sim_destroy(sim);
   tet_scene_free(&b);
   return sag;
