@@ -193,6 +193,7 @@ TF_TEST(snapshot_cloth_resumes_bit_for_bit) {
 typedef struct flesh_run {
   tet_scene blk;
   uint32_t pins[9], np;
+  tf_tet_element element;
   tf_sim *sim;
 } flesh_run;
 
@@ -203,6 +204,7 @@ static int flesh_make(flesh_run *r) {
   tf_flesh_def def;
   scene_flesh_def(&r->blk, &def);
   def.tau = 0.05;
+  def.element = r->element;
   r->np = 0;
   for (uint32_t i = 0; i < r->blk.vert_count; ++i)
     if (r->blk.pos[3 * i] == 0.0) r->pins[r->np++] = i;
@@ -230,24 +232,29 @@ static tf_sim *flesh_resume(void *ctx, const unsigned char *buf, size_t size) {
   return c->sim;
 }
 
+/* with linear tets and with quadratic ones (their edge nodes and derived pins in the state) */
 TF_TEST(snapshot_flesh_resumes_bit_for_bit) {
-  flesh_run a, b, c;
-  ENSURE(flesh_make(&a) && flesh_make(&b));
-  for (int f = 1; f <= 100; ++f) ENSURE(flesh_frame(&a, f));
-  for (int f = 1; f <= 50; ++f) ENSURE(flesh_frame(&b, f));
-  size_t size = tf_sim_state_size(b.sim);
-  unsigned char *buf = malloc(size);
-  double *result = malloc(sizeof(double) * 6 * a.blk.vert_count);
-  ENSURE(buf && result && tf_sim_save_state(b.sim, buf, size) == TF_OK);
-  int resumed = resume_elsewhere(buf, size, flesh_resume, &c, a.blk.vert_count, result);
-  TF_NOTE(
-      "flesh snapshot: %zu bytes for %u nodes; resumed at frame 50 in another process, frame "
-      "100 equal: %s",
-      size, a.blk.vert_count, resumed && matches(a.sim, result, a.blk.vert_count) ? "yes" : "no");
-  ENSURE(resumed && matches(a.sim, result, a.blk.vert_count));
-  free(buf), free(result);
-  tf_sim_destroy(a.sim), tf_sim_destroy(b.sim);
-  tet_scene_free(&a.blk), tet_scene_free(&b.blk);
+  for (int e = 0; e < 2; ++e) {
+    flesh_run a, b, c;
+    a.element = b.element = c.element = e ? TF_TET_QUADRATIC : TF_TET_LINEAR;
+    ENSURE(flesh_make(&a) && flesh_make(&b));
+    for (int f = 1; f <= 100; ++f) ENSURE(flesh_frame(&a, f));
+    for (int f = 1; f <= 50; ++f) ENSURE(flesh_frame(&b, f));
+    size_t size = tf_sim_state_size(b.sim);
+    unsigned char *buf = malloc(size);
+    double *result = malloc(sizeof(double) * 6 * a.blk.vert_count);
+    ENSURE(buf && result && tf_sim_save_state(b.sim, buf, size) == TF_OK);
+    int resumed = resume_elsewhere(buf, size, flesh_resume, &c, a.blk.vert_count, result);
+    TF_NOTE(
+        "%s flesh snapshot: %zu bytes for %u vertices; resumed at frame 50 in another "
+        "process, frame 100 equal: %s",
+        e ? "quadratic" : "linear", size, a.blk.vert_count,
+        resumed && matches(a.sim, result, a.blk.vert_count) ? "yes" : "no");
+    ENSURE(resumed && matches(a.sim, result, a.blk.vert_count));
+    free(buf), free(result);
+    tf_sim_destroy(a.sim), tf_sim_destroy(b.sim);
+    tet_scene_free(&a.blk), tet_scene_free(&b.blk);
+  }
 }
 
 /* FNV-1a 64 of the payload into the header's last field (snapshot.c's layout: 80 bytes, the
