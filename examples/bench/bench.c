@@ -81,6 +81,7 @@ typedef struct bench_config {
   const char *positions;    /* Nullable: frame-100 positions for drape_metrics.py */
   int self_contact;         /* DRAPE-SELF: self-contact on (the cloth's thickness is its gap) */
   tf_bend_model bend_model; /* default TF_BEND_SHELL */
+  unsigned threads;         /* the def's: 0 (default) every core */
 } bench_config;
 
 /* DRAPE's contact numbers, summed or extremal over the frames */
@@ -331,6 +332,7 @@ static int run_case(bench_result *r) {
   def.kappa = cfg->kappa;
   if (cfg->max_newton > 0) def.solver.max_newton = cfg->max_newton;
   if (cfg->tolerance > 0.0) def.solver.tolerance = cfg->tolerance;
+  def.threads = cfg->threads;
   char errbuf[256] = "";
   tf_status s = tf_cloth_create(&def, &sim, errbuf, sizeof errbuf);
   if (s != TF_OK) {
@@ -549,7 +551,8 @@ static void print_result_json(const bench_result *r) {
   const bench_config *c = &r->cfg;
   const double per_step = r->steps > 0 ? 1.0 / (double)r->steps : 0.0;
   printf(
-      "RESULT {\"system\": \"tauform-%s\", \"scene\": \"%s-%u\", \"n\": %u, \"verts\": %u, "
+      "RESULT {\"system\": \"tauform-%s\", \"threads\": %u, \"scene\": \"%s-%u\", \"n\": %u, "
+      "\"verts\": %u, "
       "\"edges\": %u, \"integrator\": \"tau\", \"tau\": %g, \"kappa\": %g, \"substeps\": %u, "
       "\"stretch_stiffness\": %g, \"poisson\": %g, \"bend_stiffness\": %g, "
       "\"mass_per_vertex\": %.6g, \"frames\": %u, \"setup_s\": %.4f, \"seconds\": %.6f, "
@@ -557,9 +560,9 @@ static void print_result_json(const bench_result *r) {
       "\"steps\": %llu, \"newton_per_step\": %.4f, \"cg_per_step\": %.4f, "
       "\"max_newton_per_step\": %u, \"newton_budget\": %u, \"unconverged_steps\": %llu, "
       "\"finite\": %s, ",
-      tf_version_string(), SCENE_NAME[c->scene], c->n, c->n, r->verts, r->edges, c->tau, c->kappa,
-      c->substeps, c->stretch, c->poisson, c->bend, SHEET_MASS / r->verts, c->frames, r->setup_s,
-      r->wall_s, 1000.0 * r->wall_s / c->frames, 1000.0 * r->median_frame_s,
+      tf_version_string(), c->threads, SCENE_NAME[c->scene], c->n, c->n, r->verts, r->edges, c->tau,
+      c->kappa, c->substeps, c->stretch, c->poisson, c->bend, SHEET_MASS / r->verts, c->frames,
+      r->setup_s, r->wall_s, 1000.0 * r->wall_s / c->frames, 1000.0 * r->median_frame_s,
       1000.0 * r->cpu_s / c->frames, (unsigned long long)r->steps, (double)r->newton * per_step,
       (double)r->cg * per_step, r->max_newton_per_step, c->max_newton ? c->max_newton : 20u,
       (unsigned long long)r->unconverged, r->finite ? "true" : "false");
@@ -684,7 +687,7 @@ static void usage(FILE *f) {
       f,
       "usage: tauform_bench [--scene cloth|swing|drape] [--n N] [--tau S] [--kappa K]\n"
       "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
-      "                     [--newton N] [--tolerance T] [--trace] [--all]\n"
+      "                     [--newton N] [--tolerance T] [--threads T] [--trace] [--all]\n"
       "                     [--collider PATH.obj] [--thickness M] [--collider-thickness M]\n"
       "                     [--friction MU] [--positions FILE] [--self] [--bend-model M]\n"
       "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
@@ -699,6 +702,7 @@ static void usage(FILE *f) {
       "  --bend-model shell (default) or hinge: the bending energy (tf_bend_model)\n"
       "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
       "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
+      "  --threads   threads of the simulation (default 0: every core; results are the same)\n"
       "  --trace     one line per frame on stderr: ms, Newton and CG iterations, corner z\n"
       "              (DRAPE: contact ms, contacts, pairs, CCD cuts, distances)\n"
       "  --all       CLOTH and SWING for N = 32, 64, 128\n"
@@ -750,7 +754,8 @@ int main(int argc, char **argv) {
                       DRAPE_FRICTION,
                       NULL,
                       0,
-                      TF_BEND_SHELL};
+                      TF_BEND_SHELL,
+                      0};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
@@ -805,6 +810,8 @@ int main(int argc, char **argv) {
       cfg.bend_model = strcmp(v, "hinge") == 0 ? TF_BEND_HINGE : TF_BEND_SHELL;
     } else if (strcmp(a, "--tolerance") == 0) {
       bad = parse_double(v, &cfg.tolerance) != 0 || !(cfg.tolerance > 0.0);
+    } else if (strcmp(a, "--threads") == 0) {
+      bad = parse_unsigned(v, &cfg.threads) != 0;
     } else if (strcmp(a, "--newton") == 0) {
       bad = parse_unsigned(v, &cfg.max_newton) != 0 || cfg.max_newton == 0;
     } else if (strcmp(a, "--collider") == 0) {

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 9
+#define TF_VERSION_MINOR 10
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -179,6 +179,11 @@ typedef struct tf_cloth_def {
    * ratio (TF_PARAM_BEND_POISSON, default 0: woven fabrics) */
   tf_bend_model bend_model;
   double bend_poisson;
+
+  /* 1.10: threads for the per-step loops, the caller's included: 0 (default) every online core,
+   * at most 256. Results are bitwise the same for every count (element colouring, fixed-order
+   * sums). A def from an older header, whose struct_size ends before this field, runs on 1. */
+  uint32_t threads;
 } tf_cloth_def;
 
 /* Fill every field this header knows about with its default. */
@@ -260,6 +265,9 @@ typedef struct tf_flesh_def {
 
   /* 1.9: the element, default TF_TET_LINEAR */
   tf_tet_element element;
+
+  /* 1.10: threads, as tf_cloth_def.threads (0 = every core; an older def runs on 1) */
+  uint32_t threads;
 } tf_flesh_def;
 
 TF_API void tf_flesh_def_init_(tf_flesh_def *def, uint32_t struct_size);
@@ -564,6 +572,8 @@ typedef struct tf_stats {
   uint32_t self_pairs;    /* self candidate pairs, largest over the substeps (in broad_pairs) */
   uint32_t self_excluded; /* self candidates left out: closer than the gap in the rest shape */
   double self_seconds;    /* wall time finding self candidates (part of contact_seconds) */
+  /* 1.10 */
+  uint32_t threads; /* the simulation's threads (tf_cloth_def.threads resolved: 0 = every core) */
 } tf_stats;
 TF_API tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out_stats);
 

@@ -59,6 +59,12 @@ int api_check_solver(const tf_solver_settings *s, char *err, size_t errn) {
   return 1;
 }
 
+int api_check_threads(uint32_t threads, char *err, size_t errn) {
+  if (threads > POOL_MAX_THREADS)
+    return ERR("threads must be 0 (every core) or 1 .. %d, got %u", POOL_MAX_THREADS, threads), 0;
+  return 1;
+}
+
 static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
   if (d->index_base > 1)
     return ERR("index_base must be 0 or 1, got %u", d->index_base), TF_E_INVALID_ARG;
@@ -106,6 +112,7 @@ static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
   if (d->integrator != TF_INTEGRATOR_TAU && d->integrator != TF_INTEGRATOR_STRAIN_RATE)
     return ERR("integrator %d is not a tf_integrator", (int)d->integrator), TF_E_INVALID_ARG;
   if (!api_check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
+  if (!api_check_threads(d->threads, err, errn)) return TF_E_INVALID_ARG;
   if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
     return ERR("allocator: give both alloc and free, or neither"), TF_E_INVALID_ARG;
   return TF_OK;
@@ -130,6 +137,8 @@ tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbu
   memcpy(&d, def, n);
   /* a host built against a header before 1.7 keeps the bending it was built with */
   if (n < offsetof(tf_cloth_def, bend_model) + sizeof d.bend_model) d.bend_model = TF_BEND_HINGE;
+  /* and the one thread it ran on */
+  if (n < offsetof(tf_cloth_def, threads) + sizeof d.threads) d.threads = 1;
   d.struct_size = sizeof d;
   tf_status st = validate_def(&d, err, errn);
   if (st != TF_OK) return st;

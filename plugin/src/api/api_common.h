@@ -22,6 +22,8 @@ static inline int api_finite(double x) { return x - x == 0.0; }
 TF_LOCAL int api_all_finite(const double *a, size_t count);
 /* solver settings of a def: 0 and a message naming the field when bad */
 TF_LOCAL int api_check_solver(const tf_solver_settings *s, char *err, size_t err_size);
+/* the def's thread count: 0 (every core) or 1 .. POOL_MAX_THREADS */
+TF_LOCAL int api_check_threads(uint32_t threads, char *err, size_t err_size);
 /* copy the first min(struct_size, full_size) bytes of `defaults` (a complete def whose first field
  * is struct_size) into def and record that size: an older host's smaller def gets only the
  * fields it knows */

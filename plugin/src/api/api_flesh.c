@@ -202,6 +202,7 @@ static tf_status validate_def(const tf_flesh_def *d, char *err, size_t errn) {
   for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k)
     if (!param_check(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
   if (!api_check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
+  if (!api_check_threads(d->threads, err, errn)) return TF_E_INVALID_ARG;
   if (d->element != TF_TET_QUADRATIC && d->element != TF_TET_LINEAR)
     return ERR("element must be TF_TET_QUADRATIC (%d) or TF_TET_LINEAR (%d), got %d",
                (int)TF_TET_QUADRATIC, (int)TF_TET_LINEAR, (int)d->element),
@@ -229,6 +230,8 @@ tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbu
   /* a def from before 1.9 knows no element: it keeps the linear tet it was written for */
   if (def->struct_size < offsetof(tf_flesh_def, element) + sizeof d.element)
     d.element = TF_TET_LINEAR;
+  /* and one thread */
+  if (def->struct_size < offsetof(tf_flesh_def, threads) + sizeof d.threads) d.threads = 1;
   d.struct_size = sizeof d;
   tf_status st = validate_def(&d, err, errn);
   if (st != TF_OK) return st;

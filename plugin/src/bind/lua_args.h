@@ -72,8 +72,9 @@ lsim *tfl_check_open(lua_State *L);
 int tfl_push_fail(lua_State *L, tf_sim *sim, tf_status st);
 /* a new sim userdata (closed until its sim is set) with the simulation metatable */
 lsim *tfl_new_sim(lua_State *L);
-/* solver = { max_newton, max_cg, tolerance, abs_tolerance } of table idx into s */
-void tfl_read_solver(lua_State *L, int idx, int arg, tf_solver_settings *s);
+/* solver = { max_newton, max_cg, tolerance, abs_tolerance, threads } of table idx into s and
+ * *threads (the def's, 1.10) */
+void tfl_read_solver(lua_State *L, int idx, int arg, tf_solver_settings *s, uint32_t *threads);
 
 /* lua_flesh.c: tauform.core.flesh, tet_load and the flesh methods (merged into the sim's) */
 extern const luaL_Reg TFL_FLESH_METHODS[];

@@ -153,7 +153,7 @@ static int l_flesh(lua_State *L) {
   tfl_opt_number_field(L, 1, 1, "kappa", &def.kappa);
   tfl_opt_number_field(L, 1, 1, "pin_stiffness", &def.pin_stiffness);
   tfl_opt_vec3_field(L, 1, 1, "gravity", def.gravity);
-  tfl_read_solver(L, 1, 1, &def.solver);
+  tfl_read_solver(L, 1, 1, &def.solver, &def.threads);
   def.allocator.alloc = tfl_count_alloc;
   def.allocator.free = tfl_count_free;
   def.allocator.ud = tfl_get_mem(L);

@@ -95,7 +95,7 @@ static int l_cloth(lua_State *L) {
     def.integrator = (tf_integrator)k;
   }
   lua_pop(L, 1);
-  tfl_read_solver(L, 1, 1, &def.solver);
+  tfl_read_solver(L, 1, 1, &def.solver, &def.threads);
   lmem *mem = tfl_get_mem(L);
   def.allocator.alloc = tfl_count_alloc;
   def.allocator.free = tfl_count_free;
@@ -443,6 +443,8 @@ static int l_stats(lua_State *L) {
   lua_pushinteger(L, st.self_pairs), lua_setfield(L, -2, "self_pairs");
   lua_pushinteger(L, st.self_excluded), lua_setfield(L, -2, "self_excluded");
   lua_pushnumber(L, st.self_seconds), lua_setfield(L, -2, "self_seconds");
+  /* 1.10 */
+  lua_pushinteger(L, st.threads), lua_setfield(L, -2, "threads");
   return 1;
 }
 

@@ -77,6 +77,12 @@ static inline void m3_mulv_add(double *r, const double *A, const double *x) {
   r[1] += A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
   r[2] += A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
 }
+/* r -= A * x */
+static inline void m3_mulv_sub(double *r, const double *A, const double *x) {
+  r[0] -= A[0] * x[0] + A[1] * x[1] + A[2] * x[2];
+  r[1] -= A[3] * x[0] + A[4] * x[1] + A[5] * x[2];
+  r[2] -= A[6] * x[0] + A[7] * x[1] + A[8] * x[2];
+}
 static inline double m3_det(const double *A) {
   return A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
          A[2] * (A[3] * A[7] - A[4] * A[6]);

@@ -50,6 +50,8 @@ void sim_destroy(tf_sim *s) {
   if (!s) return;
   tf_mem mem;
   amg_destroy(&s->mem, s->solver.amg);
+  if (s->solver.Hpar.xptr) bsr_par_free(&s->mem, &s->solver.Hpar, s->solver.H.n);
+  pool_destroy(&s->mem, s->pool);
   sim_arrays_free(s);
   /* sets last to first: flesh's tet set owns the topology the mesh view points into */
   for (uint32_t k = s->set_count; k-- > 0;) {
@@ -75,15 +77,24 @@ void sim_default_params(sim_params *p) {
   p->ground_friction = 0.5;
 }
 
-tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err, size_t errn) {
+tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, uint32_t threads, char *err,
+                size_t errn) {
   tf_mem mem;
   mem_init(&mem, a);
   tf_sim *s = mem_alloc(&mem, sizeof *s);
   if (!s) return snprintf(err, errn, "out of memory allocating the simulation"), NULL;
   s->mem = mem;
+  s->pool = pool_create(&s->mem, pool_resolve_threads(threads));
+  if (!s->pool) {
+    snprintf(err, errn, "out of memory starting %u threads", pool_resolve_threads(threads));
+    mem = s->mem;
+    mem_free(&mem, s, sizeof *s);
+    return NULL;
+  }
   s->logger = logger;
   s->kind = kind;
   s->stats.struct_size = sizeof s->stats;
+  s->stats.threads = pool_threads(s->pool);
   return s;
 }
 
@@ -97,6 +108,10 @@ tf_status sim_alloc(tf_sim *s, char *err, size_t errn) {
   if (st != TF_OK) return st;
   sim_solver *sv = &s->solver;
   bsr_init_upper(&sv->H, n, m->adj_ptr, m->adj, sv->row_ptr, sv->col, sv->H.diag);
+  if (!bsr_par_init(&s->mem, &sv->Hpar, &sv->H))
+    return snprintf(err, errn, "out of memory allocating the Hessian (%u vertices)", n), TF_E_NOMEM;
+  sv->Hpar.pool = s->pool;
+  sv->H.par = &sv->Hpar;
   return TF_OK;
 }
 
@@ -112,7 +127,8 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
       return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n),
              TF_E_NOMEM;
     s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr,
-                               eadj ? eadj : s->model.mesh.adj);
+                               eadj ? eadj : s->model.mesh.adj, &s->solver.H);
+    if (s->solver.amg) amg_set_pool(s->solver.amg, s->pool);
     MEM_FREE_ARRAY(&s->mem, eptr, eptr ? (size_t)n + 1 : 0);
     MEM_FREE_ARRAY(&s->mem, eadj, ecount);
     if (!s->solver.amg && s->mem.failed)

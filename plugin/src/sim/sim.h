@@ -7,6 +7,7 @@
 #define TF_SIM_SIM_H
 
 #include "core/mem.h"
+#include "core/pool.h"
 #include "energy/membrane_tri.h"
 #include "energy/neohookean_tet.h"
 #include "mesh/tet10mesh.h"
@@ -71,6 +72,7 @@ typedef struct sim_flesh {
   uint32_t mat_count;    /* table size incl. the base */
   double *mat_lambda, *mat_mu; /* (mat_count) Pa, [0] follows youngs/poisson */
   uint32_t *slot;              /* (tet_count x npt^2) BSR slots */
+  elem_colours col;            /* the tets by colour (elements.h) */
   double rest_volume;          /* m^3 */
   /* embedded render surface (may be empty) */
   uint32_t surf_n, surf_tri_count;
@@ -211,6 +213,7 @@ typedef struct sim_work {
 
 typedef struct sim_solver {
   bsr H;
+  bsr_par Hpar;            /* H's blocked (threaded) product */
   uint32_t *row_ptr, *col; /* the upper-triangle pattern H points at */
   amg *amg;                /* multigrid preconditioner; NULL: block Jacobi (small meshes) */
   newton_work nw;
@@ -224,6 +227,7 @@ typedef struct sim_solver {
 
 struct tf_sim {
   tf_mem mem;
+  tf_pool *pool; /* the threads of the per-step loops (core/pool.h), 1 thread: inline */
   sim_kind kind; /* which configuration of sets; names the parameters that apply */
   tf_logger logger;
   char last_error[SIM_ERR_SIZE];
@@ -261,8 +265,9 @@ TF_LOCAL void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *s
 
 /* sim.c: the lifecycle every configuration shares. sim_cloth.c and sim_flesh.c call it; it calls
  * neither (the sets' ops stand in for every kind-specific step) */
-TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, char *err,
-                         size_t n);
+/* threads: the def's (0 = every core), for the simulation's pool */
+TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, uint32_t threads,
+                         char *err, size_t n);
 /* every array, and the Hessian pattern from mesh.adj; s->model.n and s->model.mesh set.
  * TF_E_NOMEM with a message */
 TF_LOCAL tf_status sim_alloc(tf_sim *s, char *err, size_t n);

@@ -67,7 +67,7 @@ static tf_status cloth_init_sets(tf_sim *s, const tf_cloth_def *def) {
 }
 
 tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
-  tf_sim *s = sim_new(&def->allocator, def->logger, SIM_CLOTH, err, errn);
+  tf_sim *s = sim_new(&def->allocator, def->logger, SIM_CLOTH, def->threads, err, errn);
   if (!s) return TF_E_NOMEM;
   s->index_base = def->index_base;
   uint32_t n = def->vert_count;

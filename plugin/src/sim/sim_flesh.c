@@ -117,6 +117,10 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
         F->slot[(size_t)npt * npt * t + npt * a + b] =
             bsr_slot(&s->solver.H, nd[tet_node(F, t, a)], nd[tet_node(F, t, b)]);
   }
+  if (elem_colours_build(&s->mem, &F->col, s->model.n, nt, F->nodes, npt, NULL) != TF_OK) {
+    MEM_FREE_ARRAY(&s->mem, density, nt);
+    return snprintf(err, errn, "out of memory allocating %u tets", nt), TF_E_NOMEM;
+  }
   if (!def->tets) {
     lattice_fill(s, def);
     for (uint32_t t = 0; t < nt; ++t) density[t] *= F->fill[t];
@@ -190,7 +194,7 @@ static double *initial_nodes(tf_sim *s, const double *host) {
 }
 
 tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t errn) {
-  tf_sim *s = sim_new(&def->allocator, def->logger, SIM_FLESH, err, errn);
+  tf_sim *s = sim_new(&def->allocator, def->logger, SIM_FLESH, def->threads, err, errn);
   if (!s) return TF_E_NOMEM;
   s->index_base = def->index_base;
   if (!(s->flesh = sim_add_set(s, &ELEM_TET)))

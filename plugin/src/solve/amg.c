@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/eigen3.h"
+#include "core/pool.h"
 #include "core/vec3.h"
 
 #define AMG_MAX_LEVELS 16
@@ -33,9 +35,12 @@ typedef struct level {
   uint32_t *diag;    /* (n) slot of each diagonal block */
   double *Aval;      /* (9 A.nnz) */
   double *Dinv;      /* (9 n) */
+  double *Sinv;      /* (9 n) the smoother's inverted diagonal: Dinv, l1-augmented at block edges */
+  double *aug;       /* (9 n) that augmentation (0 away from block edges) */
   uint8_t *dead;     /* (n) */
   double *x, *b, *r; /* (3n) */
   double *ev;        /* (3n) dominant eigenvector of D^-1 A at the last set-up */
+  double *xs;        /* (3n) x before the backward sweep: what other row blocks read */
   int ev_warm;       /* ev holds one */
   /* towards the next level */
   uint32_t *agg; /* (n) */
@@ -43,14 +48,21 @@ typedef struct level {
   uint32_t nc;
   pattern P, T; /* n x nc: the prolongator and A P */
   double *Pval, *Tval;
+  /* restriction as a gather: coarse row J sums P's blocks (rslot) times r of rows rrow */
+  uint32_t *rptr, *rrow, *rslot; /* (nc + 1), (P.nnz), (P.nnz) */
 } level;
 
 struct amg {
   uint32_t L;
+  tf_pool *pool; /* Nullable: the V-cycle's threads (amg_set_pool) */
   level lv[AMG_MAX_LEVELS];
   uint32_t *transpose0; /* level 0: slot (i, j) -> slot (j, i) */
-  int64_t *marker;      /* (max n) scratch for sparse products, all -1 between uses */
-  uint32_t marker_size;
+  /* level 0 from the Hessian's pattern (bind_hessian): each full slot's source, an H slot (bit
+   * SRC_T: transposed) or none, and per row the H blocks lumped onto its diagonal and their other
+   * ends */
+  uint32_t *src0;                  /* (lv[0].A.nnz) */
+  uint32_t *lptr0, *lump0, *lend0; /* (n + 1), (lumps), (lumps) */
+  uint32_t lumps;
   uint32_t nd;   /* dense size 3 n_coarsest */
   double *dense; /* (nd x nd) Cholesky factor */
 };
@@ -122,11 +134,14 @@ static int level_alloc_numbers(tf_mem *m, level *l) {
   l->diag = mem_array(m, n, sizeof *l->diag);
   l->Aval = mem_array(m, 9 * (size_t)l->A.nnz, sizeof *l->Aval);
   l->Dinv = mem_array(m, 9 * n, sizeof *l->Dinv);
+  l->Sinv = mem_array(m, 9 * n, sizeof *l->Sinv);
+  l->aug = mem_array(m, 9 * n, sizeof *l->aug);
   l->dead = mem_array(m, n, sizeof *l->dead);
   l->x = mem_array(m, 3 * n, sizeof *l->x);
   l->b = mem_array(m, 3 * n, sizeof *l->b);
   l->r = mem_array(m, 3 * n, sizeof *l->r);
   l->ev = mem_array(m, 3 * n, sizeof *l->ev);
+  l->xs = mem_array(m, 3 * n, sizeof *l->xs);
   l->ev_warm = 0;
   if (m->failed) return 0;
   for (uint32_t i = 0; i < l->n; ++i)
@@ -194,10 +209,80 @@ static int level_coarsen(tf_mem *m, level *l, level *c) {
   if (!ok) return 0;
   l->Pval = mem_array(m, 9 * (size_t)l->P.nnz, sizeof *l->Pval);
   l->Tval = mem_array(m, 9 * (size_t)l->T.nnz, sizeof *l->Tval);
-  return !m->failed;
+  /* P^T's rows: fine rows in increasing order, as the serial scatter met them */
+  l->rptr = mem_array(m, (size_t)l->nc + 1, sizeof *l->rptr);
+  l->rrow = mem_array(m, l->P.nnz ? l->P.nnz : 1, sizeof *l->rrow);
+  l->rslot = mem_array(m, l->P.nnz ? l->P.nnz : 1, sizeof *l->rslot);
+  if (m->failed) return 0;
+  for (uint32_t q = 0; q < l->P.nnz; ++q) l->rptr[l->P.col[q] + 1]++;
+  for (uint32_t J = 0; J < l->nc; ++J) l->rptr[J + 1] += l->rptr[J];
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q) {
+      uint32_t at = l->rptr[l->P.col[q]]++;
+      l->rrow[at] = i;
+      l->rslot[at] = q;
+    }
+  for (uint32_t J = l->nc; J > 0; --J) l->rptr[J] = l->rptr[J - 1];
+  l->rptr[0] = 0;
+  return 1;
 }
 
-amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj) {
+static const uint32_t SRC_T = 0x80000000u, SRC_NONE = UINT32_MAX;
+
+/* slot of column j in the sorted row [lo, hi) of col, or UINT32_MAX */
+static uint32_t find_col(const uint32_t *col, uint32_t lo, uint32_t hi, uint32_t j) {
+  uint32_t end = hi;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (col[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < end && col[lo] == j ? lo : UINT32_MAX;
+}
+
+/* where each level-0 block comes from in H (see struct amg): built once, so amg_setup fills
+ * level 0 row by row, in parallel, without searching */
+static int bind_hessian(tf_mem *m, amg *a, const bsr *H) {
+  level *l0 = &a->lv[0];
+  uint32_t n = l0->n;
+  a->src0 = mem_array(m, l0->A.nnz, sizeof *a->src0);
+  a->lptr0 = mem_array(m, (size_t)n + 1, sizeof *a->lptr0);
+  if (!a->src0 || !a->lptr0) return 0;
+  for (uint32_t q = 0; q < l0->A.nnz; ++q) a->src0[q] = SRC_NONE;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t k = H->row_ptr[i]; k < H->row_ptr[i + 1]; ++k) {
+        uint32_t j = H->col[k], q = find_col(l0->A.col, l0->A.ptr[i], l0->A.ptr[i + 1], j);
+        if (q != UINT32_MAX) {
+          if (pass == 0) {
+            a->src0[q] = k;
+            if (j != i) a->src0[a->transpose0[q]] = k | SRC_T;
+          }
+          continue;
+        }
+        if (pass == 0) {
+          a->lptr0[i + 1]++, a->lptr0[j + 1]++;
+        } else {
+          a->lump0[a->lptr0[i]] = k, a->lend0[a->lptr0[i]++] = j;
+          a->lump0[a->lptr0[j]] = k, a->lend0[a->lptr0[j]++] = i;
+        }
+      }
+    if (pass == 0) {
+      for (uint32_t i = 0; i < n; ++i) a->lptr0[i + 1] += a->lptr0[i];
+      a->lumps = a->lptr0[n];
+      a->lump0 = mem_array(m, a->lumps ? a->lumps : 1, sizeof *a->lump0);
+      a->lend0 = mem_array(m, a->lumps ? a->lumps : 1, sizeof *a->lend0);
+      if (!a->lump0 || !a->lend0) return 0;
+    }
+  }
+  for (uint32_t i = n; i > 0; --i) a->lptr0[i] = a->lptr0[i - 1];
+  a->lptr0[0] = 0;
+  return 1;
+}
+
+amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj, const bsr *H) {
   amg *a = mem_alloc(m, sizeof *a);
   if (!a) return NULL;
   level *l0 = &a->lv[0];
@@ -234,12 +319,10 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
       }
       a->transpose0[k] = lo;
     }
-  a->marker_size = n;
-  a->marker = mem_array(m, n, sizeof *a->marker);
+  if (!bind_hessian(m, a, H)) goto fail;
   a->nd = 3 * a->lv[a->L - 1].n;
   a->dense = mem_array(m, (size_t)a->nd * a->nd, sizeof *a->dense);
-  if (!a->marker || !a->dense) goto fail;
-  for (uint32_t i = 0; i < n; ++i) a->marker[i] = -1;
+  if (!a->dense) goto fail;
   return a;
 fail:
   amg_destroy(m, a);
@@ -256,11 +339,19 @@ void amg_destroy(tf_mem *m, amg *a) {
     MEM_FREE_ARRAY(m, l->diag, n);
     MEM_FREE_ARRAY(m, l->Aval, 9 * (size_t)l->A.nnz);
     MEM_FREE_ARRAY(m, l->Dinv, 9 * n);
+    MEM_FREE_ARRAY(m, l->Sinv, 9 * n);
+    MEM_FREE_ARRAY(m, l->aug, 9 * n);
     MEM_FREE_ARRAY(m, l->dead, n);
     MEM_FREE_ARRAY(m, l->x, 3 * n);
     MEM_FREE_ARRAY(m, l->b, 3 * n);
     MEM_FREE_ARRAY(m, l->r, 3 * n);
     MEM_FREE_ARRAY(m, l->ev, 3 * n);
+    MEM_FREE_ARRAY(m, l->xs, 3 * n);
+    if (l->rptr) {
+      MEM_FREE_ARRAY(m, l->rrow, l->P.nnz ? l->P.nnz : 1);
+      MEM_FREE_ARRAY(m, l->rslot, l->P.nnz ? l->P.nnz : 1);
+      MEM_FREE_ARRAY(m, l->rptr, (size_t)l->nc + 1);
+    }
     MEM_FREE_ARRAY(m, l->agg, n);
     MEM_FREE_ARRAY(m, l->cnt, l->nc);
     if (l->P.ptr) {
@@ -273,7 +364,10 @@ void amg_destroy(tf_mem *m, amg *a) {
     }
   }
   MEM_FREE_ARRAY(m, a->transpose0, a->lv[0].A.nnz);
-  MEM_FREE_ARRAY(m, a->marker, a->marker_size);
+  MEM_FREE_ARRAY(m, a->src0, a->lv[0].A.nnz);
+  MEM_FREE_ARRAY(m, a->lptr0, a->lptr0 ? (size_t)a->lv[0].n + 1 : 0);
+  MEM_FREE_ARRAY(m, a->lump0, a->lumps ? a->lumps : 1);
+  MEM_FREE_ARRAY(m, a->lend0, a->lumps ? a->lumps : 1);
   MEM_FREE_ARRAY(m, a->dense, (size_t)a->nd * a->nd);
   mem_free(m, a, sizeof *a);
 }
@@ -313,35 +407,139 @@ static void m3_mul_add(double *r, const double *A, const double *B) {
       r[3 * i + j] += A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
 }
 
-/* dead rows and columns zero, identity on their diagonal; inverted diagonal blocks */
-static void level_finish(level *l) {
-  for (uint32_t i = 0; i < l->n; ++i)
+static uint32_t level_blocks(const level *l);
+static void block_range(const level *l, uint32_t blk, uint32_t *r0, uint32_t *r1);
+
+/* invert d (3x3) into di, or its diagonal when singular */
+static void invert_diag_block(double *di, const double *d) {
+  if (!m3_inverse(di, d, 1e-300)) {
+    memset(di, 0, 9 * sizeof *di);
+    for (int k = 0; k < 3; ++k) di[4 * k] = d[4 * k] > 0.0 ? 1.0 / d[4 * k] : 0.0;
+  }
+}
+
+/* |B| = (B B^T)^(1/2), the 3x3 block's left polar factor, added into out */
+static void add_block_abs(double *out, const double *B) {
+  double BB[9], w[3], V[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      BB[3 * i + j] =
+          B[3 * i] * B[3 * j] + B[3 * i + 1] * B[3 * j + 1] + B[3 * i + 2] * B[3 * j + 2];
+  eigen3_sym(BB, w, V);
+  for (int e = 0; e < 3; ++e) {
+    double se = sqrt(fmax(w[e], 0.0));
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) out[3 * i + j] += se * V[3 * i + e] * V[3 * j + e];
+  }
+}
+
+/* the block of row i among level_blocks(l) (block_range's inverse) */
+static uint32_t row_block(const level *l, uint32_t i, uint32_t nb) {
+  uint32_t b = (uint32_t)((uint64_t)i * nb / l->n), r0, r1;
+  for (;;) {
+    block_range(l, b, &r0, &r1);
+    if (i < r0)
+      --b;
+    else if (i >= r1)
+      ++b;
+    else
+      return b;
+  }
+}
+
+/* The smoother's diagonal, after the l1 Gauss-Seidel of Baker, Falgout, Kolev & Yang 2011
+ * ("Multigrid smoothers for ultraparallel computing") in block form: a row coupled to other blocks
+ * adds half of sum_j |A_ij| over those couplings to its diagonal block. With M the sweep's matrix,
+ * M + M^T - A = D + 2 Aug - C, C the cross-block couplings; since [P -B; -B^T Q] >= 0 for
+ * P = (B B^T)^(1/2), Q = (B^T B)^(1/2), each coupling is dominated by its two ends' terms, so
+ * M + M^T - A >= D > 0: the sweep converges and the V-cycle stays SPD for any split. Plain hybrid
+ * Gauss-Seidel made the quadratic-tet beam's preconditioner indefinite (the solve stopped at 3 % of
+ * the sag); the scalar l1 norm (|A_ij|_F I) made SWING-128 need 4x the CG iterations, because it
+ * stiffens a membrane's soft out-of-plane direction by its in-plane coupling, which the polar
+ * factor keeps in-plane. In the in-place sweep the added diagonal acts on the row's old value:
+ * (D_i + Aug_i) x_i = b_i - sum_{j != i} A_ij x_j + Aug_i x_i,old, i.e. x_old + M^-1 (b - A x_old).
+ * A level of one block has no such rows: Sinv = Dinv, plain Gauss-Seidel. */
+static void smoother_row(level *l, uint32_t i, uint32_t nb) {
+  double *si = l->Sinv + 9 * (size_t)i, *ai = l->aug + 9 * (size_t)i;
+  memcpy(si, l->Dinv + 9 * (size_t)i, 9 * sizeof *si);
+  memset(ai, 0, 9 * sizeof *ai);
+  if (nb < 2 || l->dead[i]) return;
+  uint32_t r0, r1;
+  block_range(l, row_block(l, i, nb), &r0, &r1);
+  int any = 0;
+  for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
+    uint32_t c = l->A.col[k];
+    if (c >= r0 && c < r1) continue;
+    add_block_abs(ai, l->Aval + 9 * (size_t)k);
+    any = 1;
+  }
+  if (!any) return;
+  double d[9];
+  for (int e = 0; e < 9; ++e) {
+    ai[e] *= 0.5;
+    d[e] = l->Aval[9 * (size_t)l->diag[i] + e] + ai[e];
+  }
+  invert_diag_block(si, d);
+}
+
+/* rows [i0, i1): dead rows and columns zero, identity on their diagonal; inverted diagonal
+ * blocks; the smoother's diagonal */
+static void finish_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  level *l = ctx;
+  uint32_t nb = level_blocks(l);
+  for (uint32_t i = i0; i < i1; ++i) {
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
       if (l->dead[i] || l->dead[l->A.col[k]])
         memset(l->Aval + 9 * (size_t)k, 0, 9 * sizeof(double));
-  for (uint32_t i = 0; i < l->n; ++i) {
     double *d = l->Aval + 9 * (size_t)l->diag[i];
     if (l->dead[i]) d[0] = d[4] = d[8] = 1.0;
-    double *di = l->Dinv + 9 * (size_t)i;
-    if (!m3_inverse(di, d, 1e-300)) {
-      memset(di, 0, 9 * sizeof *di);
-      for (int k = 0; k < 3; ++k) di[4 * k] = d[4 * k] > 0.0 ? 1.0 / d[4 * k] : 0.0;
-    }
+    invert_diag_block(l->Dinv + 9 * (size_t)i, d);
+  }
+  for (uint32_t i = i0; i < i1; ++i) smoother_row(l, i, nb);
+}
+
+/* rows per chunk of the set-up's row loops */
+static const uint32_t SETUP_GRAIN = 256;
+
+static void level_finish(tf_pool *pool, level *l) {
+  pool_for(pool, l->n, SETUP_GRAIN, finish_rows, l);
+}
+
+/* the power iteration's pass over rows: w = D^-1 A v, and its partial |v|^2, |w|^2 */
+typedef struct power_job {
+  const level *l;
+  const double *v;
+  double *w;
+  double scale; /* for the normalization pass */
+} power_job;
+
+static void power_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  const power_job *j = ctx;
+  const level *l = j->l;
+  for (uint32_t i = i0; i < i1; ++i) {
+    double s[3] = {0, 0, 0};
+    for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
+      m3_mulv_add(s, l->Aval + 9 * (size_t)k, j->v + 3 * (size_t)l->A.col[k]);
+    m3_mulv(j->w + 3 * (size_t)i, l->Dinv + 9 * (size_t)i, s);
   }
 }
 
-/* y = A x on a level */
-static void level_mul(const level *l, const double *x, double *y) {
-  for (uint32_t i = 0; i < l->n; ++i) {
-    double s[3] = {0, 0, 0};
-    for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
-      m3_mulv_add(s, l->Aval + 9 * (size_t)k, x + 3 * (size_t)l->A.col[k]);
-    v3_copy(y + 3 * (size_t)i, s);
-  }
+static double norm2_v(void *ctx, uint32_t k0, uint32_t k1) {
+  const power_job *j = ctx;
+  double s = 0.0;
+  for (uint32_t k = k0; k < k1; ++k) s += j->v[k] * j->v[k];
+  return s;
+}
+
+static double norm2_w(void *ctx, uint32_t k0, uint32_t k1) {
+  const power_job *j = ctx;
+  double s = 0.0;
+  for (uint32_t k = k0; k < k1; ++k) s += j->w[k] * j->w[k];
+  return s;
 }
 
 /* rho(D^-1 A) by power iteration from a fixed start (deterministic) */
-static double spectral_radius(level *l) {
+static double spectral_radius(tf_pool *pool, level *l) {
   double *v = l->ev, *w = l->r;
   int iterations = l->ev_warm ? POWER_ITERATIONS_WARM : POWER_ITERATIONS;
   if (!l->ev_warm)
@@ -350,43 +548,35 @@ static double spectral_radius(level *l) {
     if (l->dead[i / 3]) v[i] = 0.0;
   l->ev_warm = 1;
   double lam = 1.0;
+  power_job j = {l, v, w, 0.0};
   for (int it = 0; it < iterations; ++it) {
-    level_mul(l, v, w);
-    double nv = 0.0, nw = 0.0;
-    for (uint32_t i = 0; i < l->n; ++i) {
-      double t[3];
-      m3_mulv(t, l->Dinv + 9 * (size_t)i, w + 3 * (size_t)i);
-      v3_copy(w + 3 * (size_t)i, t);
-    }
-    for (uint32_t i = 0; i < 3 * l->n; ++i) {
-      nv += v[i] * v[i];
-      nw += w[i] * w[i];
-    }
+    pool_for(pool, l->n, SETUP_GRAIN, power_rows, &j);
+    double nv = pool_sum(pool, 3 * l->n, norm2_v, &j), nw = pool_sum(pool, 3 * l->n, norm2_w, &j);
     if (!(nv > 0.0) || !(nw > 0.0)) {
       l->ev_warm = 0;
       return 1.0;
     }
     lam = sqrt(nw / nv);
-    double s = 1.0 / sqrt(nw);
-    for (uint32_t i = 0; i < 3 * l->n; ++i) v[i] = w[i] * s;
+    double sc = 1.0 / sqrt(nw);
+    for (uint32_t i = 0; i < 3 * l->n; ++i) v[i] = w[i] * sc;
   }
   return lam;
 }
 
-static void level_galerkin(amg *a, level *l, level *c) {
-  uint32_t n = l->n;
-  int64_t *mk = a->marker;
-  /* live nodes per aggregate: the tentative prolongator's column scale 1/sqrt(count) */
-  memset(l->cnt, 0, sizeof(uint32_t) * l->nc);
-  for (uint32_t i = 0; i < n; ++i)
-    if (!l->dead[i]) l->cnt[l->agg[i]]++;
-  double omega = 4.0 / (3.0 * spectral_radius(l));
-  /* P = P0 - omega D^-1 A P0 */
-  memset(l->Pval, 0, sizeof(double) * 9 * l->P.nnz);
-  for (uint32_t i = 0; i < n; ++i) {
+typedef struct galerkin_job {
+  level *l, *c;
+  double omega;
+} galerkin_job;
+
+/* P = P0 - omega D^-1 A P0, row by row */
+static void prolongator_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  const galerkin_job *g = ctx;
+  level *l = g->l;
+  for (uint32_t i = i0; i < i1; ++i) {
+    uint32_t p0 = l->P.ptr[i], p1 = l->P.ptr[i + 1];
+    memset(l->Pval + 9 * (size_t)p0, 0, sizeof(double) * 9 * (p1 - p0));
     if (l->dead[i]) continue;
-    for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q) mk[l->P.col[q]] = q;
-    double *pi = l->Pval + 9 * (size_t)mk[l->agg[i]];
+    double *pi = l->Pval + 9 * (size_t)find_col(l->P.col, p0, p1, l->agg[i]);
     double ci = 1.0 / sqrt((double)l->cnt[l->agg[i]]);
     pi[0] += ci;
     pi[4] += ci;
@@ -394,38 +584,59 @@ static void level_galerkin(amg *a, level *l, level *c) {
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
       if (l->dead[j]) continue;
-      double cj = -omega / sqrt((double)l->cnt[l->agg[j]]), t[9];
+      double cj = -g->omega / sqrt((double)l->cnt[l->agg[j]]), t[9];
       m3_mul(t, l->Dinv + 9 * (size_t)i, l->Aval + 9 * (size_t)k);
-      double *pj = l->Pval + 9 * (size_t)mk[l->agg[j]];
+      double *pj = l->Pval + 9 * (size_t)find_col(l->P.col, p0, p1, l->agg[j]);
       for (int e = 0; e < 9; ++e) pj[e] += cj * t[e];
     }
-    for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q) mk[l->P.col[q]] = -1;
   }
-  /* T = A P */
-  memset(l->Tval, 0, sizeof(double) * 9 * l->T.nnz);
-  for (uint32_t i = 0; i < n; ++i) {
-    for (uint32_t q = l->T.ptr[i]; q < l->T.ptr[i + 1]; ++q) mk[l->T.col[q]] = q;
+}
+
+/* T = A P, row by row */
+static void ap_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  const galerkin_job *g = ctx;
+  level *l = g->l;
+  for (uint32_t i = i0; i < i1; ++i) {
+    uint32_t t0 = l->T.ptr[i], t1 = l->T.ptr[i + 1];
+    memset(l->Tval + 9 * (size_t)t0, 0, sizeof(double) * 9 * (t1 - t0));
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
       for (uint32_t q = l->P.ptr[j]; q < l->P.ptr[j + 1]; ++q)
-        m3_mul_add(l->Tval + 9 * (size_t)mk[l->P.col[q]], l->Aval + 9 * (size_t)k,
-                   l->Pval + 9 * (size_t)q);
+        m3_mul_add(l->Tval + 9 * (size_t)find_col(l->T.col, t0, t1, l->P.col[q]),
+                   l->Aval + 9 * (size_t)k, l->Pval + 9 * (size_t)q);
     }
-    for (uint32_t q = l->T.ptr[i]; q < l->T.ptr[i + 1]; ++q) mk[l->T.col[q]] = -1;
   }
-  /* Ac = P^T T */
-  memset(c->Aval, 0, sizeof(double) * 9 * c->A.nnz);
-  for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t p = l->P.ptr[i]; p < l->P.ptr[i + 1]; ++p) {
-      uint32_t J = l->P.col[p];
-      for (uint32_t q = c->A.ptr[J]; q < c->A.ptr[J + 1]; ++q) mk[c->A.col[q]] = q;
+}
+
+/* Ac = P^T T, coarse row by coarse row: row J gathers from the fine rows its restriction list
+ * names, in increasing order (the order the serial scatter added them in) */
+static void ptap_rows(void *ctx, uint32_t J0, uint32_t J1) {
+  const galerkin_job *g = ctx;
+  level *l = g->l, *c = g->c;
+  for (uint32_t J = J0; J < J1; ++J) {
+    uint32_t a0 = c->A.ptr[J], a1 = c->A.ptr[J + 1];
+    memset(c->Aval + 9 * (size_t)a0, 0, sizeof(double) * 9 * (a1 - a0));
+    for (uint32_t r = l->rptr[J]; r < l->rptr[J + 1]; ++r) {
+      uint32_t i = l->rrow[r], p = l->rslot[r];
       for (uint32_t t = l->T.ptr[i]; t < l->T.ptr[i + 1]; ++t)
-        m3_tmul_add(c->Aval + 9 * (size_t)mk[l->T.col[t]], l->Pval + 9 * (size_t)p,
-                    l->Tval + 9 * (size_t)t);
-      for (uint32_t q = c->A.ptr[J]; q < c->A.ptr[J + 1]; ++q) mk[c->A.col[q]] = -1;
+        m3_tmul_add(c->Aval + 9 * (size_t)find_col(c->A.col, a0, a1, l->T.col[t]),
+                    l->Pval + 9 * (size_t)p, l->Tval + 9 * (size_t)t);
     }
-  for (uint32_t J = 0; J < c->n; ++J) c->dead[J] = l->cnt[J] == 0;
-  level_finish(c);
+    c->dead[J] = l->cnt[J] == 0;
+  }
+}
+
+static void level_galerkin(amg *a, level *l, level *c) {
+  uint32_t n = l->n;
+  /* live nodes per aggregate: the tentative prolongator's column scale 1/sqrt(count) */
+  memset(l->cnt, 0, sizeof(uint32_t) * l->nc);
+  for (uint32_t i = 0; i < n; ++i)
+    if (!l->dead[i]) l->cnt[l->agg[i]]++;
+  galerkin_job g = {l, c, 4.0 / (3.0 * spectral_radius(a->pool, l))};
+  pool_for(a->pool, n, SETUP_GRAIN, prolongator_rows, &g);
+  pool_for(a->pool, n, SETUP_GRAIN, ap_rows, &g);
+  pool_for(a->pool, c->n, SETUP_GRAIN, ptap_rows, &g);
+  level_finish(a->pool, c);
 }
 
 /* Cholesky of the coarsest level, densely; a non-positive pivot (round-off on a singular
@@ -474,100 +685,213 @@ static void dense_solve(const amg *a, const double *b, double *x) {
   }
 }
 
-void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
+typedef struct level0_job {
+  amg *a;
+  const bsr *H;
+  const uint8_t *fixed;
+} level0_job;
+
+/* level 0's rows from H through the binding: each block copied (or transposed) from its source,
+ * and the blocks outside level 0's pattern lumped onto their ends' diagonals */
+static void level0_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  const level0_job *j = ctx;
+  amg *a = j->a;
   level *l0 = &a->lv[0];
-  /* level 0: expand the upper-triangle Hessian into full storage. A block outside level 0's
-   * (sparser) pattern, e.g. the coupling of a bending hinge's opposite vertices, is lumped onto
-   * both diagonals as |B|_F I: [0 B; B^T 0] <= |B| I, so the preconditioner stays SPD and above
-   * the Hessian it drops. */
-  memset(l0->Aval, 0, 9 * sizeof(double) * l0->A.nnz);
-  for (uint32_t i = 0; i < l0->n; ++i) {
+  const uint8_t *fixed = j->fixed;
+  for (uint32_t i = i0; i < i1; ++i) {
     l0->dead[i] = fixed ? fixed[i] : 0;
-    uint32_t q = l0->diag[i], qend = l0->A.ptr[i + 1];
-    for (uint32_t k = H->row_ptr[i]; k < H->row_ptr[i + 1]; ++k) {
-      uint32_t j = H->col[k];
-      const double *b = H->val + 9 * (size_t)k;
-      while (q < qend && l0->A.col[q] < j) ++q;
-      if (q < qend && l0->A.col[q] == j) {
-        double *d = l0->Aval + 9 * (size_t)q;
-        for (int e = 0; e < 9; ++e) d[e] += b[e];
-        if (j != i) {
-          double *t = l0->Aval + 9 * (size_t)a->transpose0[q];
-          for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) t[3 * c + r] += b[3 * r + c];
-        }
+    for (uint32_t q = l0->A.ptr[i]; q < l0->A.ptr[i + 1]; ++q) {
+      double *d = l0->Aval + 9 * (size_t)q;
+      uint32_t src = a->src0[q];
+      if (src == SRC_NONE) {
+        memset(d, 0, 9 * sizeof *d);
         continue;
       }
-      if (fixed && (fixed[i] || fixed[j]))
+      const double *b = j->H->val + 9 * (size_t)(src & ~SRC_T);
+      if (src & SRC_T) {
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) d[3 * c + r] = b[3 * r + c];
+      } else {
+        memcpy(d, b, 9 * sizeof *d);
+      }
+    }
+    double *di = l0->Aval + 9 * (size_t)l0->diag[i];
+    for (uint32_t e = a->lptr0[i]; e < a->lptr0[i + 1]; ++e) {
+      if (fixed && (fixed[i] || fixed[a->lend0[e]]))
         continue; /* a Dirichlet end: the coupling is not in the system */
+      const double *b = j->H->val + 9 * (size_t)a->lump0[e];
       double nb = 0.0;
-      for (int e = 0; e < 9; ++e) nb += b[e] * b[e];
+      for (int k = 0; k < 9; ++k) nb += b[k] * b[k];
       nb = sqrt(nb);
-      double *di = l0->Aval + 9 * (size_t)l0->diag[i], *dj = l0->Aval + 9 * (size_t)l0->diag[j];
-      for (int e = 0; e < 9; e += 4) di[e] += nb, dj[e] += nb;
+      di[0] += nb, di[4] += nb, di[8] += nb;
     }
   }
-  level_finish(l0);
+}
+
+void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
+  /* level 0: the upper-triangle Hessian in full storage. A block outside level 0's (sparser)
+   * pattern, e.g. the coupling of a bending hinge's opposite vertices, is lumped onto both
+   * diagonals as |B|_F I: [0 B; B^T 0] <= |B| I, so the preconditioner stays SPD and above the
+   * Hessian it drops. Row by row on the pool; every coarser level the same (level_galerkin) */
+  level0_job j = {a, H, fixed};
+  pool_for(a->pool, a->lv[0].n, SETUP_GRAIN, level0_rows, &j);
+  level_finish(a->pool, &a->lv[0]);
   for (uint32_t k = 0; k + 1 < a->L; ++k) level_galerkin(a, &a->lv[k], &a->lv[k + 1]);
   dense_factor(a);
 }
 
-/* post-smoothing: one backward Gauss-Seidel sweep on A x = b; dead rows stay zero */
-static void gauss_seidel_backward(const level *l, const double *b, double *x) {
-  for (uint32_t s = 0; s < l->n; ++s) {
-    uint32_t i = l->n - 1 - s;
-    if (l->dead[i]) continue;
-    double r[3];
-    v3_copy(r, b + 3 * (size_t)i);
-    for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
-      uint32_t j = l->A.col[k];
-      if (j == i) continue;
-      const double *m = l->Aval + 9 * (size_t)k, *xj = x + 3 * (size_t)j;
-      r[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
-      r[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
-      r[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];
+/* The smoothers are Gauss-Seidel within row blocks (their number fixed by n) and Jacobi
+ * across them (the hybrid Gauss-Seidel of parallel AMG codes, e.g. hypre's BoomerAMG): a block
+ * reads its own rows' current values and other blocks' values from before the sweep, so the
+ * blocks run in any order on any number of threads with one result. The backward sweep is the
+ * forward one's adjoint (D + U_in against D + L_in), which keeps the V-cycle symmetric for PCG. A
+ * level of one block is plain Gauss-Seidel. */
+/* at most this many blocks per level (each couples to its neighbours only through the Jacobi
+ * part, which costs CG iterations: SWING-128 needed 12 % more with blocks of 512 rows, xx % with
+ * 16 blocks), and none smaller than SMOOTH_MIN_ROWS */
+enum { SMOOTH_MAX_BLOCKS = 8, SMOOTH_MIN_ROWS = 2048 };
+static uint32_t level_blocks(const level *l) {
+  uint32_t nb = (l->n + SMOOTH_MIN_ROWS - 1) / SMOOTH_MIN_ROWS;
+  return nb < SMOOTH_MAX_BLOCKS ? nb : SMOOTH_MAX_BLOCKS;
+}
+
+typedef struct vcycle_job {
+  const level *l, *c;
+  const double *b;
+  double *x;
+} vcycle_job;
+
+static void block_range(const level *l, uint32_t blk, uint32_t *r0, uint32_t *r1) {
+  uint64_t nb = level_blocks(l);
+  *r0 = (uint32_t)(blk * (uint64_t)l->n / nb);
+  *r1 = (uint32_t)((blk + 1) * (uint64_t)l->n / nb);
+}
+
+/* Pre-smoothing: one forward sweep from x = 0 per block, which also leaves the block's part of
+ * the residual r = b - A x. From zero, row i sees only its final lower neighbours in the block,
+ * so the sweep reads the lower half of each row; the residual's upper part -sum_{j > i} A_ij x_j
+ * is scattered from row i's lower blocks (A_ji = A_ij^T) while they are still in cache, once x_i
+ * is known. Half a pass over the matrix instead of a full sweep plus a product; the terms across
+ * blocks follow in gs_forward_cross. */
+static void gs_forward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
+  const vcycle_job *j = ctx;
+  const level *l = j->l;
+  double *x = j->x, *r = l->r;
+  for (uint32_t blk = b0; blk < b1; ++blk) {
+    uint32_t r0, r1;
+    block_range(l, blk, &r0, &r1);
+    for (uint32_t i = r0; i < r1; ++i) {
+      double *xi = x + 3 * (size_t)i, *ri = r + 3 * (size_t)i;
+      if (l->dead[i]) {
+        v3_set(xi, 0.0, 0.0, 0.0);
+        v3_set(ri, 0.0, 0.0, 0.0); /* its prolongator row is zero: nothing to restrict */
+        continue;
+      }
+      uint32_t k0 = l->A.ptr[i], kd = l->diag[i];
+      while (k0 < kd && l->A.col[k0] < r0) ++k0; /* the block's own lower neighbours */
+      double s[3];
+      v3_copy(s, j->b + 3 * (size_t)i);
+      for (uint32_t k = k0; k < kd; ++k) {
+        const double *m = l->Aval + 9 * (size_t)k, *xj = x + 3 * (size_t)l->A.col[k];
+        s[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
+        s[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
+        s[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];
+      }
+      m3_mulv(xi, l->Sinv + 9 * (size_t)i, s);
+      /* r_i = s - D_i x_i: zero up to round-off, exact when D_i was singular and not inverted */
+      const double *d = l->Aval + 9 * (size_t)kd;
+      ri[0] = s[0] - (d[0] * xi[0] + d[1] * xi[1] + d[2] * xi[2]);
+      ri[1] = s[1] - (d[3] * xi[0] + d[4] * xi[1] + d[5] * xi[2]);
+      ri[2] = s[2] - (d[6] * xi[0] + d[7] * xi[1] + d[8] * xi[2]);
+      for (uint32_t k = k0; k < kd; ++k) {
+        const double *m = l->Aval + 9 * (size_t)k;
+        double *rj = r + 3 * (size_t)l->A.col[k];
+        rj[0] -= m[0] * xi[0] + m[3] * xi[1] + m[6] * xi[2];
+        rj[1] -= m[1] * xi[0] + m[4] * xi[1] + m[7] * xi[2];
+        rj[2] -= m[2] * xi[0] + m[5] * xi[1] + m[8] * xi[2];
+      }
     }
-    m3_mulv(x + 3 * (size_t)i, l->Dinv + 9 * (size_t)i, r);
   }
 }
 
-/* Pre-smoothing: one forward Gauss-Seidel sweep from x = 0, which also leaves the residual
- * r = b - A x. From zero, row i sees only its final lower neighbours (j < i), so the sweep reads
- * the lower half of each row; the residual's upper part -sum_{j > i} A_ij x_j is scattered from
- * row i's lower blocks (A_ji = A_ij^T) while they are still in cache, once x_i is known. Half a
- * pass over the matrix instead of a full sweep plus a product. */
-static void gauss_seidel_forward_from_zero(const level *l, const double *b, double *x, double *r) {
-  for (uint32_t i = 0; i < l->n; ++i) {
-    double *xi = x + 3 * (size_t)i, *ri = r + 3 * (size_t)i;
-    if (l->dead[i]) {
-      v3_set(xi, 0.0, 0.0, 0.0);
-      v3_set(ri, 0.0, 0.0, 0.0); /* its prolongator row is zero: nothing to restrict */
-      continue;
-    }
-    uint32_t k0 = l->A.ptr[i], kd = l->diag[i];
-    double s[3];
-    v3_copy(s, b + 3 * (size_t)i);
-    for (uint32_t k = k0; k < kd; ++k) {
-      const double *m = l->Aval + 9 * (size_t)k, *xj = x + 3 * (size_t)l->A.col[k];
-      s[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
-      s[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
-      s[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];
-    }
-    m3_mulv(xi, l->Dinv + 9 * (size_t)i, s);
-    /* r_i = s - D_i x_i: zero up to round-off, exact when D_i was singular and not inverted */
-    const double *d = l->Aval + 9 * (size_t)kd;
-    ri[0] = s[0] - (d[0] * xi[0] + d[1] * xi[1] + d[2] * xi[2]);
-    ri[1] = s[1] - (d[3] * xi[0] + d[4] * xi[1] + d[5] * xi[2]);
-    ri[2] = s[2] - (d[6] * xi[0] + d[7] * xi[1] + d[8] * xi[2]);
-    for (uint32_t k = k0; k < kd; ++k) {
-      const double *m = l->Aval + 9 * (size_t)k;
-      double *rj = r + 3 * (size_t)l->A.col[k];
-      rj[0] -= m[0] * xi[0] + m[3] * xi[1] + m[6] * xi[2];
-      rj[1] -= m[1] * xi[0] + m[4] * xi[1] + m[7] * xi[2];
-      rj[2] -= m[2] * xi[0] + m[5] * xi[1] + m[8] * xi[2];
+/* the residual's terms from other blocks' x (each row's neighbours outside its block) */
+static void gs_forward_cross(void *ctx, uint32_t b0, uint32_t b1) {
+  const vcycle_job *j = ctx;
+  const level *l = j->l;
+  for (uint32_t blk = b0; blk < b1; ++blk) {
+    uint32_t r0, r1;
+    block_range(l, blk, &r0, &r1);
+    for (uint32_t i = r0; i < r1; ++i) {
+      if (l->dead[i]) continue;
+      double *ri = l->r + 3 * (size_t)i;
+      /* the row is sorted: its columns outside [r0, r1) are a prefix and a suffix */
+      uint32_t k = l->A.ptr[i], kend = l->A.ptr[i + 1];
+      for (; k < kend && l->A.col[k] < r0; ++k)
+        m3_mulv_sub(ri, l->Aval + 9 * (size_t)k, j->x + 3 * (size_t)l->A.col[k]);
+      while (kend > k && l->A.col[kend - 1] >= r1) --kend;
+      for (k = kend; k < l->A.ptr[i + 1]; ++k)
+        m3_mulv_sub(ri, l->Aval + 9 * (size_t)k, j->x + 3 * (size_t)l->A.col[k]);
     }
   }
 }
+
+/* bc = P^T r, coarse row by coarse row */
+static void restrict_rows(void *ctx, uint32_t J0, uint32_t J1) {
+  const vcycle_job *j = ctx;
+  const level *l = j->l;
+  for (uint32_t J = J0; J < J1; ++J) {
+    double *bc = j->c->b + 3 * (size_t)J;
+    v3_set(bc, 0.0, 0.0, 0.0);
+    for (uint32_t k = l->rptr[J]; k < l->rptr[J + 1]; ++k) {
+      const double *p = l->Pval + 9 * (size_t)l->rslot[k], *ri = l->r + 3 * (size_t)l->rrow[k];
+      bc[0] += p[0] * ri[0] + p[3] * ri[1] + p[6] * ri[2];
+      bc[1] += p[1] * ri[0] + p[4] * ri[1] + p[7] * ri[2];
+      bc[2] += p[2] * ri[0] + p[5] * ri[1] + p[8] * ri[2];
+    }
+  }
+}
+
+/* x += P xc, and the result kept in xs for the backward sweep's reads across blocks */
+static void prolong_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  const vcycle_job *j = ctx;
+  const level *l = j->l;
+  for (uint32_t i = i0; i < i1; ++i) {
+    double *xi = j->x + 3 * (size_t)i;
+    for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q)
+      m3_mulv_add(xi, l->Pval + 9 * (size_t)q, j->c->x + 3 * (size_t)l->P.col[q]);
+    v3_copy(l->xs + 3 * (size_t)i, xi);
+  }
+}
+
+/* post-smoothing: one backward sweep per block on A x = b; dead rows stay zero */
+static void gs_backward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
+  const vcycle_job *j = ctx;
+  const level *l = j->l;
+  double *x = j->x;
+  for (uint32_t blk = b0; blk < b1; ++blk) {
+    uint32_t r0, r1;
+    block_range(l, blk, &r0, &r1);
+    for (uint32_t i = r1; i-- > r0;) {
+      if (l->dead[i]) continue;
+      double r[3];
+      v3_copy(r, j->b + 3 * (size_t)i);
+      for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
+        uint32_t c = l->A.col[k];
+        if (c == i) continue;
+        const double *m = l->Aval + 9 * (size_t)k;
+        const double *xj = (c >= r0 && c < r1 ? x : l->xs) + 3 * (size_t)c;
+        r[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
+        r[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
+        r[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];
+      }
+      m3_mulv_add(r, l->aug + 9 * (size_t)i, l->xs + 3 * (size_t)i); /* the l1 diagonal */
+      m3_mulv(x + 3 * (size_t)i, l->Sinv + 9 * (size_t)i, r);
+    }
+  }
+}
+
+/* rows per chunk of the row-wise loops (restriction, prolongation) */
+static const uint32_t AMG_ROW_GRAIN = 256;
 
 /* x = V-cycle(b) on level k */
 static void vcycle(amg *a, uint32_t k, const double *b, double *x) {
@@ -579,26 +903,17 @@ static void vcycle(amg *a, uint32_t k, const double *b, double *x) {
     return;
   }
   level *c = &a->lv[k + 1];
-  gauss_seidel_forward_from_zero(l, b, x, l->r);
-  /* restrict the residual: bc = P^T r */
-  memset(c->b, 0, sizeof(double) * 3 * c->n);
-  for (uint32_t i = 0; i < l->n; ++i) {
-    const double *ri = l->r + 3 * (size_t)i;
-    for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q) {
-      const double *p = l->Pval + 9 * (size_t)q;
-      double *bc = c->b + 3 * (size_t)l->P.col[q];
-      bc[0] += p[0] * ri[0] + p[3] * ri[1] + p[6] * ri[2];
-      bc[1] += p[1] * ri[0] + p[4] * ri[1] + p[7] * ri[2];
-      bc[2] += p[2] * ri[0] + p[5] * ri[1] + p[8] * ri[2];
-    }
-  }
+  vcycle_job j = {l, c, b, x};
+  uint32_t nb = level_blocks(l);
+  pool_for(a->pool, nb, 1, gs_forward_blocks, &j);
+  if (nb > 1) pool_for(a->pool, nb, 1, gs_forward_cross, &j);
+  pool_for(a->pool, c->n, AMG_ROW_GRAIN, restrict_rows, &j);
   vcycle(a, k + 1, c->b, c->x);
-  /* prolongate the correction: x += P xc */
-  for (uint32_t i = 0; i < l->n; ++i)
-    for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q)
-      m3_mulv_add(x + 3 * (size_t)i, l->Pval + 9 * (size_t)q, c->x + 3 * (size_t)l->P.col[q]);
-  gauss_seidel_backward(l, b, x);
+  pool_for(a->pool, l->n, AMG_ROW_GRAIN, prolong_rows, &j);
+  pool_for(a->pool, nb, 1, gs_backward_blocks, &j);
 }
+
+void amg_set_pool(amg *a, tf_pool *pool) { a->pool = pool; }
 
 void amg_apply(void *ctx, const double *r, double *z) {
   amg *a = ctx;

@@ -18,8 +18,12 @@ typedef struct amg amg;
 
 /* Structure from the full (both triangles, diagonal included) adjacency of n vertices. NULL when
  * out of memory. */
-TF_LOCAL amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj);
+/* H: the upper-triangle pattern every amg_setup will be given (its values are not read here) */
+TF_LOCAL amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj,
+                         const bsr *H);
 TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
+/* the threads of amg_apply (Nullable pool: inline); the result does not depend on them */
+TF_LOCAL void amg_set_pool(amg *a, tf_pool *pool);
 /* Numbers from the upper-triangle Hessian H, whose pattern may be wider than the adjacency given
  * to amg_create (blocks outside it are lumped onto the diagonal); fixed (Nullable) vertices are
  * Dirichlet. */

@@ -7,6 +7,21 @@
 #define TF_SOLVE_BSR_H
 
 #include "core/common.h"
+#include "core/mem.h"
+
+typedef struct tf_pool tf_pool;
+
+/* Threading of the product (bsr_par_init): rows cut into blocks of BSR_BLOCK_ROWS, fixed by n.
+ * A block's rows apply their stored blocks and, within the block, their transposes (each block
+ * read once, as serially); a transpose that lands in a later block is applied by that block's
+ * row in a second pass, from the cross list. Each row's terms then come in one fixed order,
+ * whatever the thread count. */
+typedef struct bsr_par {
+  tf_pool *pool;   /* Nullable: inline, same order */
+  uint32_t *xptr;  /* (n + 1) per row j: its cross entries */
+  uint32_t *xslot; /* (xptr[n]) slot of a stored block (i, j) whose row i is in an earlier block */
+  uint32_t *xrow;  /* (xptr[n]) that row i */
+} bsr_par;
 
 typedef struct bsr {
   uint32_t n;              /* block rows */
@@ -14,7 +29,17 @@ typedef struct bsr {
   const uint32_t *col;     /* (row_ptr[n]) sorted per row, all >= the row */
   uint32_t *diag;          /* (n) index of the diagonal block of each row */
   double *val;             /* (row_ptr[n] x 9) row-major blocks */
+  const bsr_par *par;      /* Nullable: the blocked product (threads); NULL: one serial sweep */
 } bsr;
+
+/* rows per block: a block's transposes that land in later blocks are read twice (mul_cross), about
+ * one grid row's worth per block on a cloth grid, so larger blocks cost less; 1024 leaves 16
+ * blocks on CLOTH-128 and 4 on FLESH-20k */
+#define BSR_BLOCK_ROWS 1024u
+
+/* the cross lists of A's pattern (allocated through m; par->pool set by the caller) */
+TF_LOCAL int bsr_par_init(tf_mem *m, bsr_par *par, const bsr *A);
+TF_LOCAL void bsr_par_free(tf_mem *m, bsr_par *par, uint32_t n);
 
 /* Upper-triangle pattern of a symmetric adjacency (rows sorted, diagonal included): fills row_ptr
  * (n + 1), col ((adj_ptr[n] + n) / 2) and diag (n), and points A at them. */

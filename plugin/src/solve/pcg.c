@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/pool.h"
 #include "core/vec3.h"
 
 static void apply_prec(const double *pinv, const double *r, double *z, uint32_t n,
@@ -20,11 +21,43 @@ static void apply_prec(const double *pinv, const double *r, double *z, uint32_t 
   }
 }
 
-static double dot(const double *a, const double *b, size_t n) {
+/* the vector loops on the matrix's threads (bsr.par); the sums in chunks fixed by the length
+ * (pool_sum), so a dot product rounds the same on any number of threads */
+typedef struct vec_job {
+  const double *a, *b;
+  double *x, *y;
+  double alpha;
+} vec_job;
+
+static double dot_range(void *ctx, uint32_t i0, uint32_t i1) {
+  const vec_job *j = ctx;
   double s = 0.0;
-  for (size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  for (uint32_t i = i0; i < i1; ++i) s += j->a[i] * j->b[i];
   return s;
 }
+
+static double dot(tf_pool *pool, const double *a, const double *b, size_t n) {
+  vec_job j = {a, b, NULL, NULL, 0.0};
+  return pool_sum(pool, (uint32_t)n, dot_range, &j);
+}
+
+/* x += alpha a, y -= alpha b */
+static void step_range(void *ctx, uint32_t i0, uint32_t i1) {
+  const vec_job *j = ctx;
+  for (uint32_t i = i0; i < i1; ++i) {
+    j->x[i] += j->alpha * j->a[i];
+    j->y[i] -= j->alpha * j->b[i];
+  }
+}
+
+/* y = a + alpha y */
+static void dir_range(void *ctx, uint32_t i0, uint32_t i1) {
+  const vec_job *j = ctx;
+  for (uint32_t i = i0; i < i1; ++i) j->y[i] = j->a[i] + j->alpha * j->y[i];
+}
+
+/* entries per chunk of the vector loops */
+static const uint32_t VEC_GRAIN = 8192;
 
 /* z = M^-1 r with the chosen preconditioner; fixed entries stay zero */
 static void precondition(const pcg_precond *pre, const pcg_work *w, const double *r, double *z,
@@ -65,7 +98,8 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
   for (size_t k = 0; k < m; ++k) w->r[k] = (fixed && fixed[k / 3]) ? 0.0 : b[k];
   precondition(pre, w, w->r, w->z, n, fixed);
   memcpy(w->p, w->z, m * sizeof *x);
-  double rz = dot(w->r, w->z, m);
+  tf_pool *pool = A->par ? A->par->pool : NULL;
+  double rz = dot(pool, w->r, w->z, m);
   double rz0 = rz;
   out->iterations = 0;
   out->converged = 0;
@@ -89,20 +123,18 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
         for (size_t k = 0; k < m; ++k)
           if (fixed[k / 3]) w->q[k] = 0.0;
     }
-    double pq = dot(w->p, w->q, m);
+    double pq = dot(pool, w->p, w->q, m);
     if (!(pq > 0.0)) {
       /* not positive definite along p: keep x; a NaN in A is a breakdown, not a solution */
       if (isnan(pq)) rz = NAN;
       break;
     }
     double alpha = rz / pq;
-    for (size_t k = 0; k < m; ++k) {
-      x[k] += alpha * w->p[k];
-      w->r[k] -= alpha * w->q[k];
-    }
+    vec_job step = {w->p, w->q, x, w->r, alpha};
+    pool_for(pool, (uint32_t)m, VEC_GRAIN, step_range, &step);
     ++it;
     precondition(pre, w, w->r, w->z, n, fixed);
-    double rz_new = dot(w->r, w->z, m);
+    double rz_new = dot(pool, w->r, w->z, m);
     if (rz_new <= tol2) {
       rz = rz_new;
       out->converged = 1;
@@ -110,7 +142,8 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
     }
     double beta = rz_new / rz;
     rz = rz_new;
-    for (size_t k = 0; k < m; ++k) w->p[k] = w->z[k] + beta * w->p[k];
+    vec_job dir = {w->z, NULL, NULL, w->p, beta};
+    pool_for(pool, (uint32_t)m, VEC_GRAIN, dir_range, &dir);
   }
   out->iterations = it;
   out->rel_residual = isnan(rz) ? NAN : sqrt(fmax(rz, 0.0) / rz0);

@@ -57,6 +57,44 @@ static inline void elem_scatter(bsr *H, const uint32_t *slot, const double *h, i
     }
 }
 
+/* colour.c: the elements of a set cut into blocks and the blocks grouped into colours whose
+ * blocks share no vertex, so one colour's kernels run on every thread of the simulation's pool without locks and each vertex
+ * receives its terms in the same order whatever the thread count (results are bitwise the same
+ * on 1 or 64 threads). Built at set-up; energy holds each element's last term. */
+typedef struct elem_colours {
+  uint32_t count;  /* colours */
+  uint32_t blocks; /* blocks of consecutive elements (colour.c) */
+  uint32_t elems;  /* elements */
+  uint32_t *ptr;   /* (count + 1) into order */
+  uint32_t *order; /* (blocks) block indices, colour by colour, increasing within one */
+  double *energy;  /* (elems) scratch: each element's energy in the last run */
+} elem_colours;
+
+/* one element's terms at the run's y: its energy returned, its gradient and Hessian added into
+ * the run's arrays (ctx: the set's eval context) */
+typedef double (*elem_kernel)(const void *ctx, uint32_t e);
+
+/* colour elements whose vertices are verts[stride e ..] (width[e] of them, or stride when width
+ * is NULL), over nv vertices */
+TF_LOCAL tf_status elem_colours_build(tf_mem *m, elem_colours *c, uint32_t nv, uint32_t elems,
+                                      const uint32_t *verts, uint32_t stride,
+                                      const uint32_t *width);
+TF_LOCAL void elem_colours_free(tf_mem *m, elem_colours *c);
+/* fn on every element, one colour after another, each colour across the pool; returns the sum
+ * of the elements' energies in element order */
+TF_LOCAL double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn,
+                                 const void *ctx);
+
+/* the arguments every set's kernel gets, gathered once per eval */
+typedef struct elem_ctx {
+  const tf_sim *s;
+  const void *data;
+  const elem_args *a;
+  const double *y;
+  double *grad; /* Nullable */
+  bsr *H;       /* Nullable */
+} elem_ctx;
+
 /* slots[k*k per element] of each element's vertex pairs (elems: k vertices each) */
 TF_LOCAL void elem_slots(const bsr *H, const uint32_t *elems, uint32_t count, int k,
                          uint32_t *slot);
@@ -67,8 +105,9 @@ typedef struct elem_membrane {
   const uint32_t *tris; /* the mesh's (count x 3) */
   membrane_rest *rest;  /* (count) */
   uint32_t *slot;       /* (count x 9) */
-  double lambda, mu;    /* Pa m: plane-stress Lame constants from stretch and poisson */
-  double area;          /* m^2, total rest area */
+  elem_colours col;
+  double lambda, mu; /* Pa m: plane-stress Lame constants from stretch and poisson */
+  double area;       /* m^2, total rest area */
 } elem_membrane;
 extern const elem_ops ELEM_MEMBRANE;
 TF_LOCAL tf_status elem_membrane_init(tf_sim *s, elem_membrane *e);
@@ -81,6 +120,7 @@ typedef struct elem_hinge {
   double *geom;           /* (count) k = B x geom */
   double *bend;           /* (count) flexural rigidity per hinge, N m */
   uint32_t *slot;         /* (count x 16) */
+  elem_colours col;
 } elem_hinge;
 extern const elem_ops ELEM_HINGE;
 TF_LOCAL tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend);
@@ -108,6 +148,7 @@ typedef struct elem_shell {
   uint32_t *six;         /* (tri x 6) its six-vertex patch, six[0] UINT32_MAX when none */
   uint8_t *held;         /* (tri) its three corners are hard-pinned */
   uint8_t *clamp;        /* (count) edges whose neighbour is held (bits), or shell.c's flags */
+  elem_colours col;      /* over patch and hpatch together */
 } elem_shell;
 extern const elem_ops ELEM_SHELL;
 /* choose every triangle's patch from the rest positions and widen the mesh adjacency to hold
@@ -139,6 +180,7 @@ typedef struct elem_drag {
   double *ydrag;        /* (n x 3) x_n + dt v_n: where the linearized drag is zero */
   uint32_t *slot;       /* (count x 9) */
   uint32_t n;           /* vertices (ydrag's size) */
+  elem_colours col;
 } elem_drag;
 extern const elem_ops ELEM_DRAG;
 TF_LOCAL tf_status elem_drag_init(tf_sim *s, elem_drag *e, int closed);

@@ -5,22 +5,26 @@
 #include "energy/bend_hinge.h"
 #include "sim/sim.h"
 
+static double hinge_one(const void *ctx, uint32_t k) {
+  const elem_ctx *c = ctx;
+  const elem_hinge *e = c->data;
+  double stiff = e->bend[k] * e->geom[k];
+  if (stiff == 0.0) return 0.0;
+  double lx[12], g[12], h[144], *grad = c->grad;
+  const uint32_t *v = e->hinges + 4 * (size_t)k;
+  for (int q = 0; q < 4; ++q) v3_copy(lx + 3 * q, c->y + 3 * (size_t)v[q]);
+  double E = hinge_energy_psd(lx, stiff, e->theta0[k], grad ? g : NULL, c->H ? h : NULL);
+  if (grad)
+    for (int q = 0; q < 4; ++q) v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
+  if (c->H) elem_scatter(c->H, e->slot + 16 * (size_t)k, h, 4);
+  return E;
+}
+
 static void hinge_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
                        double *E, double *grad, bsr *H) {
-  (void)s, (void)a;
   const elem_hinge *e = data;
-  double lx[12], g[12], h[144];
-  for (uint32_t k = 0; k < e->count; ++k) {
-    double stiff = e->bend[k] * e->geom[k];
-    if (stiff == 0.0) continue;
-    const uint32_t *v = e->hinges + 4 * (size_t)k;
-    for (int q = 0; q < 4; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
-    *E += hinge_energy_psd(lx, stiff, e->theta0[k], grad ? g : NULL, H ? h : NULL);
-    if (grad)
-      for (int q = 0; q < 4; ++q)
-        v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
-    if (H) elem_scatter(H, e->slot + 16 * (size_t)k, h, 4);
-  }
+  elem_ctx c = {s, data, a, y, grad, H};
+  *E += elem_colours_run(s, &e->col, hinge_one, &c);
 }
 
 static void hinge_destroy(tf_mem *m, void *data) {
@@ -29,6 +33,7 @@ static void hinge_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, e->geom, e->count);
   MEM_FREE_ARRAY(m, e->bend, e->count);
   MEM_FREE_ARRAY(m, e->slot, 16 * (size_t)e->count);
+  elem_colours_free(m, &e->col);
 }
 
 const elem_ops ELEM_HINGE = {"hinge", 0, hinge_eval, NULL, hinge_destroy, sizeof(elem_hinge)};
@@ -52,7 +57,7 @@ tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend) {
   }
   elem_hinge_set_bend(e, bend);
   elem_slots(&s->solver.H, e->hinges, e->count, 4, e->slot);
-  return TF_OK;
+  return elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->hinges, 4, NULL);
 }
 
 void elem_hinge_set_bend(elem_hinge *e, double bend) {

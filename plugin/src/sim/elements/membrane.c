@@ -4,20 +4,25 @@
 #include "core/vec3.h"
 #include "sim/sim.h"
 
+static double membrane_one(const void *ctx, uint32_t t) {
+  const elem_ctx *c = ctx;
+  const elem_membrane *e = c->data;
+  double lx[9], g[9], h[81], *grad = c->grad;
+  const uint32_t *v = e->tris + 3 * (size_t)t;
+  for (int k = 0; k < 3; ++k) v3_copy(lx + 3 * k, c->y + 3 * (size_t)v[k]);
+  double E =
+      membrane_energy(&e->rest[t], lx, e->lambda, e->mu, grad ? g : NULL, c->H ? h : NULL, 1);
+  if (grad)
+    for (int k = 0; k < 3; ++k) v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
+  if (c->H) elem_scatter(c->H, e->slot + 9 * (size_t)t, h, 3);
+  return E;
+}
+
 static void membrane_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
                           double *E, double *grad, bsr *H) {
-  (void)s, (void)a;
   const elem_membrane *e = data;
-  double lx[9], g[9], h[81];
-  for (uint32_t t = 0; t < e->count; ++t) {
-    const uint32_t *v = e->tris + 3 * (size_t)t;
-    for (int k = 0; k < 3; ++k) v3_copy(lx + 3 * k, y + 3 * (size_t)v[k]);
-    *E += membrane_energy(&e->rest[t], lx, e->lambda, e->mu, grad ? g : NULL, H ? h : NULL, 1);
-    if (grad)
-      for (int k = 0; k < 3; ++k)
-        v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
-    if (H) elem_scatter(H, e->slot + 9 * (size_t)t, h, 3);
-  }
+  elem_ctx c = {s, data, a, y, grad, H};
+  *E += elem_colours_run(s, &e->col, membrane_one, &c);
 }
 
 static void membrane_derive(tf_sim *s, void *data) {
@@ -29,6 +34,7 @@ static void membrane_destroy(tf_mem *m, void *data) {
   elem_membrane *e = data;
   MEM_FREE_ARRAY(m, e->rest, e->count);
   MEM_FREE_ARRAY(m, e->slot, 9 * (size_t)e->count);
+  elem_colours_free(m, &e->col);
 }
 
 const elem_ops ELEM_MEMBRANE = {
@@ -50,5 +56,5 @@ tf_status elem_membrane_init(tf_sim *s, elem_membrane *e) {
     e->area += e->rest[t].area;
   }
   elem_slots(&s->solver.H, e->tris, e->count, 3, e->slot);
-  return TF_OK;
+  return elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->tris, 3, NULL);
 }

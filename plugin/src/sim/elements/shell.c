@@ -38,40 +38,47 @@ enum { NP = SHELL_MAX_PATCH };
  * patch (its own quadratic, which knows no clamp) */
 enum { SHELL_HELD = 8, SHELL_NO_CLAMP = 16 };
 
+static double shell_one(const void *ctx, uint32_t k) {
+  const elem_ctx *c = ctx;
+  const elem_shell *e = c->data;
+  if (e->bend[k] == 0.0 || e->clamp[k] == SHELL_HELD) return 0.0;
+  double g[3 * NP], nu = c->s->par.bend_poisson, E = 0.0, *grad = c->grad;
+  const uint32_t *v = e->patch + NP * (size_t)k;
+  int np = e->rest[k].np;
+  if (grad || !c->H) {       /* a Hessian-only call skips the energy (elem_ops.eval) */
+    double lx[3 * NP] = {0}; /* np of them used: zeroed for the compiler, which cannot see it */
+    for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, c->y + 3 * (size_t)v[q]);
+    E = shell_energy_gn(lx, &e->rest[k], e->bend[k], nu, grad ? g : NULL, NULL);
+  }
+  if (grad)
+    for (int q = 0; q < np; ++q)
+      v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
+  if (!c->H) return E;
+  /* Newton's matrix on the narrower stencil; the stored (upper) blocks, from the factors */
+  shell_hess h;
+  double lx[3 * NP] = {0};
+  const shell_rest *r = &e->hrest[k];
+  v = e->hpatch + NP * (size_t)k;
+  np = r->np;
+  for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, c->y + 3 * (size_t)v[q]);
+  shell_energy_gn(lx, r, e->bend[k], nu, NULL, &h);
+  const uint32_t *slot = e->slot + NP * NP * (size_t)k;
+  for (int i = 0; i < np; ++i)
+    for (int j = 0; j < np; ++j) {
+      uint32_t sl = slot[np * i + j];
+      if (sl == UINT32_MAX) continue;
+      double blk[9];
+      shell_hess_block(&h, r, i, j, blk);
+      bsr_add_block(c->H, sl, blk);
+    }
+  return E;
+}
+
 static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
                        double *E, double *grad, bsr *H) {
-  (void)a;
   const elem_shell *e = data;
-  double lx[3 * NP], g[3 * NP], nu = s->par.bend_poisson;
-  shell_hess h;
-  for (uint32_t k = 0; k < e->count; ++k) {
-    if (e->bend[k] == 0.0 || e->clamp[k] == SHELL_HELD) continue;
-    const uint32_t *v = e->patch + NP * (size_t)k;
-    int np = e->rest[k].np;
-    if (grad || !H) { /* a Hessian-only call skips the energy (elem_ops.eval) */
-      for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
-      *E += shell_energy_gn(lx, &e->rest[k], e->bend[k], nu, grad ? g : NULL, NULL);
-    }
-    if (grad)
-      for (int q = 0; q < np; ++q)
-        v3_add(grad + 3 * (size_t)v[q], grad + 3 * (size_t)v[q], g + 3 * q);
-    if (!H) continue;
-    /* Newton's matrix on the narrower stencil; the stored (upper) blocks, from the factors */
-    const shell_rest *r = &e->hrest[k];
-    v = e->hpatch + NP * (size_t)k;
-    np = r->np;
-    for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, y + 3 * (size_t)v[q]);
-    shell_energy_gn(lx, r, e->bend[k], nu, NULL, &h);
-    const uint32_t *slot = e->slot + NP * NP * (size_t)k;
-    for (int i = 0; i < np; ++i)
-      for (int j = 0; j < np; ++j) {
-        uint32_t sl = slot[np * i + j];
-        if (sl == UINT32_MAX) continue;
-        double blk[9];
-        shell_hess_block(&h, r, i, j, blk);
-        bsr_add_block(H, sl, blk);
-      }
-  }
+  elem_ctx c = {s, data, a, y, grad, H};
+  *E += elem_colours_run(s, &e->col, shell_one, &c);
 }
 
 static void shell_destroy(tf_mem *m, void *data) {
@@ -88,6 +95,7 @@ static void shell_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, e->six, 6 * (size_t)e->cap);
   MEM_FREE_ARRAY(m, e->held, e->cap);
   MEM_FREE_ARRAY(m, e->clamp, e->cap);
+  elem_colours_free(m, &e->col);
 }
 
 const elem_ops ELEM_SHELL = {"shell", 0, shell_eval, NULL, shell_destroy, sizeof(elem_shell)};
@@ -505,7 +513,21 @@ tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend) {
         e->slot[NP * NP * (size_t)k + (size_t)np * a + b] = sl;
       }
   }
-  return TF_OK;
+  /* colours over each triangle's two stencils together: its gradient's and its Hessian's */
+  uint32_t *both = mem_array(&s->mem, 2 * NP * (size_t)e->count, sizeof *both);
+  uint32_t *width = mem_array(&s->mem, e->count, sizeof *width);
+  tf_status st = both && width ? TF_OK : TF_E_NOMEM;
+  for (uint32_t k = 0; st == TF_OK && k < e->count; ++k) {
+    uint32_t *b = both + 2 * NP * (size_t)k, w = 0;
+    for (int q = 0; q < e->rest[k].np; ++q) b[w++] = e->patch[NP * (size_t)k + q];
+    for (int q = 0; q < e->hrest[k].np; ++q) b[w++] = e->hpatch[NP * (size_t)k + q];
+    width[k] = w;
+  }
+  if (st == TF_OK)
+    st = elem_colours_build(&s->mem, &e->col, s->model.n, e->count, both, 2 * NP, width);
+  MEM_FREE_ARRAY(&s->mem, both, 2 * NP * (size_t)e->count);
+  MEM_FREE_ARRAY(&s->mem, width, e->count);
+  return st;
 }
 
 void elem_shell_set_bend(elem_shell *e, double bend) {

@@ -13,26 +13,31 @@ static void gather(const sim_flesh *F, uint32_t t, const double *y, double *lx) 
   for (uint32_t k = 0; k < F->npt; ++k) v3_copy(lx + 3 * k, y + 3 * (size_t)nd[tet_node(F, t, k)]);
 }
 
-static void tet_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
-                     double *E, double *grad, bsr *H) {
-  (void)s, (void)a;
-  const sim_flesh *F = data;
+static double tet_one(const void *ctx, uint32_t t) {
+  const elem_ctx *c = ctx;
+  const sim_flesh *F = c->data;
   const uint32_t npt = F->npt;
   double lx[3 * TET10_NODES], g[3 * TET10_NODES], h[9 * TET10_NODES * TET10_NODES];
-  for (uint32_t t = 0; t < F->tet.tet_count; ++t) {
-    const tet_rest *r = &F->rest[t];
-    gather(F, t, y, lx);
-    double *gp = grad ? g : NULL, *hp = H ? h : NULL;
-    *E += npt == 4 ? tet_energy(r, lx, F->lambda[t], F->mu[t], gp, hp, 1)
-                   : tet10_energy(r, lx, F->lambda[t], F->mu[t], gp, hp, 1);
-    const uint32_t *nd = F->nodes + (size_t)npt * t;
-    if (grad)
-      for (uint32_t k = 0; k < npt; ++k) {
-        double *gi = grad + 3 * (size_t)nd[tet_node(F, t, k)];
-        v3_add(gi, gi, g + 3 * k);
-      }
-    if (H) elem_scatter(H, F->slot + (size_t)npt * npt * t, h, (int)npt);
-  }
+  const tet_rest *r = &F->rest[t];
+  gather(F, t, c->y, lx);
+  double *gp = c->grad ? g : NULL, *hp = c->H ? h : NULL;
+  double E = npt == 4 ? tet_energy(r, lx, F->lambda[t], F->mu[t], gp, hp, 1)
+                      : tet10_energy(r, lx, F->lambda[t], F->mu[t], gp, hp, 1);
+  const uint32_t *nd = F->nodes + (size_t)npt * t;
+  if (c->grad)
+    for (uint32_t k = 0; k < npt; ++k) {
+      double *gi = c->grad + 3 * (size_t)nd[tet_node(F, t, k)];
+      v3_add(gi, gi, g + 3 * k);
+    }
+  if (c->H) elem_scatter(c->H, F->slot + (size_t)npt * npt * t, h, (int)npt);
+  return E;
+}
+
+static void tet_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
+                     double *E, double *grad, bsr *H) {
+  const sim_flesh *F = data;
+  elem_ctx c = {s, data, a, y, grad, H};
+  *E += elem_colours_run(s, &F->col, tet_one, &c);
 }
 
 /* material 0 follows the parameters (youngs, poisson); each tet is fill x its material's */
@@ -60,6 +65,7 @@ static void tet_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, F->surf_tet, F->surf_n);
   MEM_FREE_ARRAY(m, F->surf_w, (size_t)F->npt * F->surf_n);
   MEM_FREE_ARRAY(m, F->surf_tris, 3 * (size_t)F->surf_tri_count);
+  elem_colours_free(m, &F->col);
   tet10mesh_free(m, &F->q10);
   tetmesh_free(m, &F->tet);
 }

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT
+ * Fork-join pool (see pool.h). Every job is a barrier: all workers take part in it (claiming
+ * chunks from one atomic counter) and the caller returns only when each has reported back, so no
+ * worker can still be inside a job when the next one's fields are written. */
+#include "core/pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+/* spins before a worker sleeps: long enough to span the gap between two jobs of one Newton
+ * iteration (a few microseconds), short enough that an idle simulation costs nothing */
+static const uint32_t SPIN_BEFORE_SLEEP = 2000;
+/* spins between yields while the caller waits for its workers (a worker may be descheduled when
+ * there are more threads than cores: yielding hands it the core) */
+static const uint32_t SPIN_BEFORE_YIELD = 256;
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+struct tf_pool {
+  uint32_t threads;
+  pthread_t *tid; /* (threads - 1) */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  _Atomic uint64_t gen;      /* job number: a change starts a job */
+  _Atomic uint32_t sleepers; /* workers waiting on cv */
+  _Atomic uint32_t next;     /* next chunk to claim */
+  _Atomic uint32_t finished; /* workers done with the current job */
+  _Atomic int stop;
+  /* the current job, written by the caller while every worker is idle */
+  pool_fn fn;
+  pool_sum_fn sum_fn;
+  void *ctx;
+  uint32_t n, grain, chunks;
+  double partial[POOL_SUM_CHUNKS];
+};
+
+uint32_t pool_resolve_threads(uint32_t requested) {
+  if (requested == 0) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    requested = c > 0 ? (uint32_t)c : 1u;
+  }
+  return requested > POOL_MAX_THREADS ? POOL_MAX_THREADS : requested;
+}
+
+/* a sum's chunk count, fixed by n: one per POOL_SUM_GRAIN items (a short sum is one serial
+ * loop, as it always was), at most POOL_SUM_CHUNKS */
+static uint32_t sum_chunks(uint32_t n) {
+  uint32_t k = n / POOL_SUM_GRAIN + (n % POOL_SUM_GRAIN != 0);
+  return k < 1 ? 1 : k > POOL_SUM_CHUNKS ? POOL_SUM_CHUNKS : k;
+}
+
+/* chunk c of a sum over n items in k chunks: [c n / k, (c + 1) n / k) */
+static void sum_range(uint32_t n, uint32_t k, uint32_t c, uint32_t *begin, uint32_t *end) {
+  *begin = (uint32_t)((uint64_t)c * n / k);
+  *end = (uint32_t)((uint64_t)(c + 1) * n / k);
+}
+
+/* chunk c of the current job: [begin, end) */
+static void chunk_range(const tf_pool *p, uint32_t c, uint32_t *begin, uint32_t *end) {
+  if (p->sum_fn) {
+    sum_range(p->n, p->chunks, c, begin, end);
+  } else {
+    *begin = c * p->grain;
+    *end = *begin + p->grain < p->n ? *begin + p->grain : p->n;
+  }
+}
+
+static void run_chunks(tf_pool *p) {
+  for (;;) {
+    uint32_t c = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+    if (c >= p->chunks) return;
+    uint32_t b, e;
+    chunk_range(p, c, &b, &e);
+    if (p->sum_fn)
+      p->partial[c] = p->sum_fn(p->ctx, b, e);
+    else
+      p->fn(p->ctx, b, e);
+  }
+}
+
+static void *worker(void *arg) {
+  tf_pool *p = arg;
+  uint64_t seen = 0;
+  for (;;) {
+    uint32_t spins = 0;
+    while (atomic_load(&p->gen) == seen && !atomic_load(&p->stop)) {
+      if (++spins < SPIN_BEFORE_SLEEP) {
+        cpu_relax();
+        continue;
+      }
+      pthread_mutex_lock(&p->mu);
+      atomic_fetch_add(&p->sleepers, 1);
+      while (atomic_load(&p->gen) == seen && !atomic_load(&p->stop))
+        pthread_cond_wait(&p->cv, &p->mu);
+      atomic_fetch_sub(&p->sleepers, 1);
+      pthread_mutex_unlock(&p->mu);
+    }
+    if (atomic_load(&p->stop)) return NULL;
+    seen = atomic_load(&p->gen);
+    run_chunks(p);
+    atomic_fetch_add_explicit(&p->finished, 1, memory_order_release);
+  }
+}
+
+/* start the job described by p's fields, take part in it, wait for every worker */
+static void run_job(tf_pool *p) {
+  atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+  atomic_store_explicit(&p->finished, 0, memory_order_relaxed);
+  /* seq_cst: a worker that counted itself a sleeper before this sees the new gen, or we see it
+   * counted and wake it (both sides store, then load the other's variable) */
+  atomic_fetch_add(&p->gen, 1);
+  if (atomic_load(&p->sleepers)) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+  }
+  run_chunks(p);
+  uint32_t workers = p->threads - 1, spins = 0;
+  while (atomic_load_explicit(&p->finished, memory_order_acquire) < workers) {
+    if (++spins % SPIN_BEFORE_YIELD == 0)
+      sched_yield();
+    else
+      cpu_relax();
+  }
+}
+
+void pool_for(tf_pool *p, uint32_t n, uint32_t grain, pool_fn fn, void *ctx) {
+  if (n == 0) return;
+  if (grain == 0) grain = 1;
+  uint32_t chunks = n / grain + (n % grain != 0);
+  if (!p || p->threads == 1 || chunks == 1) {
+    /* inline: items are independent, so one call over the range is the same as its chunks */
+    fn(ctx, 0, n);
+    return;
+  }
+  p->fn = fn;
+  p->sum_fn = NULL;
+  p->ctx = ctx;
+  p->n = n;
+  p->grain = grain;
+  p->chunks = chunks;
+  run_job(p);
+}
+
+double pool_sum(tf_pool *p, uint32_t n, pool_sum_fn fn, void *ctx) {
+  uint32_t k = sum_chunks(n);
+  if (n == 0) return 0.0;
+  if (k == 1) return fn(ctx, 0, n);
+  double part[POOL_SUM_CHUNKS], *out = part;
+  if (!p || p->threads == 1) {
+    for (uint32_t c = 0; c < k; ++c) {
+      uint32_t b, e;
+      sum_range(n, k, c, &b, &e);
+      part[c] = fn(ctx, b, e);
+    }
+  } else {
+    p->fn = NULL;
+    p->sum_fn = fn;
+    p->ctx = ctx;
+    p->n = n;
+    p->chunks = k;
+    run_job(p);
+    out = p->partial;
+  }
+  double s = 0.0;
+  for (uint32_t c = 0; c < k; ++c) s += out[c];
+  return s;
+}
+
+uint32_t pool_threads(const tf_pool *p) { return p ? p->threads : 1; }
+
+static void stop_workers(tf_pool *p, uint32_t started) {
+  pthread_mutex_lock(&p->mu);
+  atomic_store(&p->stop, 1);
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  for (uint32_t k = 0; k < started; ++k) pthread_join(p->tid[k], NULL);
+}
+
+tf_pool *pool_create(tf_mem *m, uint32_t threads) {
+  if (threads < 1) threads = 1;
+  if (threads > POOL_MAX_THREADS) threads = POOL_MAX_THREADS;
+  tf_pool *p = mem_alloc(m, sizeof *p);
+  if (!p) return NULL;
+  p->threads = threads;
+  if (threads == 1) return p;
+  p->tid = mem_array(m, threads - 1, sizeof *p->tid);
+  if (!p->tid) {
+    mem_free(m, p, sizeof *p);
+    return NULL;
+  }
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  for (uint32_t k = 0; k + 1 < threads; ++k)
+    if (pthread_create(&p->tid[k], NULL, worker, p) != 0) {
+      stop_workers(p, k);
+      pthread_cond_destroy(&p->cv);
+      pthread_mutex_destroy(&p->mu);
+      MEM_FREE_ARRAY(m, p->tid, threads - 1);
+      mem_free(m, p, sizeof *p);
+      m->failed = 1;
+      return NULL;
+    }
+  return p;
+}
+
+void pool_destroy(tf_mem *m, tf_pool *p) {
+  if (!p) return;
+  if (p->threads > 1) {
+    stop_workers(p, p->threads - 1);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    MEM_FREE_ARRAY(m, p->tid, p->threads - 1);
+  }
+  mem_free(m, p, sizeof *p);
+}
