@@ -15,11 +15,13 @@ local usage = [[
 usage: lua5.4 examples/run.lua RIG.lua [--frames FIRST-LAST] [--out FILE] [--substeps N]
                                        [--fps F] [--format pc2|mdd|obj] [--preview FILE.png]
                                        [--sheet FILE.png] [--sheet-size WxH] [--no-rest-obj] [--quiet]
-                                       [--checkpoint-every N] [--resume]
+                                       [--checkpoint-every N] [--resume] [--threads N]
   --frames    frame range FIRST-LAST (e.g. 1-96) or LAST, integers; default the rig's
   --out       cache to write: .pc2 (default format), .mdd, or .obj (one file per frame); written
               as FILE.partial and renamed when the run finishes (a failed run keeps the .partial)
   --substeps  solver steps per frame (an integer >= 1), default the rig's
+  --threads   threads of the simulation (0: every core), default the rig's solver.threads (0);
+              the cache is bitwise the same for every count
   --fps       frames per second (> 0), default the rig's (24)
   --format    pc2, mdd or obj, default from the --out extension
   --preview   PNG picture of the last frame
@@ -62,6 +64,7 @@ while i <= #arg do
     opt.frames = v
   elseif a == "--out" then opt.out = value()
   elseif a == "--substeps" then opt.substeps = integer(value(), 1)
+  elseif a == "--threads" then opt.threads = integer(value(), 0)
   elseif a == "--fps" then
     local v = value()
     local n = tonumber(v)

@@ -104,6 +104,10 @@ local function check_opts(opt)
       bad("unknown option %s%s", show(k), near and (" (did you mean '%s'?)"):format(near) or "")
     end
   end
+  if opt.threads ~= nil then
+    local i = int_or_nil(opt.threads)
+    if not i or i < 0 or i > 256 then bad("threads must be an integer in 0..256 (got %s)", show(opt.threads)) end
+  end
   local function number(name, positive_int)
     local v = opt[name]
     if v == nil then return end
@@ -228,6 +232,13 @@ function M.run(rig, opt)
   opt = opt or {}
   check_opts(opt)
   if getmetatable(rig) ~= rigmod.Rig then rig = rigmod.load(rig, opt) end
+  if opt.threads ~= nil then
+    -- the rig's solver table with the run's thread count (the rig's own table is left as it is)
+    local solver = {}
+    for k, v in pairs(rig.spec.solver or {}) do solver[k] = v end
+    solver.threads = opt.threads
+    rig.spec.solver = solver
+  end
   local first, last = M.parse_frames(opt.frames, rig.frames)
   local fps = opt.fps or rig.fps
   local substeps = opt.substeps or rig.substeps

@@ -129,6 +129,8 @@ tbl("solver", {
   { "max_cg", type = "integer", default = 500, bounds = ">= 1", doc = "conjugate-gradient iterations per Newton iteration at most" },
   { "tolerance", default = 1e-3, bounds = "> 0", doc = "relative residual that ends the Newton loop" },
   { "abs_tolerance", default = 1e-7, bounds = ">= 0", doc = "absolute residual that ends it too" },
+  { "threads", type = "integer", default = 0, bounds = "0 .. 256",
+    doc = "threads of the step's loops: 0 every core; results are bitwise the same for every count (physics.md, Threads)" },
 })
 
 tbl("render options", {
@@ -445,6 +447,7 @@ tbl("tauform.run options", {
   { "frames", type = { "string", "table" }, doc = "\"first-last\" or {first, last}; default the rig's" },
   { "fps", doc = "frame rate; default the rig's" },
   { "substeps", type = "integer", doc = "solver steps per frame; default the rig's" },
+  { "threads", type = "integer", doc = "threads of the simulation (0 every core); default the rig's solver.threads. The cache is bitwise the same for every count" },
   { "out", type = "string", doc = "cache path: .pc2 (default format), .mdd, or .obj (one file per frame)" },
   { "format", type = "enum", values = { "pc2", "mdd", "obj" }, doc = "cache format when the extension does not say" },
   { "preview", type = "string", doc = "PNG of the last frame" },
@@ -828,7 +831,7 @@ M.functions = {
     { "collider:set{ thickness =, friction = } -> collider", "changes its thickness and friction ([collider:set](#colliderset))" },
     { "collider:id() -> n / collider:vert_count() -> n / sim:collider_count() -> n", "its number (1-based, in the order added), its vertices, the simulation's colliders" },
     { "sim:set{ thickness =, friction =, ground_normal =, ground_height =, ground_friction =, self_contact = }", "the simulation's contact [parameters](#parameters); ground_normal {0, 0, 0} (the default) is no ground; self_contact 1 keeps the surface's own layers apart" },
-    { "sim:stats() -> { contacts, broad_pairs, ccd_cuts, intersecting, contact_growths, collider_substeps, min_distance, contact_seconds, self_pairs, self_excluded, self_seconds, ... }",
+    { "sim:stats() -> { contacts, broad_pairs, ccd_cuts, intersecting, contact_growths, collider_substeps, min_distance, contact_seconds, self_pairs, self_excluded, self_seconds, threads, ... }",
       "contact over the last advance; min_distance is inf when nothing was within the gap. A collider keeps its simulation alive; after sim:close() its methods raise" },
   } },
   { "Meshes (tauform.mesh)", {

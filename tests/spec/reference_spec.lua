@@ -58,7 +58,7 @@ describe("every documented field is accepted", function()
 
   it("by tauform.cloth", function()
     local def = { vertices = grid.vertices, triangles = grid.triangles, groups = grid.groups, density = 0.2,
-                  integrator = "tau", bend_model = "hinge", solver = { max_newton = 5, max_cg = 50, tolerance = 1e-3, abs_tolerance = 1e-8 } }
+                  integrator = "tau", bend_model = "hinge", solver = { max_newton = 5, max_cg = 50, tolerance = 1e-3, abs_tolerance = 1e-8, threads = 2 } }
     for name, p in pairs(P) do if p.cloth then def[name] = p.default end end
     local a = { vertices = grid.vertices, triangles = grid.triangles, total_mass = 1 }
     local b = { vertices = grid.vertices, triangles = grid.triangles, masses = {} }
@@ -211,7 +211,7 @@ describe("every documented field is accepted", function()
     local opt = { frames = "1-2", fps = 24, substeps = 1, out = dir .. ".pc2", format = "pc2", preview = dir .. ".png",
                   sheet = dir .. "-sheet.png", sheet_frames = 2, sheet_columns = 2, sheet_width = 40, sheet_height = 30,
                   view = { 1, 1, 1 }, progress = false, on_frame = function() end, name = "run options",
-                  checkpoint_every = 1, resume = false, rest_obj = dir .. "-rest.obj" }
+                  checkpoint_every = 1, resume = false, rest_obj = dir .. "-rest.obj", threads = 2 }
     assert.are.same(fields("tauform.run options"), keys(opt))
     assert.is_truthy(tauform.run(settled, opt))
     for _, p in ipairs({ dir, dir .. ".pc2", dir .. ".png", dir .. "-sheet.png", dir .. "-rest.obj" }) do os.remove(p) end

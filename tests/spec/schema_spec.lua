@@ -47,7 +47,7 @@ describe("schema", function()
   end)
 
   it("names the expected type", function()
-    assert.are.equal('rig.lua: solver: expected a table {max_newton, max_cg, tolerance, abs_tolerance}, got string "x"',
+    assert.are.equal('rig.lua: solver: expected a table {max_newton, max_cg, tolerance, abs_tolerance, ...}, got string "x"',
                      load_error(rig{ solver = "x" }))
     assert.are.equal("rig.lua: solver.max_newton: expected a whole number, got number 2.5",
                      load_error(rig{ solver = { max_newton = 2.5 } }))
