@@ -3,7 +3,8 @@
 # sags under gravity: the skin's top moves down (by millimetres to centimetres, not metres), the
 # pinned cap stays within a lattice cell of where it was, and the cache has the skin's vertex
 # count, so the Mesh Cache modifier plays it on the object. On a coarse lattice quadratic tets
-# (Tet Element) sag more than the locking linear ones. An open mesh is refused as flesh.
+# (Tet Element) sag more than the locking linear ones; 1 and 3 Threads bake the same frames. An open
+# mesh is refused as flesh.
 import os
 import sys
 
@@ -65,6 +66,22 @@ def test_quadratic_flesh_sags_more_than_linear():
           % (sags["QUADRATIC"], sags["LINEAR"]))
 
 
+def test_threads_bake_the_same_flesh():
+    """Threads (0 = every core, the default) change nothing: 1 and 3 threads bake the same frames"""
+    frames = {}
+    for threads in (1, 3):
+        bpy.ops.object.select_all(action="SELECT")
+        bpy.ops.object.delete()
+        ob, low = ball()
+        check(ob.tauform.threads == 0, "default Threads %d, not 0" % ob.tauform.threads)
+        ob.tauform.threads = threads
+        ob.tauform.cache_dir = os.path.join(common.WORK, "flesh_threads_%d" % threads)
+        frames[threads] = bake_sag(ob)[2]
+    print("flesh on 1 and 3 threads: %d coordinates, equal: %s"
+          % (len(frames[1]), frames[1] == frames[3]))
+    check(frames[1] == frames[3], "the 3-thread bake differs from the 1-thread one")
+
+
 def test_open_mesh_is_not_flesh():
     bpy.ops.mesh.primitive_grid_add(size=1)
     ob = bpy.context.object
@@ -80,4 +97,4 @@ def test_open_mesh_is_not_flesh():
 
 
 common.run([test_flesh_sags_on_its_pinned_base, test_quadratic_flesh_sags_more_than_linear,
-            test_open_mesh_is_not_flesh])
+            test_threads_bake_the_same_flesh, test_open_mesh_is_not_flesh])

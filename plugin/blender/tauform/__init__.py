@@ -7,7 +7,7 @@
 bl_info = {
     "name": "tauform",
     "author": "tauform",
-    "version": (1, 9, 0),
+    "version": (1, 10, 0),
     "blender": (3, 4, 0),
     "location": "Properties > Physics > tauform",
     "description": "Cloth and flesh with tau damping (libtauform), baked to PC2 caches",

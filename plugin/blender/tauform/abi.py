@@ -8,7 +8,7 @@
 import ctypes as C
 
 ABI_MAJOR = 1
-MIN_MINOR = 9  # colliders (tf_collider_def) arrived in 1.5, self_contact in 1.6, bend_model in 1.7, element in 1.9
+MIN_MINOR = 10  # colliders (tf_collider_def) in 1.5, self_contact 1.6, bend_model 1.7, element 1.9, threads 1.10
 
 P_DOUBLE = C.POINTER(C.c_double)
 P_UINT32 = C.POINTER(C.c_uint32)
@@ -44,6 +44,7 @@ class ClothDef(C.Structure):
         ("index_base", C.c_uint32),
         ("bend_model", C.c_int),  # 1.7
         ("bend_poisson", C.c_double),
+        ("threads", C.c_uint32),  # 1.10
     ]
 
 
@@ -63,6 +64,7 @@ class FleshDef(C.Structure):
         ("solver", SolverSettings), ("allocator", Allocator), ("logger", Logger),
         ("index_base", C.c_uint32),
         ("element", C.c_int),  # 1.9
+        ("threads", C.c_uint32),  # 1.10
     ]
 
 

@@ -219,6 +219,10 @@ def object_settings(lib):
                                "relative convergence tolerance of a step", 1e-12, 1)
     a["abs_tolerance"] = def_float(s.abs_tolerance, "Abs Tolerance", "m/s",
                                    "absolute tolerance on the Newton correction", 0, 1)
+    a["threads"] = IntProperty(name="Threads", default=cd.threads, min=0, max=256,
+                               options=NOT_ANIMATABLE,
+                               description="Threads of the simulation, 0 every core (default, from "
+                                           "libtauform). The result is the same for every count")
     # rig
     a["rig"] = EnumProperty(
         name="Rig", default="NONE", options=NOT_ANIMATABLE,

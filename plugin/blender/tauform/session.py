@@ -152,6 +152,7 @@ class Session:
         d.gravity[:] = values["gravity"]
         d.pin_stiffness = values["pin_stiffness"][0]
         self._solver(s, d.solver)
+        d.threads = s.threads
         if create(C.byref(d), C.byref(sim), err, len(err)) != 0:
             raise InputError("'%s': %s" % (self.obj_name, err.value.decode(errors="replace")))
         self.sim = sim

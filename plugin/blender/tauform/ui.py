@@ -157,7 +157,7 @@ class TAUFORM_PT_solver(SubPanel, bpy.types.Panel):
         s = context.object.tauform
         col = self.layout.column()
         col.use_property_split = True
-        for p in ("max_newton", "max_cg", "tolerance", "abs_tolerance"):
+        for p in ("max_newton", "max_cg", "tolerance", "abs_tolerance", "threads"):
             col.prop(s, p)
 
 
