@@ -8,7 +8,7 @@
  * edges, top sag = 1 m - mean z of the top-face nodes, volume ratio) plus Newton and CG iterations.
  *
  *   tauform_flesh_bench [--mesh PATH.node] [--tau 0.1] [--kappa 0] [--substeps 1] [--frames 100]
- *                       [--youngs 1e5] [--poisson 0.4] [--element quadratic|linear]
+ *                       [--youngs 1e5] [--poisson 0.4] [--element quadratic|linear] [--threads 0]
  * PATH defaults to ../shared/anchors/meshes/cube5k.1.node (the anchors next to the checkout).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -76,6 +76,7 @@ int main(int argc, char **argv) {
   const char *mesh = "../shared/anchors/meshes/cube5k.1.node";
   double tau = 0.1, kappa = 0.0, youngs = 1e5, poisson = 0.4, substeps = 1, frames = 100;
   tf_tet_element element = TF_TET_LINEAR; /* the library's default */
+  double threads = 0.0;                   /* the def's: 0 every core */
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
     double *num = strcmp(a, "--tau") == 0        ? &tau
@@ -84,6 +85,7 @@ int main(int argc, char **argv) {
                   : strcmp(a, "--poisson") == 0  ? &poisson
                   : strcmp(a, "--substeps") == 0 ? &substeps
                   : strcmp(a, "--frames") == 0   ? &frames
+                  : strcmp(a, "--threads") == 0  ? &threads
                                                  : NULL;
     if (strcmp(a, "--mesh") == 0 && v) {
       mesh = v;
@@ -94,7 +96,8 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "usage: tauform_flesh_bench [--mesh PATH.node] [--tau S] [--kappa K] [--substeps N] "
-              "[--frames N] [--youngs PA] [--poisson NU] [--element quadratic|linear]\n");
+              "[--frames N] [--youngs PA] [--poisson NU] [--element quadratic|linear] "
+              "[--threads T]\n");
       return 2;
     }
     ++k;
@@ -123,6 +126,7 @@ int main(int argc, char **argv) {
   def.tau = tau;
   def.kappa = kappa;
   def.element = element;
+  def.threads = (uint32_t)threads;
   tf_sim *sim = NULL;
   if (tf_flesh_create(&def, &sim, err, sizeof err) != TF_OK)
     return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
@@ -177,14 +181,15 @@ int main(int argc, char **argv) {
   double steps = frames * substeps;
   double sag_mm = 1e3 * (TOP_Z - top_z), vol = info.volume / info.rest_volume;
   printf(
-      "RESULT {\"system\": \"tauform-%s\", \"scene\": \"FLESH-%uk\", \"verts\": %u, \"tets\": %u, "
+      "RESULT {\"system\": \"tauform-%s\", \"threads\": %u, \"scene\": \"FLESH-%uk\", "
+      "\"verts\": %u, \"tets\": %u, "
       "\"edges\": %u, \"element\": \"%s\", \"nodes\": %u, "
       "\"tau\": %g, \"kappa\": %g, \"substeps\": %g, \"setup_s\": %.4f, \"ms_per_frame\": %.3f, "
       "\"cpu_ms_per_frame\": %.3f, \"newton_per_step\": %.2f, \"cg_per_newton\": %.1f, "
       "\"unconverged_steps\": %llu, "
       "\"max_strain\": %.4g, \"mean_strain\": %.4g, \"top_sag_mm\": %.2f, \"volume_ratio\": %.5f, "
       "\"inverted\": %u}\n",
-      tf_version_string(), (v.tet_count + 500) / 1000, n, v.tet_count, ne,
+      tf_version_string(), (uint32_t)threads, (v.tet_count + 500) / 1000, n, v.tet_count, ne,
       element == TF_TET_QUADRATIC ? "quadratic" : "linear", info.node_count, tau, kappa, substeps,
       setup, 1e3 * wall / frames, 1e3 * cpu / frames, newton / steps,
       newton ? (double)cg / newton : 0.0, (unsigned long long)unconverged, max_strain,

@@ -24,9 +24,20 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* which of its pool's threads this is: 0 for the caller's, k for worker k (set once per worker) */
+static _Thread_local uint32_t pool_tid;
+
+uint32_t pool_thread_index(void) { return pool_tid; }
+
+typedef struct worker_arg {
+  struct tf_pool *p;
+  uint32_t index;
+} worker_arg;
+
 struct tf_pool {
   uint32_t threads;
-  pthread_t *tid; /* (threads - 1) */
+  pthread_t *tid;   /* (threads - 1) */
+  worker_arg *args; /* (threads - 1) */
   pthread_mutex_t mu;
   pthread_cond_t cv;
   _Atomic uint64_t gen;      /* job number: a change starts a job */
@@ -87,7 +98,9 @@ static void run_chunks(tf_pool *p) {
 }
 
 static void *worker(void *arg) {
-  tf_pool *p = arg;
+  const worker_arg *wa = arg;
+  tf_pool *p = wa->p;
+  pool_tid = wa->index;
   uint64_t seen = 0;
   for (;;) {
     uint32_t spins = 0;
@@ -193,22 +206,28 @@ tf_pool *pool_create(tf_mem *m, uint32_t threads) {
   p->threads = threads;
   if (threads == 1) return p;
   p->tid = mem_array(m, threads - 1, sizeof *p->tid);
-  if (!p->tid) {
+  p->args = mem_array(m, threads - 1, sizeof *p->args);
+  if (!p->tid || !p->args) {
+    MEM_FREE_ARRAY(m, p->tid, threads - 1);
+    MEM_FREE_ARRAY(m, p->args, threads - 1);
     mem_free(m, p, sizeof *p);
     return NULL;
   }
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
-  for (uint32_t k = 0; k + 1 < threads; ++k)
-    if (pthread_create(&p->tid[k], NULL, worker, p) != 0) {
+  for (uint32_t k = 0; k + 1 < threads; ++k) {
+    p->args[k] = (worker_arg){p, k + 1};
+    if (pthread_create(&p->tid[k], NULL, worker, &p->args[k]) != 0) {
       stop_workers(p, k);
       pthread_cond_destroy(&p->cv);
       pthread_mutex_destroy(&p->mu);
       MEM_FREE_ARRAY(m, p->tid, threads - 1);
+      MEM_FREE_ARRAY(m, p->args, threads - 1);
       mem_free(m, p, sizeof *p);
       m->failed = 1;
       return NULL;
     }
+  }
   return p;
 }
 
@@ -219,6 +238,7 @@ void pool_destroy(tf_mem *m, tf_pool *p) {
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     MEM_FREE_ARRAY(m, p->tid, p->threads - 1);
+    MEM_FREE_ARRAY(m, p->args, p->threads - 1);
   }
   mem_free(m, p, sizeof *p);
 }

@@ -34,6 +34,9 @@ TF_LOCAL uint32_t pool_resolve_threads(uint32_t requested);
 TF_LOCAL tf_pool *pool_create(tf_mem *m, uint32_t threads);
 TF_LOCAL void pool_destroy(tf_mem *m, tf_pool *p);
 TF_LOCAL uint32_t pool_threads(const tf_pool *p);
+/* inside a job: which thread runs it, 0 .. pool_threads - 1 (the caller's is 0), for per-thread
+ * scratch; never part of a result */
+TF_LOCAL uint32_t pool_thread_index(void);
 
 /* fn over [0, n) in chunks of grain items (>= 1); returns when every chunk is done. p Nullable
  * (inline). Not reentrant: fn must not call the pool. */

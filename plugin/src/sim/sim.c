@@ -128,7 +128,10 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
              TF_E_NOMEM;
     s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr,
                                eadj ? eadj : s->model.mesh.adj, &s->solver.H);
-    if (s->solver.amg) amg_set_pool(s->solver.amg, s->pool);
+    if (s->solver.amg && !amg_set_pool(&s->mem, s->solver.amg, s->pool)) {
+      amg_destroy(&s->mem, s->solver.amg);
+      s->solver.amg = NULL;
+    }
     MEM_FREE_ARRAY(&s->mem, eptr, eptr ? (size_t)n + 1 : 0);
     MEM_FREE_ARRAY(&s->mem, eadj, ecount);
     if (!s->solver.amg && s->mem.failed)

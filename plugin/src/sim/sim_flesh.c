@@ -117,7 +117,8 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
         F->slot[(size_t)npt * npt * t + npt * a + b] =
             bsr_slot(&s->solver.H, nd[tet_node(F, t, a)], nd[tet_node(F, t, b)]);
   }
-  if (elem_colours_build(&s->mem, &F->col, s->model.n, nt, F->nodes, npt, NULL) != TF_OK) {
+  if (elem_colours_build(&s->mem, &F->col, s->model.n, nt, F->nodes, npt, NULL, s->model.rest) !=
+      TF_OK) {
     MEM_FREE_ARRAY(&s->mem, density, nt);
     return snprintf(err, errn, "out of memory allocating %u tets", nt), TF_E_NOMEM;
   }

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/eigen3.h"
 #include "core/pool.h"
 #include "core/vec3.h"
 
@@ -63,6 +62,9 @@ struct amg {
   uint32_t *src0;                  /* (lv[0].A.nnz) */
   uint32_t *lptr0, *lump0, *lend0; /* (n + 1), (lumps), (lumps) */
   uint32_t lumps;
+  /* per thread of the pool, a column -> slot marker over the widest level (UINT32_MAX between
+   * uses) for the set-up's sparse products */
+  uint32_t *mark, mark_threads;
   uint32_t nd;   /* dense size 3 n_coarsest */
   double *dense; /* (nd x nd) Cholesky factor */
 };
@@ -229,6 +231,19 @@ static int level_coarsen(tf_mem *m, level *l, level *c) {
 
 static const uint32_t SRC_T = 0x80000000u, SRC_NONE = UINT32_MAX;
 
+/* the markers for threads threads (level 0 is the widest level, and P's and T's columns are
+ * coarse: every index fits) */
+static int alloc_marks(tf_mem *m, amg *a, uint32_t threads) {
+  size_t count = (size_t)threads * a->lv[0].n;
+  uint32_t *mark = mem_array(m, count, sizeof *mark);
+  if (!mark) return 0;
+  for (size_t k = 0; k < count; ++k) mark[k] = UINT32_MAX;
+  MEM_FREE_ARRAY(m, a->mark, (size_t)a->mark_threads * a->lv[0].n);
+  a->mark = mark;
+  a->mark_threads = threads;
+  return 1;
+}
+
 /* slot of column j in the sorted row [lo, hi) of col, or UINT32_MAX */
 static uint32_t find_col(const uint32_t *col, uint32_t lo, uint32_t hi, uint32_t j) {
   uint32_t end = hi;
@@ -320,6 +335,7 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
       a->transpose0[k] = lo;
     }
   if (!bind_hessian(m, a, H)) goto fail;
+  if (!alloc_marks(m, a, 1)) goto fail;
   a->nd = 3 * a->lv[a->L - 1].n;
   a->dense = mem_array(m, (size_t)a->nd * a->nd, sizeof *a->dense);
   if (!a->dense) goto fail;
@@ -364,6 +380,7 @@ void amg_destroy(tf_mem *m, amg *a) {
     }
   }
   MEM_FREE_ARRAY(m, a->transpose0, a->lv[0].A.nnz);
+  MEM_FREE_ARRAY(m, a->mark, (size_t)a->mark_threads * a->lv[0].n);
   MEM_FREE_ARRAY(m, a->src0, a->lv[0].A.nnz);
   MEM_FREE_ARRAY(m, a->lptr0, a->lptr0 ? (size_t)a->lv[0].n + 1 : 0);
   MEM_FREE_ARRAY(m, a->lump0, a->lumps ? a->lumps : 1);
@@ -420,17 +437,43 @@ static void invert_diag_block(double *di, const double *d) {
 
 /* |B| = (B B^T)^(1/2), the 3x3 block's left polar factor, added into out */
 static void add_block_abs(double *out, const double *B) {
-  double BB[9], w[3], V[9];
+  double M[9];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
-      BB[3 * i + j] =
+      M[3 * i + j] =
           B[3 * i] * B[3 * j] + B[3 * i + 1] * B[3 * j + 1] + B[3 * i + 2] * B[3 * j + 2];
-  eigen3_sym(BB, w, V);
-  for (int e = 0; e < 3; ++e) {
-    double se = sqrt(fmax(w[e], 0.0));
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) out[3 * i + j] += se * V[3 * i + e] * V[3 * j + e];
+  /* sqrt(M) without eigenvectors (a Jacobi eigensolve per coupling was a quarter of FLESH-20k's
+   * time): M's eigenvalues in closed form (Smith 1961), s_i their square roots, and
+   * sqrt(M) = (-M^2 + (I1^2 - I2) M + I1 I3 I) / (I1 I2 - I3) with I1, I2, I3 the invariants of
+   * the s_i (Hoger & Carlson 1984); a rank-one M = l u u^T has sqrt(M) = M / sqrt(l) */
+  double tr = M[0] + M[4] + M[8];
+  if (!(tr > 0.0)) return;
+  double e[3], p1 = M[1] * M[1] + M[2] * M[2] + M[5] * M[5], q = tr / 3.0;
+  if (p1 <= 1e-30 * tr * tr) {
+    e[0] = M[0], e[1] = M[4], e[2] = M[8];
+  } else {
+    double d0 = M[0] - q, d1 = M[4] - q, d2 = M[8] - q;
+    double p = sqrt((d0 * d0 + d1 * d1 + d2 * d2 + 2.0 * p1) / 6.0);
+    double b[9] = {d0 / p,   M[1] / p, M[2] / p, M[3] / p, d1 / p,
+                   M[5] / p, M[6] / p, M[7] / p, d2 / p};
+    double r = 0.5 * m3_det(b), phi = acos(fmax(-1.0, fmin(1.0, r))) / 3.0;
+    e[0] = q + 2.0 * p * cos(phi);
+    e[2] = q + 2.0 * p * cos(phi + 2.0 * TF_PI / 3.0);
+    e[1] = 3.0 * q - e[0] - e[2];
   }
+  double s0 = sqrt(fmax(e[0], 0.0)), s1 = sqrt(fmax(e[1], 0.0)), s2 = sqrt(fmax(e[2], 0.0));
+  double I1 = s0 + s1 + s2, I2 = s0 * s1 + s0 * s2 + s1 * s2, I3 = s0 * s1 * s2;
+  double den = I1 * I2 - I3;
+  if (!(den > 1e-12 * I1 * I1 * I1)) {
+    double c = 1.0 / sqrt(tr);
+    for (int k = 0; k < 9; ++k) out[k] += c * M[k];
+    return;
+  }
+  double M2[9], a = (I1 * I1 - I2) / den, c0 = I1 * I3 / den;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      M2[3 * i + j] = M[3 * i] * M[j] + M[3 * i + 1] * M[3 + j] + M[3 * i + 2] * M[6 + j];
+  for (int k = 0; k < 9; ++k) out[k] += -M2[k] / den + a * M[k] + (k % 4 == 0 ? c0 : 0.0);
 }
 
 /* the block of row i among level_blocks(l) (block_range's inverse) */
@@ -564,19 +607,27 @@ static double spectral_radius(tf_pool *pool, level *l) {
 }
 
 typedef struct galerkin_job {
+  amg *a;
   level *l, *c;
   double omega;
 } galerkin_job;
+
+/* this thread's marker */
+static uint32_t *thread_mark(const amg *a) {
+  return a->mark + (size_t)pool_thread_index() * a->lv[0].n;
+}
 
 /* P = P0 - omega D^-1 A P0, row by row */
 static void prolongator_rows(void *ctx, uint32_t i0, uint32_t i1) {
   const galerkin_job *g = ctx;
   level *l = g->l;
+  uint32_t *mk = thread_mark(g->a);
   for (uint32_t i = i0; i < i1; ++i) {
     uint32_t p0 = l->P.ptr[i], p1 = l->P.ptr[i + 1];
     memset(l->Pval + 9 * (size_t)p0, 0, sizeof(double) * 9 * (p1 - p0));
     if (l->dead[i]) continue;
-    double *pi = l->Pval + 9 * (size_t)find_col(l->P.col, p0, p1, l->agg[i]);
+    for (uint32_t q = p0; q < p1; ++q) mk[l->P.col[q]] = q;
+    double *pi = l->Pval + 9 * (size_t)mk[l->agg[i]];
     double ci = 1.0 / sqrt((double)l->cnt[l->agg[i]]);
     pi[0] += ci;
     pi[4] += ci;
@@ -586,9 +637,10 @@ static void prolongator_rows(void *ctx, uint32_t i0, uint32_t i1) {
       if (l->dead[j]) continue;
       double cj = -g->omega / sqrt((double)l->cnt[l->agg[j]]), t[9];
       m3_mul(t, l->Dinv + 9 * (size_t)i, l->Aval + 9 * (size_t)k);
-      double *pj = l->Pval + 9 * (size_t)find_col(l->P.col, p0, p1, l->agg[j]);
+      double *pj = l->Pval + 9 * (size_t)mk[l->agg[j]];
       for (int e = 0; e < 9; ++e) pj[e] += cj * t[e];
     }
+    for (uint32_t q = p0; q < p1; ++q) mk[l->P.col[q]] = UINT32_MAX;
   }
 }
 
@@ -596,15 +648,18 @@ static void prolongator_rows(void *ctx, uint32_t i0, uint32_t i1) {
 static void ap_rows(void *ctx, uint32_t i0, uint32_t i1) {
   const galerkin_job *g = ctx;
   level *l = g->l;
+  uint32_t *mk = thread_mark(g->a);
   for (uint32_t i = i0; i < i1; ++i) {
     uint32_t t0 = l->T.ptr[i], t1 = l->T.ptr[i + 1];
     memset(l->Tval + 9 * (size_t)t0, 0, sizeof(double) * 9 * (t1 - t0));
+    for (uint32_t t = t0; t < t1; ++t) mk[l->T.col[t]] = t;
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
       for (uint32_t q = l->P.ptr[j]; q < l->P.ptr[j + 1]; ++q)
-        m3_mul_add(l->Tval + 9 * (size_t)find_col(l->T.col, t0, t1, l->P.col[q]),
-                   l->Aval + 9 * (size_t)k, l->Pval + 9 * (size_t)q);
+        m3_mul_add(l->Tval + 9 * (size_t)mk[l->P.col[q]], l->Aval + 9 * (size_t)k,
+                   l->Pval + 9 * (size_t)q);
     }
+    for (uint32_t t = t0; t < t1; ++t) mk[l->T.col[t]] = UINT32_MAX;
   }
 }
 
@@ -613,15 +668,18 @@ static void ap_rows(void *ctx, uint32_t i0, uint32_t i1) {
 static void ptap_rows(void *ctx, uint32_t J0, uint32_t J1) {
   const galerkin_job *g = ctx;
   level *l = g->l, *c = g->c;
+  uint32_t *mk = thread_mark(g->a);
   for (uint32_t J = J0; J < J1; ++J) {
     uint32_t a0 = c->A.ptr[J], a1 = c->A.ptr[J + 1];
     memset(c->Aval + 9 * (size_t)a0, 0, sizeof(double) * 9 * (a1 - a0));
+    for (uint32_t q = a0; q < a1; ++q) mk[c->A.col[q]] = q;
     for (uint32_t r = l->rptr[J]; r < l->rptr[J + 1]; ++r) {
       uint32_t i = l->rrow[r], p = l->rslot[r];
       for (uint32_t t = l->T.ptr[i]; t < l->T.ptr[i + 1]; ++t)
-        m3_tmul_add(c->Aval + 9 * (size_t)find_col(c->A.col, a0, a1, l->T.col[t]),
-                    l->Pval + 9 * (size_t)p, l->Tval + 9 * (size_t)t);
+        m3_tmul_add(c->Aval + 9 * (size_t)mk[l->T.col[t]], l->Pval + 9 * (size_t)p,
+                    l->Tval + 9 * (size_t)t);
     }
+    for (uint32_t q = a0; q < a1; ++q) mk[c->A.col[q]] = UINT32_MAX;
     c->dead[J] = l->cnt[J] == 0;
   }
 }
@@ -632,7 +690,7 @@ static void level_galerkin(amg *a, level *l, level *c) {
   memset(l->cnt, 0, sizeof(uint32_t) * l->nc);
   for (uint32_t i = 0; i < n; ++i)
     if (!l->dead[i]) l->cnt[l->agg[i]]++;
-  galerkin_job g = {l, c, 4.0 / (3.0 * spectral_radius(a->pool, l))};
+  galerkin_job g = {a, l, c, 4.0 / (3.0 * spectral_radius(a->pool, l))};
   pool_for(a->pool, n, SETUP_GRAIN, prolongator_rows, &g);
   pool_for(a->pool, n, SETUP_GRAIN, ap_rows, &g);
   pool_for(a->pool, c->n, SETUP_GRAIN, ptap_rows, &g);
@@ -913,7 +971,11 @@ static void vcycle(amg *a, uint32_t k, const double *b, double *x) {
   pool_for(a->pool, nb, 1, gs_backward_blocks, &j);
 }
 
-void amg_set_pool(amg *a, tf_pool *pool) { a->pool = pool; }
+int amg_set_pool(tf_mem *m, amg *a, tf_pool *pool) {
+  if (pool_threads(pool) > a->mark_threads && !alloc_marks(m, a, pool_threads(pool))) return 0;
+  a->pool = pool;
+  return 1;
+}
 
 void amg_apply(void *ctx, const double *r, double *z) {
   amg *a = ctx;

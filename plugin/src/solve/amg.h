@@ -22,8 +22,9 @@ typedef struct amg amg;
 TF_LOCAL amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj,
                          const bsr *H);
 TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
-/* the threads of amg_apply (Nullable pool: inline); the result does not depend on them */
-TF_LOCAL void amg_set_pool(amg *a, tf_pool *pool);
+/* the threads of amg_setup and amg_apply (Nullable pool: inline), with their scratch allocated
+ * through m (0: out of memory, the pool not set); the result does not depend on them */
+TF_LOCAL int amg_set_pool(tf_mem *m, amg *a, tf_pool *pool);
 /* Numbers from the upper-triangle Hessian H, whose pattern may be wider than the adjacency given
  * to amg_create (blocks outside it are lumped onto the diagonal); fixed (Nullable) vertices are
  * Dirichlet. */

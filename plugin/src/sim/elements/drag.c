@@ -123,7 +123,8 @@ tf_status elem_drag_init(tf_sim *s, elem_drag *e, int closed) {
   e->slot = mem_array(&s->mem, 9 * (size_t)e->count, sizeof *e->slot);
   if (!e->c || !e->nrm || !e->ydrag || !e->slot) return TF_E_NOMEM;
   elem_slots(&s->solver.H, e->tris, e->count, 3, e->slot);
-  if (elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->tris, 3, NULL) != TF_OK)
+  if (elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->tris, 3, NULL, s->model.rest) !=
+      TF_OK)
     return TF_E_NOMEM;
   if (s->par.air_density > 0.0) return elem_drag_enable_air(s, e);
   return TF_OK;

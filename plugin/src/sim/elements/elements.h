@@ -67,6 +67,7 @@ typedef struct elem_colours {
   uint32_t elems;  /* elements */
   uint32_t *ptr;   /* (count + 1) into order */
   uint32_t *order; /* (blocks) block indices, colour by colour, increasing within one */
+  uint32_t *perm;  /* (elems) the elements in block order: block b is perm[256 b ..] */
   double *energy;  /* (elems) scratch: each element's energy in the last run */
 } elem_colours;
 
@@ -75,10 +76,11 @@ typedef struct elem_colours {
 typedef double (*elem_kernel)(const void *ctx, uint32_t e);
 
 /* colour elements whose vertices are verts[stride e ..] (width[e] of them, or stride when width
- * is NULL), over nv vertices */
+ * is NULL), over nv vertices; pos (nv x 3, Nullable) the rest positions for a spatial blocking
+ * when the elements' own order colours poorly */
 TF_LOCAL tf_status elem_colours_build(tf_mem *m, elem_colours *c, uint32_t nv, uint32_t elems,
-                                      const uint32_t *verts, uint32_t stride,
-                                      const uint32_t *width);
+                                      const uint32_t *verts, uint32_t stride, const uint32_t *width,
+                                      const double *pos);
 TF_LOCAL void elem_colours_free(tf_mem *m, elem_colours *c);
 /* fn on every element, one colour after another, each colour across the pool; returns the sum
  * of the elements' energies in element order */

@@ -57,7 +57,8 @@ tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend) {
   }
   elem_hinge_set_bend(e, bend);
   elem_slots(&s->solver.H, e->hinges, e->count, 4, e->slot);
-  return elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->hinges, 4, NULL);
+  return elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->hinges, 4, NULL,
+                            s->model.rest);
 }
 
 void elem_hinge_set_bend(elem_hinge *e, double bend) {

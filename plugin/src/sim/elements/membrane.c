@@ -56,5 +56,6 @@ tf_status elem_membrane_init(tf_sim *s, elem_membrane *e) {
     e->area += e->rest[t].area;
   }
   elem_slots(&s->solver.H, e->tris, e->count, 3, e->slot);
-  return elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->tris, 3, NULL);
+  return elem_colours_build(&s->mem, &e->col, s->model.n, e->count, e->tris, 3, NULL,
+                            s->model.rest);
 }

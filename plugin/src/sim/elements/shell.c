@@ -524,7 +524,8 @@ tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend) {
     width[k] = w;
   }
   if (st == TF_OK)
-    st = elem_colours_build(&s->mem, &e->col, s->model.n, e->count, both, 2 * NP, width);
+    st = elem_colours_build(&s->mem, &e->col, s->model.n, e->count, both, 2 * NP, width,
+                            s->model.rest);
   MEM_FREE_ARRAY(&s->mem, both, 2 * NP * (size_t)e->count);
   MEM_FREE_ARRAY(&s->mem, width, e->count);
   return st;
