@@ -75,7 +75,7 @@ static double dot(const double *a, const double *b, size_t n) {
 TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
   lin_system s;
   ENSURE(build_system(&s, 128, 1e4, 1e-2));
-  amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A);
+  amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL);
   ENSURE(a && amg_level_count(a) >= 3);
   amg_setup(a, &s.A, s.fixed);
   size_t m = 3 * (size_t)s.n;
@@ -121,7 +121,7 @@ TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
 TF_TEST(amg_beats_block_jacobi_on_stiff_systems) {
   lin_system s;
   ENSURE(build_system(&s, 64, 1e4, 1e-3)); /* condition ~ 1e7 */
-  amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A);
+  amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL);
   ENSURE(a);
   amg_setup(a, &s.A, s.fixed);
   size_t m = 3 * (size_t)s.n;
@@ -180,8 +180,8 @@ TF_TEST(amg_on_the_edge_pattern_lumps_hinge_couplings) {
   uint32_t *eptr, *eadj, ecount;
   ENSURE(trimesh_edge_adjacency(&s.mem, &s.mesh, &eptr, &eadj, &ecount));
   ENSURE(ecount < s.mesh.adj_count);
-  amg *narrow = amg_create(&s.mem, s.n, eptr, eadj, &s.A),
-      *full = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A);
+  amg *narrow = amg_create(&s.mem, s.n, eptr, eadj, &s.A, NULL),
+      *full = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL);
   ENSURE(narrow && full);
   amg_setup(narrow, &s.A, s.fixed);
   amg_setup(full, &s.A, s.fixed);

@@ -127,7 +127,7 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
       return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n),
              TF_E_NOMEM;
     s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr,
-                               eadj ? eadj : s->model.mesh.adj, &s->solver.H);
+                               eadj ? eadj : s->model.mesh.adj, &s->solver.H, s->model.rest);
     if (s->solver.amg && !amg_set_pool(&s->mem, s->solver.amg, s->pool)) {
       amg_destroy(&s->mem, s->solver.amg);
       s->solver.amg = NULL;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/morton.h"
 #include "core/pool.h"
 #include "core/vec3.h"
 
@@ -22,6 +23,10 @@ static const int POWER_ITERATIONS = 8;       /* for rho(D^-1 A), from scratch */
 static const int POWER_ITERATIONS_WARM =
     2; /* from the last set-up's eigenvector in this step (A drifts slowly) */
 static const uint32_t UNSET = UINT32_MAX;
+/* the smoother: at most this many row blocks per level (each couples to the others only through
+ * the Jacobi part, which costs CG iterations: SWING-128 needed 17 % more with 16 blocks of 512
+ * rows), and none smaller than SMOOTH_MIN_ROWS */
+enum { SMOOTH_MAX_BLOCKS = 8, SMOOTH_MIN_ROWS = 2048 };
 
 typedef struct pattern {
   uint32_t rows, nnz;
@@ -31,11 +36,17 @@ typedef struct pattern {
 typedef struct level {
   uint32_t n;
   pattern A;
-  uint32_t *diag;    /* (n) slot of each diagonal block */
-  double *Aval;      /* (9 A.nnz) */
-  double *Dinv;      /* (9 n) */
-  double *Sinv;      /* (9 n) the smoother's inverted diagonal: Dinv, l1-augmented at block edges */
-  double *aug;       /* (9 n) that augmentation (0 away from block edges) */
+  uint32_t *diag; /* (n) slot of each diagonal block */
+  double *Aval;   /* (9 A.nnz) */
+  double *Dinv;   /* (9 n) */
+  double *Sinv;   /* (9 n) the smoother's inverted diagonal: Dinv, l1-augmented at block edges */
+  double *aug;    /* (9 n) that augmentation (0 away from block edges) */
+  /* the smoother's row blocks (level_blocks of them): each row's block, and each block's rows in
+   * increasing order (bptr, brow); blocks are compact in space (level_partition) */
+  uint16_t *bid;     /* (n) */
+  uint32_t *bptr;    /* (level_blocks + 1) */
+  uint32_t *brow;    /* (n) */
+  double *pos;       /* (3n) a point per row: the rest positions, then aggregates' means */
   uint8_t *dead;     /* (n) */
   double *x, *b, *r; /* (3n) */
   double *ev;        /* (3n) dominant eigenvector of D^-1 A at the last set-up */
@@ -50,6 +61,11 @@ typedef struct level {
   /* restriction as a gather: coarse row J sums P's blocks (rslot) times r of rows rrow */
   uint32_t *rptr, *rrow, *rslot; /* (nc + 1), (P.nnz), (P.nnz) */
 } level;
+
+static uint32_t level_blocks(const level *l) {
+  uint32_t nb = (l->n + SMOOTH_MIN_ROWS - 1) / SMOOTH_MIN_ROWS;
+  return nb < SMOOTH_MAX_BLOCKS ? nb : SMOOTH_MAX_BLOCKS;
+}
 
 struct amg {
   uint32_t L;
@@ -138,6 +154,10 @@ static int level_alloc_numbers(tf_mem *m, level *l) {
   l->Dinv = mem_array(m, 9 * n, sizeof *l->Dinv);
   l->Sinv = mem_array(m, 9 * n, sizeof *l->Sinv);
   l->aug = mem_array(m, 9 * n, sizeof *l->aug);
+  l->bid = mem_array(m, n, sizeof *l->bid);
+  l->bptr = mem_array(m, (size_t)SMOOTH_MAX_BLOCKS + 1, sizeof *l->bptr);
+  l->brow = mem_array(m, n, sizeof *l->brow);
+  l->pos = mem_array(m, 3 * n, sizeof *l->pos);
   l->dead = mem_array(m, n, sizeof *l->dead);
   l->x = mem_array(m, 3 * n, sizeof *l->x);
   l->b = mem_array(m, 3 * n, sizeof *l->b);
@@ -297,7 +317,54 @@ static int bind_hessian(tf_mem *m, amg *a, const bsr *H) {
   return 1;
 }
 
-amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj, const bsr *H) {
+/* The smoother's blocks of a level: its rows along a Morton curve of their points, cut into
+ * level_blocks runs of equal length, each block's rows then in increasing order. A mesh's own
+ * numbering is often not spatial (TetGen's, a modeller's): blocks by index range coupled nearly
+ * every row to another block there (FLESH-20k: 19 % more CG iterations and the l1 terms on most
+ * rows); blocks in space couple only along their faces. */
+static int level_partition(tf_mem *m, level *l) {
+  uint32_t n = l->n, nb = level_blocks(l);
+  uint32_t *perm = mem_array(m, n ? n : 1, sizeof *perm);
+  if (!perm || !morton_order(m, n, l->pos, perm)) return MEM_FREE_ARRAY(m, perm, n ? n : 1), 0;
+  memset(l->bptr, 0, sizeof(uint32_t) * (SMOOTH_MAX_BLOCKS + 1));
+  for (uint32_t k = 0; k < n; ++k) {
+    uint16_t b = (uint16_t)((uint64_t)k * nb / n);
+    l->bid[perm[k]] = b;
+    l->bptr[b + 1]++;
+  }
+  for (uint32_t b = 0; b < nb; ++b) l->bptr[b + 1] += l->bptr[b];
+  for (uint32_t i = 0; i < n; ++i) l->brow[l->bptr[l->bid[i]]++] = i;
+  for (uint32_t b = nb; b > 0; --b) l->bptr[b] = l->bptr[b - 1];
+  l->bptr[0] = 0;
+  MEM_FREE_ARRAY(m, perm, n ? n : 1);
+  return 1;
+}
+
+/* every level's points (the aggregates' means of the finer level's) and smoother blocks */
+static int partition_levels(tf_mem *m, amg *a, const double *pos) {
+  level *l0 = &a->lv[0];
+  if (pos) memcpy(l0->pos, pos, sizeof(double) * 3 * l0->n);
+  for (uint32_t k = 0; k < a->L; ++k) {
+    level *l = &a->lv[k];
+    if (k + 1 < a->L) {
+      level *c = &a->lv[k + 1];
+      uint32_t *count = mem_array(m, c->n ? c->n : 1, sizeof *count);
+      if (!count) return 0;
+      for (uint32_t i = 0; i < l->n; ++i) {
+        count[l->agg[i]]++;
+        for (int e = 0; e < 3; ++e) c->pos[3 * (size_t)l->agg[i] + e] += l->pos[3 * (size_t)i + e];
+      }
+      for (uint32_t J = 0; J < c->n; ++J)
+        for (int e = 0; e < 3; ++e) c->pos[3 * (size_t)J + e] /= count[J] ? count[J] : 1;
+      MEM_FREE_ARRAY(m, count, c->n ? c->n : 1);
+    }
+    if (!level_partition(m, l)) return 0;
+  }
+  return 1;
+}
+
+amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj, const bsr *H,
+                const double *pos) {
   amg *a = mem_alloc(m, sizeof *a);
   if (!a) return NULL;
   level *l0 = &a->lv[0];
@@ -335,6 +402,7 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
       a->transpose0[k] = lo;
     }
   if (!bind_hessian(m, a, H)) goto fail;
+  if (!partition_levels(m, a, pos)) goto fail;
   if (!alloc_marks(m, a, 1)) goto fail;
   a->nd = 3 * a->lv[a->L - 1].n;
   a->dense = mem_array(m, (size_t)a->nd * a->nd, sizeof *a->dense);
@@ -357,6 +425,10 @@ void amg_destroy(tf_mem *m, amg *a) {
     MEM_FREE_ARRAY(m, l->Dinv, 9 * n);
     MEM_FREE_ARRAY(m, l->Sinv, 9 * n);
     MEM_FREE_ARRAY(m, l->aug, 9 * n);
+    MEM_FREE_ARRAY(m, l->bid, n);
+    MEM_FREE_ARRAY(m, l->bptr, (size_t)SMOOTH_MAX_BLOCKS + 1);
+    MEM_FREE_ARRAY(m, l->brow, n);
+    MEM_FREE_ARRAY(m, l->pos, 3 * n);
     MEM_FREE_ARRAY(m, l->dead, n);
     MEM_FREE_ARRAY(m, l->x, 3 * n);
     MEM_FREE_ARRAY(m, l->b, 3 * n);
@@ -424,9 +496,6 @@ static void m3_mul_add(double *r, const double *A, const double *B) {
       r[3 * i + j] += A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
 }
 
-static uint32_t level_blocks(const level *l);
-static void block_range(const level *l, uint32_t blk, uint32_t *r0, uint32_t *r1);
-
 /* invert d (3x3) into di, or its diagonal when singular */
 static void invert_diag_block(double *di, const double *d) {
   if (!m3_inverse(di, d, 1e-300)) {
@@ -476,20 +545,6 @@ static void add_block_abs(double *out, const double *B) {
   for (int k = 0; k < 9; ++k) out[k] += -M2[k] / den + a * M[k] + (k % 4 == 0 ? c0 : 0.0);
 }
 
-/* the block of row i among level_blocks(l) (block_range's inverse) */
-static uint32_t row_block(const level *l, uint32_t i, uint32_t nb) {
-  uint32_t b = (uint32_t)((uint64_t)i * nb / l->n), r0, r1;
-  for (;;) {
-    block_range(l, b, &r0, &r1);
-    if (i < r0)
-      --b;
-    else if (i >= r1)
-      ++b;
-    else
-      return b;
-  }
-}
-
 /* The smoother's diagonal, after the l1 Gauss-Seidel of Baker, Falgout, Kolev & Yang 2011
  * ("Multigrid smoothers for ultraparallel computing") in block form: a row coupled to other blocks
  * adds half of sum_j |A_ij| over those couplings to its diagonal block. With M the sweep's matrix,
@@ -507,12 +562,10 @@ static void smoother_row(level *l, uint32_t i, uint32_t nb) {
   memcpy(si, l->Dinv + 9 * (size_t)i, 9 * sizeof *si);
   memset(ai, 0, 9 * sizeof *ai);
   if (nb < 2 || l->dead[i]) return;
-  uint32_t r0, r1;
-  block_range(l, row_block(l, i, nb), &r0, &r1);
   int any = 0;
   for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
     uint32_t c = l->A.col[k];
-    if (c >= r0 && c < r1) continue;
+    if (l->bid[c] == l->bid[i]) continue;
     add_block_abs(ai, l->Aval + 9 * (size_t)k);
     any = 1;
   }
@@ -804,26 +857,12 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
  * blocks run in any order on any number of threads with one result. The backward sweep is the
  * forward one's adjoint (D + U_in against D + L_in), which keeps the V-cycle symmetric for PCG. A
  * level of one block is plain Gauss-Seidel. */
-/* at most this many blocks per level (each couples to its neighbours only through the Jacobi
- * part, which costs CG iterations: SWING-128 needed 12 % more with blocks of 512 rows, xx % with
- * 16 blocks), and none smaller than SMOOTH_MIN_ROWS */
-enum { SMOOTH_MAX_BLOCKS = 8, SMOOTH_MIN_ROWS = 2048 };
-static uint32_t level_blocks(const level *l) {
-  uint32_t nb = (l->n + SMOOTH_MIN_ROWS - 1) / SMOOTH_MIN_ROWS;
-  return nb < SMOOTH_MAX_BLOCKS ? nb : SMOOTH_MAX_BLOCKS;
-}
 
 typedef struct vcycle_job {
   const level *l, *c;
   const double *b;
   double *x;
 } vcycle_job;
-
-static void block_range(const level *l, uint32_t blk, uint32_t *r0, uint32_t *r1) {
-  uint64_t nb = level_blocks(l);
-  *r0 = (uint32_t)(blk * (uint64_t)l->n / nb);
-  *r1 = (uint32_t)((blk + 1) * (uint64_t)l->n / nb);
-}
 
 /* Pre-smoothing: one forward sweep from x = 0 per block, which also leaves the block's part of
  * the residual r = b - A x. From zero, row i sees only its final lower neighbours in the block,
@@ -836,9 +875,8 @@ static void gs_forward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
   const level *l = j->l;
   double *x = j->x, *r = l->r;
   for (uint32_t blk = b0; blk < b1; ++blk) {
-    uint32_t r0, r1;
-    block_range(l, blk, &r0, &r1);
-    for (uint32_t i = r0; i < r1; ++i) {
+    for (uint32_t q = l->bptr[blk]; q < l->bptr[blk + 1]; ++q) {
+      uint32_t i = l->brow[q];
       double *xi = x + 3 * (size_t)i, *ri = r + 3 * (size_t)i;
       if (l->dead[i]) {
         v3_set(xi, 0.0, 0.0, 0.0);
@@ -846,10 +884,11 @@ static void gs_forward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
         continue;
       }
       uint32_t k0 = l->A.ptr[i], kd = l->diag[i];
-      while (k0 < kd && l->A.col[k0] < r0) ++k0; /* the block's own lower neighbours */
+      uint16_t b = l->bid[i];
       double s[3];
       v3_copy(s, j->b + 3 * (size_t)i);
-      for (uint32_t k = k0; k < kd; ++k) {
+      for (uint32_t k = k0; k < kd; ++k) { /* the block's own lower neighbours: already swept */
+        if (l->bid[l->A.col[k]] != b) continue;
         const double *m = l->Aval + 9 * (size_t)k, *xj = x + 3 * (size_t)l->A.col[k];
         s[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
         s[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
@@ -862,6 +901,7 @@ static void gs_forward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
       ri[1] = s[1] - (d[3] * xi[0] + d[4] * xi[1] + d[5] * xi[2]);
       ri[2] = s[2] - (d[6] * xi[0] + d[7] * xi[1] + d[8] * xi[2]);
       for (uint32_t k = k0; k < kd; ++k) {
+        if (l->bid[l->A.col[k]] != b) continue;
         const double *m = l->Aval + 9 * (size_t)k;
         double *rj = r + 3 * (size_t)l->A.col[k];
         rj[0] -= m[0] * xi[0] + m[3] * xi[1] + m[6] * xi[2];
@@ -877,18 +917,13 @@ static void gs_forward_cross(void *ctx, uint32_t b0, uint32_t b1) {
   const vcycle_job *j = ctx;
   const level *l = j->l;
   for (uint32_t blk = b0; blk < b1; ++blk) {
-    uint32_t r0, r1;
-    block_range(l, blk, &r0, &r1);
-    for (uint32_t i = r0; i < r1; ++i) {
+    for (uint32_t q = l->bptr[blk]; q < l->bptr[blk + 1]; ++q) {
+      uint32_t i = l->brow[q];
       if (l->dead[i]) continue;
       double *ri = l->r + 3 * (size_t)i;
-      /* the row is sorted: its columns outside [r0, r1) are a prefix and a suffix */
-      uint32_t k = l->A.ptr[i], kend = l->A.ptr[i + 1];
-      for (; k < kend && l->A.col[k] < r0; ++k)
-        m3_mulv_sub(ri, l->Aval + 9 * (size_t)k, j->x + 3 * (size_t)l->A.col[k]);
-      while (kend > k && l->A.col[kend - 1] >= r1) --kend;
-      for (k = kend; k < l->A.ptr[i + 1]; ++k)
-        m3_mulv_sub(ri, l->Aval + 9 * (size_t)k, j->x + 3 * (size_t)l->A.col[k]);
+      for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
+        if (l->bid[l->A.col[k]] != blk)
+          m3_mulv_sub(ri, l->Aval + 9 * (size_t)k, j->x + 3 * (size_t)l->A.col[k]);
     }
   }
 }
@@ -927,9 +962,8 @@ static void gs_backward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
   const level *l = j->l;
   double *x = j->x;
   for (uint32_t blk = b0; blk < b1; ++blk) {
-    uint32_t r0, r1;
-    block_range(l, blk, &r0, &r1);
-    for (uint32_t i = r1; i-- > r0;) {
+    for (uint32_t q = l->bptr[blk + 1]; q-- > l->bptr[blk];) {
+      uint32_t i = l->brow[q];
       if (l->dead[i]) continue;
       double r[3];
       v3_copy(r, j->b + 3 * (size_t)i);
@@ -937,7 +971,7 @@ static void gs_backward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
         uint32_t c = l->A.col[k];
         if (c == i) continue;
         const double *m = l->Aval + 9 * (size_t)k;
-        const double *xj = (c >= r0 && c < r1 ? x : l->xs) + 3 * (size_t)c;
+        const double *xj = (l->bid[c] == blk ? x : l->xs) + 3 * (size_t)c;
         r[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
         r[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
         r[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];

@@ -18,9 +18,10 @@ typedef struct amg amg;
 
 /* Structure from the full (both triangles, diagonal included) adjacency of n vertices. NULL when
  * out of memory. */
-/* H: the upper-triangle pattern every amg_setup will be given (its values are not read here) */
+/* H: the upper-triangle pattern every amg_setup will be given (its values are not read here);
+ * pos (n x 3, Nullable) the vertices' rest positions, which place the smoother's blocks */
 TF_LOCAL amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj,
-                         const bsr *H);
+                         const bsr *H, const double *pos);
 TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
 /* the threads of amg_setup and amg_apply (Nullable pool: inline), with their scratch allocated
  * through m (0: out of memory, the pool not set); the result does not depend on them */
