@@ -123,8 +123,16 @@ static void *worker(void *arg) {
   }
 }
 
-/* start the job described by p's fields, take part in it, wait for every worker */
-static void run_job(tf_pool *p) {
+/* start a job (fn over chunks of grain, or sum_fn over sum chunks), take part in it, wait for
+ * every worker; the fields are written while every worker is idle */
+static void run_job(tf_pool *p, pool_fn fn, pool_sum_fn sum_fn, void *ctx, uint32_t n,
+                    uint32_t grain, uint32_t chunks) {
+  p->fn = fn;
+  p->sum_fn = sum_fn;
+  p->ctx = ctx;
+  p->n = n;
+  p->grain = grain;
+  p->chunks = chunks;
   atomic_store_explicit(&p->next, 0, memory_order_relaxed);
   atomic_store_explicit(&p->finished, 0, memory_order_relaxed);
   /* seq_cst: a worker that counted itself a sleeper before this sees the new gen, or we see it
@@ -154,13 +162,7 @@ void pool_for(tf_pool *p, uint32_t n, uint32_t grain, pool_fn fn, void *ctx) {
     fn(ctx, 0, n);
     return;
   }
-  p->fn = fn;
-  p->sum_fn = NULL;
-  p->ctx = ctx;
-  p->n = n;
-  p->grain = grain;
-  p->chunks = chunks;
-  run_job(p);
+  run_job(p, fn, NULL, ctx, n, grain, chunks);
 }
 
 double pool_sum(tf_pool *p, uint32_t n, pool_sum_fn fn, void *ctx) {
@@ -175,12 +177,7 @@ double pool_sum(tf_pool *p, uint32_t n, pool_sum_fn fn, void *ctx) {
       part[c] = fn(ctx, b, e);
     }
   } else {
-    p->fn = NULL;
-    p->sum_fn = fn;
-    p->ctx = ctx;
-    p->n = n;
-    p->chunks = k;
-    run_job(p);
+    run_job(p, NULL, fn, ctx, n, 0, k);
     out = p->partial;
   }
   double s = 0.0;
