@@ -130,7 +130,7 @@ tbl("solver", {
   { "tolerance", default = 1e-3, bounds = "> 0", doc = "relative residual that ends the Newton loop" },
   { "abs_tolerance", default = 1e-7, bounds = ">= 0", doc = "absolute residual that ends it too" },
   { "threads", type = "integer", default = 0, bounds = "0 .. 256",
-    doc = "threads of the step's loops: 0 every core; results are bitwise the same for every count (physics.md, Threads)" },
+    doc = "threads of the step's loops: 0 every core (one on a small mesh), or exactly this many; results are bitwise the same for every count (physics.md, Threads)" },
 })
 
 tbl("render options", {

@@ -180,9 +180,13 @@ typedef struct tf_cloth_def {
   tf_bend_model bend_model;
   double bend_poisson;
 
-  /* 1.10: threads for the per-step loops, the caller's included: 0 (default) every online core,
-   * at most 256. Results are bitwise the same for every count (element colouring, fixed-order
-   * sums). A def from an older header, whose struct_size ends before this field, runs on 1. */
+  /* 1.10: threads for the per-step loops, the caller's included: 0 (default) every online core
+   * but no more than one per ~4000 Hessian blocks (~450 cloth or ~600 flesh vertices: a smaller
+   * simulation runs on one thread, faster), or exactly this many, at most 256
+   * (tf_stats.threads says how many). Results are bitwise the same for every count (element colouring, fixed-order
+   * sums). A def from an older header, whose struct_size ends before this field, runs on 1. The
+   * workers live from create to destroy and sleep between advances; a process that forks keeps
+   * them in the parent only (create simulations after a fork, or use 1 thread before it). */
   uint32_t threads;
 } tf_cloth_def;
 

@@ -222,7 +222,8 @@ def object_settings(lib):
     a["threads"] = IntProperty(name="Threads", default=cd.threads, min=0, max=256,
                                options=NOT_ANIMATABLE,
                                description="Threads of the simulation, 0 every core (default, from "
-                                           "libtauform). The result is the same for every count")
+                                           "libtauform; one on a small mesh). The result is the "
+                                           "same for every count")
     # rig
     a["rig"] = EnumProperty(
         name="Rig", default="NONE", options=NOT_ANIMATABLE,

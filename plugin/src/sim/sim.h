@@ -227,8 +227,10 @@ typedef struct sim_solver {
 
 struct tf_sim {
   tf_mem mem;
-  tf_pool *pool; /* the threads of the per-step loops (core/pool.h), 1 thread: inline */
-  sim_kind kind; /* which configuration of sets; names the parameters that apply */
+  tf_pool *pool;    /* the threads of the per-step loops (core/pool.h), 1 thread: inline; from
+                     * sim_alloc on */
+  uint32_t threads; /* the def's count (0: automatic, sim.c start_threads) */
+  sim_kind kind;    /* which configuration of sets; names the parameters that apply */
   tf_logger logger;
   char last_error[SIM_ERR_SIZE];
   uint32_t index_base; /* first vertex or pin number in messages: 0 (C) or 1 (Lua, ...) */
@@ -265,7 +267,7 @@ TF_LOCAL void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *s
 
 /* sim.c: the lifecycle every configuration shares. sim_cloth.c and sim_flesh.c call it; it calls
  * neither (the sets' ops stand in for every kind-specific step) */
-/* threads: the def's (0 = every core), for the simulation's pool */
+/* threads: the def's (0 = automatic), for the simulation's pool (started by sim_alloc) */
 TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, uint32_t threads,
                          char *err, size_t n);
 /* every array, and the Hessian pattern from mesh.adj; s->model.n and s->model.mesh set.
