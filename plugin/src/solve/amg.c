@@ -391,15 +391,8 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
   if (!a->transpose0) goto fail;
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t k = l0->A.ptr[i]; k < l0->A.ptr[i + 1]; ++k) {
-      uint32_t j = l0->A.col[k], lo = l0->A.ptr[j], hi = l0->A.ptr[j + 1];
-      while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (l0->A.col[mid] < i)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      a->transpose0[k] = lo;
+      uint32_t j = l0->A.col[k];
+      a->transpose0[k] = find_col(l0->A.col, l0->A.ptr[j], l0->A.ptr[j + 1], i);
     }
   if (!bind_hessian(m, a, H)) goto fail;
   if (!partition_levels(m, a, pos)) goto fail;
@@ -851,12 +844,13 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
   dense_factor(a);
 }
 
-/* The smoothers are Gauss-Seidel within row blocks (their number fixed by n) and Jacobi
- * across them (the hybrid Gauss-Seidel of parallel AMG codes, e.g. hypre's BoomerAMG): a block
- * reads its own rows' current values and other blocks' values from before the sweep, so the
- * blocks run in any order on any number of threads with one result. The backward sweep is the
- * forward one's adjoint (D + U_in against D + L_in), which keeps the V-cycle symmetric for PCG. A
- * level of one block is plain Gauss-Seidel. */
+/* The smoothers are Gauss-Seidel within row blocks (their number fixed by n, their rows placed
+ * in space by level_partition) and Jacobi across them (the hybrid Gauss-Seidel of parallel AMG
+ * codes, e.g. hypre's BoomerAMG): a block reads its own rows' current values and other blocks'
+ * values from before the sweep, so the blocks run in any order on any number of threads with one
+ * result. The backward sweep is the forward one's adjoint (D + Aug + U_in against
+ * D + Aug + L_in, the l1 diagonal of smoother_row), which keeps the V-cycle symmetric and positive
+ * definite for PCG. A level of one block is plain Gauss-Seidel. */
 
 typedef struct vcycle_job {
   const level *l, *c;
