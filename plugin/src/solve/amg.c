@@ -44,6 +44,7 @@ typedef struct level {
   /* the smoother's row blocks (level_blocks of them): each row's block, and each block's rows in
    * increasing order (bptr, brow); blocks are compact in space (level_partition) */
   uint16_t *bid;     /* (n) */
+  uint8_t *cross;    /* (n) the row couples to another block (the pattern's, fixed) */
   uint32_t *bptr;    /* (level_blocks + 1) */
   uint32_t *brow;    /* (n) */
   double *pos;       /* (3n) a point per row: the rest positions, then aggregates' means */
@@ -155,6 +156,7 @@ static int level_alloc_numbers(tf_mem *m, level *l) {
   l->Sinv = mem_array(m, 9 * n, sizeof *l->Sinv);
   l->aug = mem_array(m, 9 * n, sizeof *l->aug);
   l->bid = mem_array(m, n, sizeof *l->bid);
+  l->cross = mem_array(m, n, sizeof *l->cross);
   l->bptr = mem_array(m, (size_t)SMOOTH_MAX_BLOCKS + 1, sizeof *l->bptr);
   l->brow = mem_array(m, n, sizeof *l->brow);
   l->pos = mem_array(m, 3 * n, sizeof *l->pos);
@@ -336,6 +338,12 @@ static int level_partition(tf_mem *m, level *l) {
   for (uint32_t i = 0; i < n; ++i) l->brow[l->bptr[l->bid[i]]++] = i;
   for (uint32_t b = nb; b > 0; --b) l->bptr[b] = l->bptr[b - 1];
   l->bptr[0] = 0;
+  /* which rows reach across (most do not): only they take the l1 term and the cross pass */
+  for (uint32_t i = 0; i < n; ++i) {
+    l->cross[i] = 0;
+    for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1] && !l->cross[i]; ++k)
+      l->cross[i] = l->bid[l->A.col[k]] != l->bid[i];
+  }
   MEM_FREE_ARRAY(m, perm, n ? n : 1);
   return 1;
 }
@@ -419,6 +427,7 @@ void amg_destroy(tf_mem *m, amg *a) {
     MEM_FREE_ARRAY(m, l->Sinv, 9 * n);
     MEM_FREE_ARRAY(m, l->aug, 9 * n);
     MEM_FREE_ARRAY(m, l->bid, n);
+    MEM_FREE_ARRAY(m, l->cross, n);
     MEM_FREE_ARRAY(m, l->bptr, (size_t)SMOOTH_MAX_BLOCKS + 1);
     MEM_FREE_ARRAY(m, l->brow, n);
     MEM_FREE_ARRAY(m, l->pos, 3 * n);
@@ -554,7 +563,7 @@ static void smoother_row(level *l, uint32_t i, uint32_t nb) {
   double *si = l->Sinv + 9 * (size_t)i, *ai = l->aug + 9 * (size_t)i;
   memcpy(si, l->Dinv + 9 * (size_t)i, 9 * sizeof *si);
   memset(ai, 0, 9 * sizeof *ai);
-  if (nb < 2 || l->dead[i]) return;
+  if (nb < 2 || l->dead[i] || !l->cross[i]) return;
   int any = 0;
   for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
     uint32_t c = l->A.col[k];
@@ -913,7 +922,7 @@ static void gs_forward_cross(void *ctx, uint32_t b0, uint32_t b1) {
   for (uint32_t blk = b0; blk < b1; ++blk) {
     for (uint32_t q = l->bptr[blk]; q < l->bptr[blk + 1]; ++q) {
       uint32_t i = l->brow[q];
-      if (l->dead[i]) continue;
+      if (l->dead[i] || !l->cross[i]) continue;
       double *ri = l->r + 3 * (size_t)i;
       for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
         if (l->bid[l->A.col[k]] != blk)
