@@ -39,6 +39,9 @@ extern "C" {
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
 
+/* 1.10: the largest thread count a def may ask for (tf_cloth_def.threads) */
+#define TF_MAX_THREADS 256
+
 /* Library version, TF_VERSION layout; bindings compare its major byte with the header's. */
 TF_API uint32_t tf_version(void);
 /* ABI major version of the library (== TF_VERSION_MAJOR of the header it was built with). */

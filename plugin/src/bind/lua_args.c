@@ -254,7 +254,7 @@ void tfl_read_solver(lua_State *L, int idx, int arg, tf_solver_settings *s, uint
   if (lua_getfield(L, idx, "solver") == LUA_TTABLE) {
     int si = lua_gettop(L);
     /* 0 = every core; the library's bound, checked here too so the message names the field */
-    tfl_opt_uint_field(L, si, arg, "solver.", "threads", 0, 256, threads);
+    tfl_opt_uint_field(L, si, arg, "solver.", "threads", 0, TF_MAX_THREADS, threads);
     tfl_opt_uint_field(L, si, arg, "solver.", "max_newton", 1, TFL_MAX_NEWTON, &s->max_newton);
     tfl_opt_uint_field(L, si, arg, "solver.", "max_cg", 1, TFL_MAX_CG, &s->max_cg);
     tfl_opt_number_field(L, si, arg, "tolerance", &s->tolerance);

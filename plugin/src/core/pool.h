@@ -16,7 +16,7 @@
 
 #include "core/mem.h"
 
-#define POOL_MAX_THREADS 256
+#define POOL_MAX_THREADS TF_MAX_THREADS
 #define POOL_SUM_CHUNKS 64   /* at most */
 #define POOL_SUM_GRAIN 4096u /* items per chunk of a sum (32 kB of doubles) */
 
