@@ -102,7 +102,8 @@ TF_TEST(contact_sheet_drapes_on_sphere_never_crossing) {
  * next is jitter, not motion; the step balances each vertex's net force to rtol of its weight,
  * which tau turns into a velocity rtol g tau (9.8 mm/s at tau 1 s and the default 1e-3), so that
  * is the solver's accuracy, and no vertex may reverse by more. By 3 s the sheet is at rest (under
- * 3 mm/s, below 60 % of its speed at 1 s: what is left is friction's creep, friction.c), and the
+ * 3 mm/s, and below 60 % of its speed at 1 s if that was above the accuracy: what is left is
+ * friction's creep, friction.c, and the tolerance's wander), and the
  * solver converges in a few iterations instead of spending its budget. Before the solver's friction
  * model and first iterate were fixed (friction.c, step_tau.c) the same run jittered at up to
  * 364 mm/s with 20 Newton iterations per step (the budget). Three drop heights, because what the
@@ -152,7 +153,10 @@ TF_TEST(contact_sheet_rests_on_sphere_without_jitter) {
                heights[hi], 1e3 * reversal);
     ENSURE_MSG(v_last < 3e-3, "from %.2f m it is not at rest: %.3g mm/s at 3 s", heights[hi],
                1e3 * v_last);
-    ENSURE_MSG(v_last < 0.6 * v_first,
+    /* slowing down is asked only of a sheet still moving faster than the solver resolves at 1 s:
+     * one already at rest there (from 0.31 m: 0.42 mm/s) wanders within that accuracy (0.3 to
+     * 3.3 mm/s over the next 9 s, the centroid still to 0.1 mm), held by the bounds above */
+    ENSURE_MSG(v_last < 0.6 * v_first || v_first < ACCURACY,
                "from %.2f m it does not slow down: %.3g mm/s at 1 s, %.3g at 3 s", heights[hi],
                1e3 * v_first, 1e3 * v_last);
     ENSURE_MSG(per_step < 8.0, "from %.2f m: %.1f Newton iterations per step at rest", heights[hi],
