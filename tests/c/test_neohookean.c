@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT
  * Stable Neo-Hookean tetrahedron and the dense eigen-solver behind its PSD projection: gradient and
- * Hessian against central finite differences, zero force at rest and under rigid motion, the
+ * Hessian against central finite differences, the 3x3 eigen-solver on the cases a closed form gets
+ * wrong (equal and nearly equal eigenvalues, tiny strains, extreme scales), zero force at rest and under rigid motion, the
  * linear-elastic small-strain limit, PSD projection, and recovery of flat and inverted tets. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/eigen3.h"
 #include "core/eigen_sym.h"
+#include "core/svd3.h"
 #include "core/vec3.h"
 #include "energy/neohookean_tet.h"
 #include "testmath.h"
@@ -57,6 +60,105 @@ TF_TEST(core_eigen_sym_reconstructs) {
   ENSURE_NEAR(lo, 0.0, 1e-14);
   ENSURE_NEAR(hi, 3.0, 1e-14);
   ENSURE_NEAR(A[8], 1.0, 1e-14);
+}
+
+/* worst |V diag(w) V^T - A| / max|A| and |V^T V - I| of eigen3_sym */
+static void eigen3_errors(const double A[9], double *rec, double *orth) {
+  double w[3], V[9], amax = 0.0;
+  eigen3_sym(A, w, V);
+  for (int k = 0; k < 9; ++k) amax = fmax(amax, fabs(A[k]));
+  *rec = *orth = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double s = 0.0, o = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        s += V[3 * i + k] * w[k] * V[3 * j + k];
+        o += V[3 * k + i] * V[3 * k + j];
+      }
+      *rec = fmax(*rec, amax > 0.0 ? fabs(s - A[3 * i + j]) / amax : fabs(s));
+      *orth = fmax(*orth, fabs(o - (i == j)));
+    }
+}
+
+/* R diag(d) R^T for a random rotation R */
+static void rotated_diagonal(unsigned *seed, const double d[3], double A[9]) {
+  double q[4] = {frand(seed), frand(seed), frand(seed), frand(seed)};
+  double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int k = 0; k < 4; ++k) q[k] /= n;
+  const double a = q[0], b = q[1], c = q[2], e = q[3];
+  const double R[9] = {1 - 2 * (c * c + e * e), 2 * (b * c - a * e),     2 * (b * e + a * c),
+                       2 * (b * c + a * e),     1 - 2 * (b * b + e * e), 2 * (c * e - a * b),
+                       2 * (b * e - a * c),     2 * (c * e + a * b),     1 - 2 * (b * b + c * c)};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      A[3 * i + j] = R[3 * i] * d[0] * R[3 * j] + R[3 * i + 1] * d[1] * R[3 * j + 1] +
+                     R[3 * i + 2] * d[2] * R[3 * j + 2];
+}
+
+TF_TEST(core_eigen3_equal_and_close_eigenvalues) {
+  unsigned seed = 5;
+  double worst_rec = 0.0, worst_orth = 0.0, rec, orth;
+  /* spectra a closed-form solver gets wrong: equal, nearly equal (gaps from 1e-3 down to
+   * round-off), one of each sign, zero, and scales from 1e-150 to 1e150 */
+  static const double SPECTRA[][3] = {{1, 1, 2},
+                                      {2, 1, 1},
+                                      {1, 1, 1},
+                                      {1, 1 + 1e-9, 2},
+                                      {1, 1 + 1e-13, 1 + 2e-13},
+                                      {1, 1 + 1e-6, 3},
+                                      {-1, 0, 1},
+                                      {0, 0, 0},
+                                      {0, 0, 1},
+                                      {-3, -3, 5},
+                                      {1, 1 + 1e-3, 1 + 2e-3},
+                                      {1, 2, 3},
+                                      {1e-8, 1, 1},
+                                      {1, 1 + 4e-8, 1 + 9e-8}};
+  static const double SCALES[] = {1e-150, 1e-8, 1.0, 1e8, 1e150};
+  for (size_t c = 0; c < sizeof SPECTRA / sizeof SPECTRA[0]; ++c)
+    for (size_t k = 0; k < sizeof SCALES / sizeof SCALES[0]; ++k)
+      for (int trial = 0; trial < 20; ++trial) {
+        double d[3] = {SCALES[k] * SPECTRA[c][0], SCALES[k] * SPECTRA[c][1],
+                       SCALES[k] * SPECTRA[c][2]},
+               A[9];
+        rotated_diagonal(&seed, d, A);
+        eigen3_errors(A, &rec, &orth);
+        worst_rec = fmax(worst_rec, rec), worst_orth = fmax(worst_orth, orth);
+      }
+  /* F^T F of a deformation gradient at strains from 10 % down to 1e-12, and random matrices */
+  for (int e = 1; e <= 12; ++e)
+    for (int trial = 0; trial < 50; ++trial) {
+      double F[9], A[9];
+      for (int k = 0; k < 9; ++k) F[k] = (k % 4 == 0) + pow(10.0, -e) * frand(&seed);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          A[3 * i + j] = F[i] * F[j] + F[3 + i] * F[3 + j] + F[6 + i] * F[6 + j];
+      eigen3_errors(A, &rec, &orth);
+      worst_rec = fmax(worst_rec, rec), worst_orth = fmax(worst_orth, orth);
+      for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j) A[3 * i + j] = A[3 * j + i] = frand(&seed);
+      eigen3_errors(A, &rec, &orth);
+      worst_rec = fmax(worst_rec, rec), worst_orth = fmax(worst_orth, orth);
+    }
+  TF_NOTE("3x3 eigen-solver: max |V W V^T - A| / max|A| %.1e, max |V^T V - I| %.1e", worst_rec,
+          worst_orth);
+  ENSURE(worst_rec < 1e-13 && worst_orth < 1e-13);
+  /* the signed SVD built on it reconstructs F, near rest included */
+  double worst_svd = 0.0;
+  for (int e = 0; e <= 12; e += 2)
+    for (int trial = 0; trial < 50; ++trial) {
+      double F[9], U[9], s[3], V[9];
+      for (int k = 0; k < 9; ++k) F[k] = (k % 4 == 0) + (e ? pow(10.0, -e) : 0.7) * frand(&seed);
+      svd3_signed(F, U, s, V);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          double r = 0.0;
+          for (int k = 0; k < 3; ++k) r += U[3 * i + k] * s[k] * V[3 * j + k];
+          worst_svd = fmax(worst_svd, fabs(r - F[3 * i + j]));
+        }
+    }
+  TF_NOTE("signed SVD: max |U S V^T - F| %.1e", worst_svd);
+  ENSURE(worst_svd < 1e-12);
 }
 
 TF_TEST(energy_tet_gradient_hessian_fd) {
