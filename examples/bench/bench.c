@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "tauform.h"
+#include "kernels.h"
 
 /* scene, fixed by the anchors */
 static const double SHEET_SIZE = 2.0;    /* m, square side */
@@ -82,6 +83,7 @@ typedef struct bench_config {
   int self_contact;         /* DRAPE-SELF: self-contact on (the cloth's thickness is its gap) */
   tf_bend_model bend_model; /* default TF_BEND_SHELL */
   unsigned threads;         /* the def's: 0 (default) every core */
+  int kernels;              /* after the run: time each phase of a Newton iteration (kernels.c) */
 } bench_config;
 
 /* DRAPE's contact numbers, summed or extremal over the frames */
@@ -510,6 +512,11 @@ static int run_case(bench_result *r) {
       }
     }
   }
+  if (cfg->kernels) {
+    char title[64];
+    snprintf(title, sizeof title, "%s-%u", SCENE_NAME[cfg->scene], n);
+    kernels_report(sim, title);
+  }
   rc = 0;
 
 done:
@@ -688,7 +695,8 @@ static void usage(FILE *f) {
       "usage: tauform_bench [--scene cloth|swing|drape] [--n N] [--tau S] [--kappa K]\n"
       "                     [--substeps S] [--frames F] [--stretch N_PER_M] [--bend N_M]\n"
       "                     [--newton N] [--tolerance T] [--threads T] [--trace] [--all]\n"
-      "                     [--collider PATH.obj] [--thickness M] [--collider-thickness M]\n"
+      "                     [--kernels] [--collider PATH.obj] [--thickness M] "
+      "[--collider-thickness M]\n"
       "                     [--friction MU] [--positions FILE] [--self] [--bend-model M]\n"
       "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
       "              (falls onto a sphere above a ground plane)\n"
@@ -706,6 +714,8 @@ static void usage(FILE *f) {
       "  --trace     one line per frame on stderr: ms, Newton and CG iterations, corner z\n"
       "              (DRAPE: contact ms, contacts, pairs, CCD cuts, distances)\n"
       "  --all       CLOTH and SWING for N = 32, 64, 128\n"
+      "  --kernels   after the run, time each phase of a Newton iteration on its end state\n"
+      "              beside the bytes it must move and a streaming loop's bandwidth\n"
       "DRAPE only:\n"
       "  --self      DRAPE-SELF-N: self-contact on (its gap is the cloth's thickness)\n"
       "  --collider  the sphere's OBJ (default %s)\n"
@@ -755,6 +765,7 @@ int main(int argc, char **argv) {
                       NULL,
                       0,
                       TF_BEND_SHELL,
+                      0,
                       0};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
@@ -773,6 +784,10 @@ int main(int argc, char **argv) {
     }
     if (strcmp(a, "--self") == 0) {
       cfg.self_contact = 1;
+      continue;
+    }
+    if (strcmp(a, "--kernels") == 0) {
+      cfg.kernels = 1;
       continue;
     }
     if (k + 1 >= argc) {

@@ -9,7 +9,11 @@
  *
  *   tauform_flesh_bench [--mesh PATH.node] [--tau 0.1] [--kappa 0] [--substeps 1] [--frames 100]
  *                       [--youngs 1e5] [--poisson 0.4] [--element quadratic|linear] [--threads 0]
+ *                       [--lattice CELLS] [--kernels]
  * PATH defaults to ../shared/anchors/meshes/cube5k.1.node (the anchors next to the checkout).
+ * --lattice: the same cube as CELLS^3 Kuhn cubes of 6 tets each instead of a file (any size, for
+ * the cost-per-size curve); --kernels: after the run, each phase of a Newton iteration timed beside
+ * the bytes it must move (kernels.c).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernels.h"
 #include "tauform.h"
 
 static const double DENSITY = 1000.0; /* kg/m^3 */
@@ -66,6 +71,38 @@ static edge *unique_edges(const uint32_t *tets, uint32_t tet_count, uint32_t *ou
   return e;
 }
 
+/* the cube [-0.5, 0.5]^2 x [0, 1] as cells^3 lattice cubes, each cut into Kuhn's six tets around
+ * its main diagonal (corner bits: x 1, y 2, z 4), into v; the arrays are the caller's to free */
+static int lattice_cube(unsigned cells, tf_tetmesh_view *v, double **pos, uint32_t **tets) {
+  static const int KUHN[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7},
+                                 {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
+  const unsigned c1 = cells + 1;
+  *pos = malloc(sizeof(double) * 3 * c1 * c1 * c1);
+  *tets = malloc(sizeof(uint32_t) * 24 * cells * cells * cells);
+  if (*pos == NULL || *tets == NULL) return 0;
+  for (unsigned k = 0; k < c1; ++k)
+    for (unsigned j = 0; j < c1; ++j)
+      for (unsigned i = 0; i < c1; ++i) {
+        double *p = *pos + 3 * ((size_t)(k * c1 + j) * c1 + i);
+        p[0] = -0.5 + (double)i / cells, p[1] = -0.5 + (double)j / cells;
+        p[2] = (double)k / cells;
+      }
+  uint32_t *t = *tets;
+  for (unsigned k = 0; k < cells; ++k)
+    for (unsigned j = 0; j < cells; ++j)
+      for (unsigned i = 0; i < cells; ++i)
+        for (int q = 0; q < 6; ++q)
+          for (int r = 0; r < 4; ++r) {
+            const int b = KUHN[q][r];
+            *t++ = ((k + (b >> 2)) * c1 + j + ((b >> 1) & 1)) * c1 + i + (b & 1);
+          }
+  v->positions = *pos;
+  v->vert_count = c1 * c1 * c1;
+  v->tets = *tets;
+  v->tet_count = 6 * cells * cells * cells;
+  return 1;
+}
+
 static int parse_double(const char *s, double *out) {
   char *end;
   *out = strtod(s, &end);
@@ -77,6 +114,8 @@ int main(int argc, char **argv) {
   double tau = 0.1, kappa = 0.0, youngs = 1e5, poisson = 0.4, substeps = 1, frames = 100;
   tf_tet_element element = TF_TET_LINEAR; /* the library's default */
   double threads = 0.0;                   /* the def's: 0 every core */
+  double lattice = 0.0;                   /* cells per side; 0: the mesh file */
+  int kernels = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
     double *num = strcmp(a, "--tau") == 0        ? &tau
@@ -86,7 +125,12 @@ int main(int argc, char **argv) {
                   : strcmp(a, "--substeps") == 0 ? &substeps
                   : strcmp(a, "--frames") == 0   ? &frames
                   : strcmp(a, "--threads") == 0  ? &threads
+                  : strcmp(a, "--lattice") == 0  ? &lattice
                                                  : NULL;
+    if (strcmp(a, "--kernels") == 0) {
+      kernels = 1;
+      continue;
+    }
     if (strcmp(a, "--mesh") == 0 && v) {
       mesh = v;
     } else if (strcmp(a, "--element") == 0 && v &&
@@ -97,21 +141,33 @@ int main(int argc, char **argv) {
       fprintf(stderr,
               "usage: tauform_flesh_bench [--mesh PATH.node] [--tau S] [--kappa K] [--substeps N] "
               "[--frames N] [--youngs PA] [--poisson NU] [--element quadratic|linear] "
-              "[--threads T]\n");
+              "[--threads T] [--lattice CELLS] [--kernels]\n");
       return 2;
     }
     ++k;
   }
   if (substeps < 1 || frames < 1)
     return fprintf(stderr, "tauform_flesh_bench: substeps and frames must be >= 1\n"), 2;
+  if (lattice != 0.0 && !(lattice >= 1.0 && lattice <= 200.0 && lattice == (unsigned)lattice))
+    return fprintf(stderr, "tauform_flesh_bench: --lattice takes 1..200 cells\n"), 2;
   char err[1024];
   tf_tetmesh *tm = NULL;
-  if (tf_tetmesh_load(mesh, &tm, err, sizeof err) != TF_OK)
-    return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
   tf_tetmesh_view v;
   memset(&v, 0, sizeof v);
   v.struct_size = sizeof v;
-  tf_tetmesh_get(tm, &v);
+  double *lattice_pos = NULL;
+  uint32_t *lattice_tets = NULL;
+  char lattice_name[32];
+  if (lattice != 0.0) {
+    if (!lattice_cube((unsigned)lattice, &v, &lattice_pos, &lattice_tets))
+      return fprintf(stderr, "tauform_flesh_bench: out of memory for the lattice\n"), 1;
+    snprintf(lattice_name, sizeof lattice_name, "lattice %u^3", (unsigned)lattice);
+    mesh = lattice_name;
+  } else {
+    if (tf_tetmesh_load(mesh, &tm, err, sizeof err) != TF_OK)
+      return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
+    tf_tetmesh_get(tm, &v);
+  }
   double t0 = clock_seconds(CLOCK_MONOTONIC);
   tf_flesh_def def;
   tf_flesh_def_init(&def);
@@ -205,8 +261,15 @@ int main(int argc, char **argv) {
       (v.tet_count + 500) / 1000, n, v.tet_count, tau, kappa, substeps, youngs / 1e3, poisson,
       1e3 * wall / frames, 1e3 * cpu / frames, newton / steps, max_strain, sum_strain / ne, sag_mm,
       vol);
+  if (kernels) {
+    char title[64];
+    snprintf(title, sizeof title, "FLESH-%uk %s", (v.tet_count + 500) / 1000,
+             element == TF_TET_QUADRATIC ? "quadratic" : "linear");
+    kernels_report(sim, title);
+  }
   free(e), free(x), free(pin);
   tf_sim_destroy(sim);
   tf_tetmesh_destroy(tm);
+  free(lattice_pos), free(lattice_tets);
   return 0;
 }
