@@ -464,6 +464,7 @@ function Rig:create_cloth(first)
   local def = { vertices = self.mesh.vertices, triangles = self.mesh.triangles, density = m.density,
                 total_mass = m.total_mass, masses = m.masses, stretch = m.stretch, poisson = m.poisson,
                 pin_stiffness = m.pin_stiffness, bend_model = m.bend_model, bend_poisson = m.bend_poisson,
+                cloth_model = m.cloth_model, shear = m.shear, bend_springs = m.bend_springs,
                 solver = spec.solver }
   def.tau = sample(self, "tau", spec.tau, first)
   def.kappa = sample(self, "kappa", spec.kappa, first)

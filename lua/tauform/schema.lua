@@ -46,7 +46,7 @@ end
 -- parameters a constructor reads (the C binding reads these itself); `after` ones the Lua layer
 -- sets with sim:set right after creation, so every parameter of the kind is a constructor field
 local CLOTH_READS = { stretch = 1, poisson = 1, bend = 1, tau = 1, kappa = 1, phi = 1, psi = 1, pin_stiffness = 1,
-                      gravity = 1, bend_poisson = 1 }
+                      gravity = 1, bend_poisson = 1, shear = 1, bend_springs = 1 }
 local FLESH_READS = { youngs = 1, poisson = 1, tau = 1, kappa = 1, pin_stiffness = 1, gravity = 1 }
 
 local function param_names(kind)
@@ -64,6 +64,11 @@ local ELEMENT = { "element", type = "enum", values = { "linear", "quadratic" }, 
 local BEND_MODEL = { "bend_model", type = "enum", values = { "shell", "hinge" }, default = "shell",
   doc = "\"shell\": isotropic plate bending on any mesh, with bend_poisson; \"hinge\": the discrete hinge "
      .. "(stiffer along some mesh directions; physics.md, Bending)" }
+
+local CLOTH_MODEL = { "cloth_model", type = "enum", values = { "membrane", "springs" }, default = "membrane",
+  doc = "\"membrane\": a continuum membrane with plate bending (stretch, poisson, bend); \"springs\": "
+     .. "Leplatre's mass-spring cloth, structural (stretch), shear and bend_springs families built from "
+     .. "the mesh (physics.md, Spring cloth)" }
 
 local SOLVER = { "solver", type = "table", sub = "solver", doc = "Newton and CG limits of the implicit step" }
 
@@ -83,6 +88,7 @@ local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangle
   { "integrator", type = "enum", values = { "tau", "strain_rate" }, default = "tau",
     doc = "\"tau\" (Young 2007 damping) or \"strain_rate\" (phi/psi damping, for comparison)" },
   BEND_MODEL,
+  CLOTH_MODEL,
   SOLVER,
 }
 for _, name in ipairs(param_names("cloth")) do
@@ -293,6 +299,9 @@ tbl("rig.material (cloth)", {
   { "pin_stiffness", param = "pin_stiffness" },
   BEND_MODEL,
   { "bend_poisson", param = "bend_poisson", keyed = false },
+  CLOTH_MODEL,
+  { "shear", param = "shear", keyed = false },
+  { "bend_springs", param = "bend_springs", keyed = false },
   moved = { bend = "bend (top level)", youngs = "a flesh rig's material" },
 })
 tbl("rig.material (flesh)", {

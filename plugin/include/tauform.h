@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 10
+#define TF_VERSION_MINOR 11
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -112,6 +112,21 @@ typedef enum tf_bend_model {
    * along some mesh directions than others (3x along one diagonal of a regular grid) */
   TF_BEND_HINGE = 1
 } tf_bend_model;
+
+/* 1.11: what the cloth is made of (plugin/docs/physics.md, "Spring cloth", compares them) */
+typedef enum tf_cloth_model {
+  /* the default: a continuum membrane (StVK on each triangle: stretch_stiffness, poisson) and
+   * plate bending (bend_model, bend_stiffness): the same material at any mesh resolution */
+  TF_CLOTH_MEMBRANE = 0,
+  /* Leplatre's mass-spring cloth (the seeds' leplatre2016): linear springs E = k/2 (l - L)^2 in
+   * three families built from the mesh, structural (the edges, k = stretch_stiffness), shear (the
+   * diagonals of each near-rectangular pair of triangles, k = shear_stiffness) and bend (vertices
+   * two edges apart on a near-straight line, k = bend_spring_stiffness). On a square grid a
+   * family's k (N/m) is the sheet's modulus along the springs whatever the spacing; its bending
+   * is not a plate's: it grows with the fold (second order in the angle) and stiffens as the
+   * mesh coarsens. poisson, bend_stiffness, bend_model and bend_poisson do not apply */
+  TF_CLOTH_SPRINGS = 1
+} tf_cloth_model;
 
 typedef enum tf_integrator {
   /* Young 2007: each step minimizes KE + (tau/dt) PE, every deformation mode critically damped,
@@ -191,6 +206,13 @@ typedef struct tf_cloth_def {
    * workers live from create to destroy and sleep between advances; a process that forks keeps
    * them in the parent only (create simulations after a fork, or use 1 thread before it). */
   uint32_t threads;
+
+  /* 1.11: the cloth's model, default TF_CLOTH_MEMBRANE; for TF_CLOTH_SPRINGS the stiffness of the
+   * shear and bend families (TF_PARAM_SHEAR_STIFFNESS, TF_PARAM_BEND_SPRING_STIFFNESS; the
+   * structural family's is stretch_stiffness). Springs need the tau integrator. */
+  tf_cloth_model cloth_model;
+  double shear_stiffness;       /* N/m, in [0, 1e9], default 400 */
+  double bend_spring_stiffness; /* N/m, in [0, 1e9], default 10 */
 } tf_cloth_def;
 
 /* Fill every field this header knows about with its default. */
@@ -370,6 +392,10 @@ typedef enum tf_param {
   /* 1.7: 1 value, [-0.9, 0.5]: the bending Poisson ratio of TF_BEND_SHELL (a twist costs
    * 2 (1 - nu) times a bend of the same curvature; woven fabric is near 0), default 0; cloth */
   TF_PARAM_BEND_POISSON = 27,
+  /* 1.11: 1 value each, N/m, [0, 1e9]: spring cloth's (TF_CLOTH_SPRINGS) shear and bend
+   * families, defaults 400 and 10; cloth */
+  TF_PARAM_SHEAR_STIFFNESS = 28,
+  TF_PARAM_BEND_SPRING_STIFFNESS = 29,
   TF_PARAM_COUNT_
 } tf_param;
 

@@ -45,6 +45,10 @@ TF_TEST(abi_struct_layout) {
       {"tf_cloth_def.bend_model", offsetof(tf_cloth_def, bend_model), 244},
       {"tf_cloth_def.bend_poisson", offsetof(tf_cloth_def, bend_poisson), 248},
       {"tf_cloth_def.threads (1.10)", offsetof(tf_cloth_def, threads), 256},
+      {"tf_cloth_def.cloth_model (1.11)", offsetof(tf_cloth_def, cloth_model), 260},
+      {"tf_cloth_def.shear_stiffness (1.11)", offsetof(tf_cloth_def, shear_stiffness), 264},
+      {"tf_cloth_def.bend_spring_stiffness (1.11)", offsetof(tf_cloth_def, bend_spring_stiffness),
+       272},
       {"tf_flesh_material.youngs_modulus", offsetof(tf_flesh_material, youngs_modulus), 0},
       {"tf_flesh_material.poisson", offsetof(tf_flesh_material, poisson), 8},
       {"tf_flesh_material.density", offsetof(tf_flesh_material, density), 16},
@@ -169,7 +173,7 @@ TF_TEST(abi_struct_layout) {
       {"tf_param_info.integer", offsetof(tf_param_info, integer), 72},
       {"tf_param_info.keyable", offsetof(tf_param_info, keyable), 76},
       {"tf_param_info.default_values", offsetof(tf_param_info, default_values), 80},
-      {"sizeof tf_cloth_def", sizeof(tf_cloth_def), 264},
+      {"sizeof tf_cloth_def", sizeof(tf_cloth_def), 280},
       {"sizeof tf_flesh_material", sizeof(tf_flesh_material), 24},
       {"sizeof tf_flesh_def", sizeof(tf_flesh_def), 264},
       {"sizeof tf_tetmesh_view", sizeof(tf_tetmesh_view), 40},
@@ -246,6 +250,16 @@ TF_TEST(abi_def_defaults_and_old_hosts) {
   ENSURE(kappa == 0.0);
   tf_sim_destroy(sim);
   tf_sim_destroy(NULL);
+  /* a 1.10 host's def ends with 4 bytes of tail padding where 1.11 put cloth_model: whatever is
+   * there, it is a membrane (garbage there would otherwise be refused, or make springs) */
+  memset(buf, 0, sizeof buf);
+  tf_cloth_def_init_((tf_cloth_def *)buf, (uint32_t)offsetof(tf_cloth_def, shear_stiffness));
+  od->rest_positions = pos, od->vert_count = 3, od->triangles = tri, od->tri_count = 1;
+  od->cloth_model = TF_CLOTH_SPRINGS;
+  ENSURE_MSG(tf_cloth_create(od, &sim, err, sizeof err) == TF_OK, "%s", err);
+  double poisson = 0.25;
+  ENSURE(tf_sim_set_param(sim, TF_PARAM_POISSON, &poisson, 1) == TF_OK); /* a membrane's */
+  tf_sim_destroy(sim);
 }
 
 /* The parameter table read through tf_param_get_info is the one tf_param_check and the defs use:

@@ -41,17 +41,31 @@ describe("parameter table", function()
     assert.is_true(P.stretch.cloth and not P.stretch.flesh)
     assert.are.equal(0, P.kappa.lo); assert.are.equal(1, P.kappa.hi)
     assert.are.same({ 0, 0, -9.81 }, P.gravity.default)
-    local sim <close> = tauform.cloth(tauform.mesh.grid{ nx = 2, ny = 2 })
+    local grid = tauform.mesh.grid{ nx = 2, ny = 2 }
+    local sim <close> = tauform.cloth(grid)
+    local springs <close> = tauform.cloth{ vertices = grid.vertices, triangles = grid.triangles, cloth_model = "springs" }
+    local only = { membrane = { poisson = true, bend = true, bend_poisson = true },
+                   springs = { shear = true, bend_springs = true } }
     local n = 0
     for name, p in pairs(P) do
       n = n + 1
       if p.cloth then
-        -- every listed parameter is settable under its Lua name, at its default
-        sim:set{ [name] = p.default }
-        assert.are.same(p.default, sim:get(name))
+        -- every listed parameter is settable under its Lua name, at its default, on the cloth
+        -- models it belongs to (and refused by name on the other)
+        for model, s in pairs({ membrane = sim, springs = springs }) do
+          local other = model == "membrane" and "springs" or "membrane"
+          if only[other][name] then
+            local ok, err = pcall(s.set, s, { [name] = p.default })
+            assert.is_false(ok)
+            assert.truthy(tostring(err):find(p.c_name, 1, true), tostring(err))
+          else
+            s:set{ [name] = p.default }
+            assert.are.same(p.default, s:get(name))
+          end
+        end
       end
     end
-    assert.are.equal(28, n)
+    assert.are.equal(30, n)
   end)
 end)
 

@@ -63,8 +63,9 @@ describe("every documented field is accepted", function()
     local a = { vertices = grid.vertices, triangles = grid.triangles, total_mass = 1 }
     local b = { vertices = grid.vertices, triangles = grid.triangles, masses = {} }
     for i = 1, #grid.vertices // 3 do b.masses[i] = 0.01 end
-    assert.are.same(fields("tauform.cloth"), union(def, a, b))
-    for _, d in ipairs({ def, a, b }) do tauform.cloth(d):close() end
+    local c = { vertices = grid.vertices, triangles = grid.triangles, cloth_model = "springs", shear = 50, bend_springs = 3 }
+    assert.are.same(fields("tauform.cloth"), union(def, a, b, c))
+    for _, d in ipairs({ def, a, b, c }) do tauform.cloth(d):close() end
     assert.are.same(fields("solver"), keys(def.solver))
     -- a field only the Lua layer sets reaches the simulation
     local sim <close> = tauform.cloth{ vertices = grid.vertices, triangles = grid.triangles, wind = { 3, 0, 0 }, drag = 1 }
@@ -187,7 +188,8 @@ describe("every documented field is accepted", function()
                     frames = { 1, 2 } }
     local filled = { flesh = { surface = skin, cells = 3, element = "linear" }, frames = { 1, 2 } }
     assert.are.same(fields("rig"), union(cloth, settled, flesh))
-    assert.are.same(fields("rig.material (cloth)"), union(material, settled.material, massed.material))
+    local sprung = { mesh = m, material = { cloth_model = "springs", shear = 50, bend_springs = 3 } }
+    assert.are.same(fields("rig.material (cloth)"), union(material, settled.material, massed.material, sprung.material))
     assert.are.same(fields("rig.material (flesh)"), keys(flesh.material))
     assert.are.same(fields("rig.material.regions[name]"), keys(flesh.material.regions[1]))
     assert.are.same(fields("rig.flesh"), union(flesh.flesh, filled.flesh))
@@ -200,7 +202,7 @@ describe("every documented field is accepted", function()
     assert.are.same(fields("rig.contact"), keys(contact))
     assert.are.same(fields("rig.ground"), keys(ground))
     assert.are.same(fields("rig.colliders[i]"), union(plate, body))
-    for _, spec in ipairs({ cloth, settled, massed, flesh, filled }) do
+    for _, spec in ipairs({ cloth, settled, massed, sprung, flesh, filled }) do
       local rig = tauform.rig.load(spec)
       local sim <close> = rig:create()
       rig:apply(sim, 2)

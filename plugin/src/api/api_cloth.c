@@ -39,6 +39,9 @@ void tf_cloth_def_init_(tf_cloth_def *def, uint32_t struct_size) {
   d.solver.tolerance = 1e-3;
   d.solver.abs_tolerance = 1e-7;
   d.logger.min_level = TF_LOG_WARN;
+  d.cloth_model = TF_CLOTH_MEMBRANE;
+  d.shear_stiffness = 400.0;
+  d.bend_spring_stiffness = 10.0;
   api_def_init(def, &d, sizeof d, struct_size);
 }
 
@@ -104,13 +107,44 @@ static tf_status validate_def(const tf_cloth_def *d, char *err, size_t errn) {
             {TF_PARAM_PIN_STIFFNESS, &d->pin_stiffness, 1},
             {TF_PARAM_PHI, &d->phi, 1},
             {TF_PARAM_PSI, &d->psi, 1},
-            {TF_PARAM_BEND_POISSON, &d->bend_poisson, 1}};
+            {TF_PARAM_BEND_POISSON, &d->bend_poisson, 1},
+            {TF_PARAM_SHEAR_STIFFNESS, &d->shear_stiffness, 1},
+            {TF_PARAM_BEND_SPRING_STIFFNESS, &d->bend_spring_stiffness, 1}};
   for (size_t k = 0; k < sizeof ps / sizeof ps[0]; ++k)
     if (!param_check(ps[k].p, ps[k].v, ps[k].c, err, errn)) return TF_E_INVALID_ARG;
   if (d->bend_model != TF_BEND_SHELL && d->bend_model != TF_BEND_HINGE)
     return ERR("bend_model %d is not a tf_bend_model", (int)d->bend_model), TF_E_INVALID_ARG;
   if (d->integrator != TF_INTEGRATOR_TAU && d->integrator != TF_INTEGRATOR_STRAIN_RATE)
     return ERR("integrator %d is not a tf_integrator", (int)d->integrator), TF_E_INVALID_ARG;
+  if (d->cloth_model != TF_CLOTH_MEMBRANE && d->cloth_model != TF_CLOTH_SPRINGS)
+    return ERR("cloth_model %d is not a tf_cloth_model", (int)d->cloth_model), TF_E_INVALID_ARG;
+  /* a field of the other model set away from its default is a mistake, not a setting to ignore */
+  tf_cloth_def dflt;
+  tf_cloth_def_init(&dflt);
+  if (d->cloth_model == TF_CLOTH_SPRINGS) {
+    const char *set = d->poisson != dflt.poisson                 ? "poisson"
+                      : d->bend_stiffness != dflt.bend_stiffness ? "bend_stiffness"
+                      : d->bend_poisson != dflt.bend_poisson     ? "bend_poisson"
+                      : d->bend_model != dflt.bend_model         ? "bend_model"
+                                                                 : NULL;
+    if (set)
+      return ERR("%s does not apply to spring cloth (cloth_model TF_CLOTH_SPRINGS: stretch, shear "
+                 "and bend_spring stiffness)",
+                 set),
+             TF_E_INVALID_ARG;
+  } else if (d->shear_stiffness != dflt.shear_stiffness ||
+             d->bend_spring_stiffness != dflt.bend_spring_stiffness) {
+    return ERR("%s applies to spring cloth only (cloth_model TF_CLOTH_SPRINGS)",
+               d->shear_stiffness != dflt.shear_stiffness ? "shear_stiffness"
+                                                          : "bend_spring_stiffness"),
+           TF_E_INVALID_ARG;
+  }
+  /* the strain-rate baseline damps the membrane's strain rate (Young 2007 ch. 4): springs have
+   * none */
+  if (d->cloth_model == TF_CLOTH_SPRINGS && d->integrator != TF_INTEGRATOR_TAU)
+    return ERR("cloth_model TF_CLOTH_SPRINGS needs the tau integrator (the strain-rate integrator "
+               "damps a membrane)"),
+           TF_E_INVALID_ARG;
   if (!api_check_solver(&d->solver, err, errn)) return TF_E_INVALID_ARG;
   if (!api_check_threads(d->threads, err, errn)) return TF_E_INVALID_ARG;
   if ((d->allocator.alloc == NULL) != (d->allocator.free == NULL))
@@ -139,6 +173,10 @@ tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbu
   if (n < offsetof(tf_cloth_def, bend_model) + sizeof d.bend_model) d.bend_model = TF_BEND_HINGE;
   /* and the one thread it ran on */
   if (n < offsetof(tf_cloth_def, threads) + sizeof d.threads) d.threads = 1;
+  /* cloth_model sits in what was 1.10's tail padding: only a def that reaches the 1.11 fields
+   * after it says which model it wants */
+  if (n < offsetof(tf_cloth_def, bend_spring_stiffness) + sizeof d.bend_spring_stiffness)
+    d.cloth_model = TF_CLOTH_MEMBRANE;
   d.struct_size = sizeof d;
   tf_status st = validate_def(&d, err, errn);
   if (st != TF_OK) return st;

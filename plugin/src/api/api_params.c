@@ -25,7 +25,8 @@
  *   tau <= 1e6 s (11.6 days to settle: longer than any shot; the step's h^2 = tau dt / a);
  *   bend <= 1e3 N m (a 4 mm steel plate, D = E t^3 / 12(1 - nu^2) = 1.2e3 N m: not cloth);
  *   |gravity| <= 1e4 m/s^2 per component (1000 g; a centrifuge's range);
- *   stretch <= 1e9 N/m (E t of 5 mm steel, 2e11 Pa x 5e-3 m);
+ *   stretch <= 1e9 N/m (E t of 5 mm steel, 2e11 Pa x 5e-3 m), and so the spring cloth's shear and
+ *     bend families (on a square grid a family's k is the sheet's modulus along it);
  *   pin_stiffness <= 1e12 1/s^2 (a pin rate of 1e6 rad/s; the soft pins are implicit, so this is
  *     only conditioning: M/h^2 + k stays within 1e12 of M/h^2 at 24 fps);
  *   phi, psi <= 1e9 N s/m (the largest stretch damped on a 1 s scale);
@@ -150,6 +151,12 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
                                "bend_poisson", C, 1, D1(0),
                                "bending Poisson ratio of the shell bending (a twist costs 2 (1 - "
                                "nu) x a bend); 0 for woven fabric"},
+    [TF_PARAM_SHEAR_STIFFNESS] = {"shear_stiffness", OFF(shear), 1, 0, 1e9, 0, 0, 0, "N/m", "shear",
+                                  C, 1, D1(400),
+                                  "spring cloth: stiffness of the shear springs (the diagonals)"},
+    [TF_PARAM_BEND_SPRING_STIFFNESS] = {"bend_spring_stiffness", OFF(bend_springs), 1, 0, 1e9, 0, 0,
+                                        0, "N/m", "bend_springs", C, 1, D1(10),
+                                        "spring cloth: stiffness of the bend (skip-one) springs"},
 };
 
 #undef C

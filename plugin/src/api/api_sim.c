@@ -24,8 +24,15 @@ const char *tf_sim_last_error(const tf_sim *sim) { return sim ? sim->last_error 
 
 /* parameters that only one kind of simulation has; 0 with a message for the other kind */
 static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) {
-  int flesh = sim->kind == SIM_FLESH;
+  int flesh = sim->kind == SIM_FLESH, spring_cloth = sim->spring != NULL;
   switch (param) {
+    case TF_PARAM_SHEAR_STIFFNESS:
+    case TF_PARAM_BEND_SPRING_STIFFNESS:
+      *why = "a parameter of spring cloth (cloth_model TF_CLOTH_SPRINGS)";
+      return spring_cloth;
+    case TF_PARAM_POISSON:
+      *why = "not a parameter of spring cloth (its springs have shear_stiffness)";
+      return !spring_cloth;
     case TF_PARAM_YOUNGS_MODULUS:
       *why = "a flesh parameter (cloth has stretch_stiffness)";
       return flesh;
@@ -34,8 +41,10 @@ static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) 
       return !flesh;
     case TF_PARAM_BEND_STIFFNESS:
     case TF_PARAM_BEND_POISSON:
-      *why = "a cloth parameter (flesh bends through its tets)";
-      return !flesh;
+      *why = spring_cloth ? "not a parameter of spring cloth (its bend springs have "
+                            "bend_spring_stiffness)"
+                          : "a cloth parameter (flesh bends through its tets)";
+      return !flesh && !spring_cloth;
     case TF_PARAM_PHI:
     case TF_PARAM_PSI:
       *why = "a parameter of the cloth's strain-rate integrator";
@@ -103,6 +112,9 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
           (int)param);
   FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->kind != SIM_CLOTH, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
+  FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->spring, TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: bend_stiffness is not a parameter of spring cloth (its bend "
+          "springs have bend_spring_stiffness)");
   FAIL_IF(sim, !values, TF_E_INVALID_ARG, "tf_sim_set_param_map: values is NULL");
   COUNT_MATCH(sim, "tf_sim_set_param_map", vert_count);
   /* each value against the parameter table's range, as a uniform value would be */

@@ -80,6 +80,15 @@ static int l_cloth(lua_State *L) {
     def.bend_model = strcmp(name, "hinge") == 0 ? TF_BEND_HINGE : TF_BEND_SHELL;
   }
   lua_pop(L, 1);
+  if (lua_getfield(L, 1, "cloth_model") != LUA_TNIL) {
+    const char *name = lua_tostring(L, -1);
+    if (!name || (strcmp(name, "membrane") != 0 && strcmp(name, "springs") != 0))
+      luaL_argerror(L, 1, "field 'cloth_model' must be \"membrane\" or \"springs\"");
+    def.cloth_model = strcmp(name, "springs") == 0 ? TF_CLOTH_SPRINGS : TF_CLOTH_MEMBRANE;
+  }
+  lua_pop(L, 1);
+  tfl_opt_number_field(L, 1, 1, "shear", &def.shear_stiffness);
+  tfl_opt_number_field(L, 1, 1, "bend_springs", &def.bend_spring_stiffness);
   tfl_opt_number_field(L, 1, 1, "tau", &def.tau);
   tfl_opt_number_field(L, 1, 1, "kappa", &def.kappa);
   tfl_opt_number_field(L, 1, 1, "phi", &def.phi);

@@ -341,3 +341,12 @@ int trimesh_add_couplings(tf_mem *m, trimesh *t, const uint32_t *elems, uint32_t
   MEM_FREE_ARRAY(m, pairs, cap);
   return 1;
 }
+
+double trimesh_rest_area(const trimesh *t, const double *pos, uint32_t f) {
+  const uint32_t *v = t->tris + 3 * (size_t)f;
+  double e1[3], e2[3], n[3];
+  v3_sub(e1, pos + 3 * (size_t)v[1], pos + 3 * (size_t)v[0]);
+  v3_sub(e2, pos + 3 * (size_t)v[2], pos + 3 * (size_t)v[0]);
+  v3_cross(n, e1, e2);
+  return 0.5 * v3_norm(n);
+}

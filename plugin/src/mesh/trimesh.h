@@ -39,6 +39,9 @@ TF_LOCAL int trimesh_edge_adjacency(tf_mem *m, const trimesh *t, uint32_t **ptr,
  * other triangle's third vertex), and nbr[3 f + k] (Nullable) that triangle; UINT32_MAX on a
  * boundary edge. 0 when out of memory. */
 TF_LOCAL int trimesh_tri_flaps(tf_mem *m, const trimesh *t, uint32_t *flaps, uint32_t *nbr);
+/* The area of triangle f at the positions pos (vert_count x 3), m^2: half |e1 x e2| with e1, e2
+ * its edges from its first corner (as the membrane's rest frame computes it). */
+TF_LOCAL double trimesh_rest_area(const trimesh *t, const double *pos, uint32_t f);
 /* Add to the adjacency every pair of vertices within each of count elements, element e being
  * elems[stride e .. stride e + size[e]) (an energy whose stencil is wider than a triangle and its
  * hinges); 0 when out of memory, the adjacency then unchanged. */

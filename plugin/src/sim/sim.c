@@ -132,9 +132,11 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
   /* multigrid pays off once block Jacobi needs hundreds of CG iterations */
   if (n >= AMG_MIN_VERTICES) {
     /* cloth: the hierarchy on the triangle adjacency; the hinge couplings (weak: bending is orders
-     * below stretching) are lumped by amg_setup, so level 0 keeps ~7 blocks per row, not ~13 */
+     * below stretching) are lumped by amg_setup, so level 0 keeps ~7 blocks per row, not ~13.
+     * Spring cloth keeps them all: its shear springs join a quad's opposite corners (a hinge
+     * coupling) as stiffly as the edges (lumped, SWING-64 took 45x the CG iterations) */
     uint32_t *eptr = NULL, *eadj = NULL, ecount = 0;
-    if (s->model.mesh.hinge_count &&
+    if (s->model.mesh.hinge_count && !s->spring &&
         !trimesh_edge_adjacency(&s->mem, &s->model.mesh, &eptr, &eadj, &ecount))
       return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n),
              TF_E_NOMEM;

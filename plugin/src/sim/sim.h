@@ -26,6 +26,8 @@ typedef struct sim_params {
   double youngs;       /* Pa, flesh base material (material 0) */
   double bend;         /* N m, uniform value (the map overrides per hinge or triangle) */
   double bend_poisson; /* the shell bending's Poisson ratio */
+  double shear,
+      bend_springs; /* N/m: spring cloth's shear and bend families (stretch: structural) */
   double gravity[3];
   double pin_stiffness;
   double phi, psi;
@@ -249,7 +251,8 @@ struct tf_sim {
   elem_set sets[SIM_MAX_SETS];
   uint32_t set_count;
   elem_membrane *membrane;
-  elem_hinge *hinge; /* the cloth's bending: one of hinge and shell (tf_bend_model) */
+  elem_hinge *hinge;   /* the cloth's bending: one of hinge and shell (tf_bend_model) */
+  elem_spring *spring; /* spring cloth (TF_CLOTH_SPRINGS): instead of membrane and bending */
   elem_shell *shell;
   sim_flesh *flesh;
   elem_drag *drag;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * Cloth: a triangle mesh with the membrane, bending (shell or hinge), soft-pin and drag sets, lumped masses from the
- * rest areas (or the host's), on the shared lifecycle of sim.c. */
+ * Cloth: a triangle mesh with the membrane and bending (shell or hinge) sets, or the spring set
+ * (tf_cloth_model), then the soft-pin and drag sets; lumped masses from the rest areas (or the
+ * host's), on the shared lifecycle of sim.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@ static void cloth_params(tf_sim *s, const tf_cloth_def *def) {
   p->poisson = def->poisson;
   p->bend = def->bend_stiffness;
   p->bend_poisson = def->bend_poisson;
+  p->shear = def->shear_stiffness;
+  p->bend_springs = def->bend_spring_stiffness;
   v3_copy(p->gravity, def->gravity);
   p->pin_stiffness = def->pin_stiffness;
   p->phi = def->phi;
@@ -27,17 +30,22 @@ static void cloth_params(tf_sim *s, const tf_cloth_def *def) {
 /* lumped masses: a third of each triangle's mass to each corner; a vertex in no triangle gets the
  * mean vertex mass, so it stays a valid particle; with total_mass everything is then rescaled so
  * the total is what the host asked for */
-static void cloth_masses(tf_sim *s, const tf_cloth_def *def, const elem_membrane *e) {
+static void cloth_masses(tf_sim *s, const tf_cloth_def *def) {
   uint32_t n = s->model.n;
   double *mass = s->model.mass;
   if (def->vertex_masses) {
     memcpy(mass, def->vertex_masses, sizeof(double) * n);
     return;
   }
-  double rho = def->total_mass > 0.0 ? def->total_mass / e->area : def->density;
-  for (uint32_t t = 0; t < e->count; ++t)
-    for (int k = 0; k < 3; ++k) mass[e->tris[3 * (size_t)t + k]] += rho * e->rest[t].area / 3.0;
-  double mean = rho * e->area / n, sum = 0.0;
+  const trimesh *m = &s->model.mesh;
+  double total_area = 0.0;
+  for (uint32_t t = 0; t < m->tri_count; ++t) total_area += trimesh_rest_area(m, s->model.rest, t);
+  double rho = def->total_mass > 0.0 ? def->total_mass / total_area : def->density;
+  for (uint32_t t = 0; t < m->tri_count; ++t) {
+    const double a = trimesh_rest_area(m, s->model.rest, t);
+    for (int k = 0; k < 3; ++k) mass[m->tris[3 * (size_t)t + k]] += rho * a / 3.0;
+  }
+  double mean = rho * total_area / n, sum = 0.0;
   for (uint32_t i = 0; i < n; ++i) {
     if (!(mass[i] > 0.0)) mass[i] = mean;
     sum += mass[i];
@@ -46,9 +54,14 @@ static void cloth_masses(tf_sim *s, const tf_cloth_def *def, const elem_membrane
     for (uint32_t i = 0; i < n; ++i) mass[i] *= def->total_mass / sum;
 }
 
-/* the sets in objective order: membrane, bending (hinge or shell), soft pins, drag. Before the
- * Hessian pattern (sim_alloc): the shell's patches, which widen the mesh adjacency */
+/* the sets in objective order: membrane and bending (hinge or shell), or the springs; then soft
+ * pins and drag. Before the Hessian pattern (sim_alloc): the shell's patches and the bend
+ * springs, which widen the mesh adjacency */
 static tf_status cloth_add_sets(tf_sim *s, const tf_cloth_def *def) {
+  if (def->cloth_model == TF_CLOTH_SPRINGS) {
+    if (!(s->spring = sim_add_set(s, &ELEM_SPRING))) return TF_E_NOMEM;
+    return elem_spring_families(s, s->spring, def->rest_positions);
+  }
   if (!(s->membrane = sim_add_set(s, &ELEM_MEMBRANE))) return TF_E_NOMEM;
   if (def->bend_model == TF_BEND_HINGE)
     return (s->hinge = sim_add_set(s, &ELEM_HINGE)) ? TF_OK : TF_E_NOMEM;
@@ -59,9 +72,10 @@ static tf_status cloth_add_sets(tf_sim *s, const tf_cloth_def *def) {
 /* after sim_alloc: every set's rest data and Hessian slots */
 static tf_status cloth_init_sets(tf_sim *s, const tf_cloth_def *def) {
   tf_status st;
-  if ((st = elem_membrane_init(s, s->membrane)) != TF_OK) return st;
+  if (s->membrane && (st = elem_membrane_init(s, s->membrane)) != TF_OK) return st;
   if (s->hinge && (st = elem_hinge_init(s, s->hinge, def->bend_stiffness)) != TF_OK) return st;
   if (s->shell && (st = elem_shell_init(s, s->shell, def->bend_stiffness)) != TF_OK) return st;
+  if (s->spring && (st = elem_spring_init(s, s->spring)) != TF_OK) return st;
   if (!sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG))) return TF_E_NOMEM;
   return elem_drag_init(s, s->drag, 0);
 }
@@ -88,7 +102,7 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
                     def->tri_count),
            sim_destroy(s), st;
   sim_params_derive(s);
-  cloth_masses(s, def, s->membrane);
+  cloth_masses(s, def);
   if ((st = sim_finish(s, def->initial_positions, err, errn)) != TF_OK) return sim_destroy(s), st;
   *out = s;
   return TF_OK;

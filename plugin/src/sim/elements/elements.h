@@ -10,6 +10,7 @@
 
 #include "energy/bend_shell.h"
 #include "energy/membrane_tri.h"
+#include "mesh/springs.h"
 #include "core/mem.h"
 #include "solve/bsr.h"
 
@@ -129,6 +130,22 @@ TF_LOCAL tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend);
 /* every hinge's rigidity: a uniform value, or the mean of its edge's two vertices' map values */
 TF_LOCAL void elem_hinge_set_bend(elem_hinge *e, double bend);
 TF_LOCAL void elem_hinge_set_bend_map(elem_hinge *e, const double *per_vertex);
+
+/* spring.c: Leplatre's mass-spring cloth, the alternative to membrane + bending
+ * (tf_cloth_model TF_CLOTH_SPRINGS) */
+typedef struct elem_spring {
+  springs sp;     /* the pairs, family by family (mesh/springs.h) */
+  double *rest;   /* (sp.count) rest lengths, m */
+  uint32_t *slot; /* (sp.count x 4) */
+  elem_colours col;
+  double k[SPRING_FAMILIES]; /* N/m per family, from the parameters */
+} elem_spring;
+extern const elem_ops ELEM_SPRING;
+/* before sim_alloc: the families from the rest positions, and the bend springs' couplings added to
+ * the mesh adjacency (the Hessian's pattern) */
+TF_LOCAL tf_status elem_spring_families(tf_sim *s, elem_spring *sp, const double *rest);
+/* after sim_alloc: rest lengths, Hessian slots, colours */
+TF_LOCAL tf_status elem_spring_init(tf_sim *s, elem_spring *sp);
 
 /* shell.c: isotropic bending of each triangle, its curvature by the divergence theorem from
  * quadratic-exact gradients at its edges (energy/bend_shell.c) */
