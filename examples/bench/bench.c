@@ -84,6 +84,8 @@ typedef struct bench_config {
   tf_bend_model bend_model; /* default TF_BEND_SHELL */
   unsigned threads;         /* the def's: 0 (default) every core */
   int kernels;              /* after the run: time each phase of a Newton iteration (kernels.c) */
+  int springs;              /* TF_CLOTH_SPRINGS with shear and bend_springs (N/m) */
+  double shear, bend_springs;
 } bench_config;
 
 /* DRAPE's contact numbers, summed or extremal over the frames */
@@ -323,9 +325,15 @@ static int run_case(bench_result *r) {
   def.tri_count = nt;
   def.vertex_masses = masses;
   def.stretch_stiffness = cfg->stretch;
-  def.poisson = cfg->poisson;
-  def.bend_stiffness = cfg->bend;
-  def.bend_model = cfg->bend_model;
+  if (cfg->springs) {
+    def.cloth_model = TF_CLOTH_SPRINGS;
+    def.shear_stiffness = cfg->shear;
+    def.bend_spring_stiffness = cfg->bend_springs;
+  } else {
+    def.poisson = cfg->poisson;
+    def.bend_stiffness = cfg->bend;
+    def.bend_model = cfg->bend_model;
+  }
   def.gravity[0] = 0.0;
   def.gravity[1] = 0.0;
   def.gravity[2] = GRAVITY_Z;
@@ -673,13 +681,14 @@ static void print_table_row(const bench_result *r) {
     return;
   }
   printf(
-      "| %s-tauform-N%u | %s-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch %g N/m, "
-      "bend %g N m | **%.2f** | %.2f | %.2f | %.1f | %.3g | %.3g | %.5f |",
-      SCENE_ID[c->scene], c->n, SCENE_NAME[c->scene], c->n, r->verts, c->tau, c->kappa, c->substeps,
-      c->substeps == 1 ? "" : "s", c->stretch, c->bend, 1000.0 * r->wall_s / c->frames,
-      1000.0 * r->cpu_s / c->frames, (double)r->newton * per_step, (double)r->cg * per_step,
-      r->finite ? r->max_strain : NAN, r->finite ? r->mean_strain : NAN,
-      r->finite ? r->min_z : NAN);
+      "| %s-tauform%s-N%u | %s-%u (%u) | tau %g s, kappa %g, %u substep%s/frame, stretch %g N/m, "
+      "%s %g %s | **%.2f** | %.2f | %.2f | %.1f | %.3g | %.3g | %.5f |",
+      SCENE_ID[c->scene], c->springs ? "-springs" : "", c->n, SCENE_NAME[c->scene], c->n, r->verts,
+      c->tau, c->kappa, c->substeps, c->substeps == 1 ? "" : "s", c->stretch,
+      c->springs ? "springs: shear" : "bend", c->springs ? c->shear : c->bend,
+      c->springs ? "N/m" : "N m", 1000.0 * r->wall_s / c->frames, 1000.0 * r->cpu_s / c->frames,
+      (double)r->newton * per_step, (double)r->cg * per_step, r->finite ? r->max_strain : NAN,
+      r->finite ? r->mean_strain : NAN, r->finite ? r->min_z : NAN);
   if (c->scene == SCENE_SWING) {
     printf(" ");
     for (unsigned k = 0; k < r->corner_count; ++k)
@@ -698,6 +707,7 @@ static void usage(FILE *f) {
       "                     [--kernels] [--collider PATH.obj] [--thickness M] "
       "[--collider-thickness M]\n"
       "                     [--friction MU] [--positions FILE] [--self] [--bend-model M]\n"
+      "                     [--springs SHEAR,BEND]\n"
       "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
       "              (falls onto a sphere above a ground plane)\n"
       "  --n         quads per side (default %u)\n"
@@ -708,6 +718,8 @@ static void usage(FILE *f) {
       "  --stretch   stretch stiffness, N/m (default %g)\n"
       "  --bend      bend stiffness, N m (default %g)\n"
       "  --bend-model shell (default) or hinge: the bending energy (tf_bend_model)\n"
+      "  --springs SHEAR,BEND  spring cloth (TF_CLOTH_SPRINGS): structural springs of --stretch,\n"
+      "              shear and bend springs of these N/m (instead of membrane and bending)\n"
       "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
       "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
       "  --threads   threads of the simulation (default 0: every core; results are the same)\n"
@@ -766,7 +778,10 @@ int main(int argc, char **argv) {
                       0,
                       TF_BEND_SHELL,
                       0,
-                      0};
+                      0,
+                      0,
+                      0.0,
+                      0.0};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
@@ -820,6 +835,11 @@ int main(int argc, char **argv) {
       bad = parse_double(v, &cfg.stretch) != 0 || !(cfg.stretch > 0.0);
     } else if (strcmp(a, "--bend") == 0) {
       bad = parse_double(v, &cfg.bend) != 0 || cfg.bend < 0.0;
+    } else if (strcmp(a, "--springs") == 0) {
+      /* SHEAR,BEND: spring cloth with these shear and bend_springs stiffnesses, N/m */
+      cfg.springs = 1;
+      bad = sscanf(v, "%lf,%lf", &cfg.shear, &cfg.bend_springs) != 2 || !(cfg.shear >= 0.0) ||
+            !(cfg.bend_springs >= 0.0);
     } else if (strcmp(a, "--bend-model") == 0) {
       bad = strcmp(v, "shell") != 0 && strcmp(v, "hinge") != 0;
       cfg.bend_model = strcmp(v, "hinge") == 0 ? TF_BEND_HINGE : TF_BEND_SHELL;
