@@ -10,6 +10,8 @@
 --                                                         -- number, curve or function)
 --     kappa = 0, gravity = {0, 0, -9.81},                 -- likewise (gravity a 3-vector)
 --     bend = 1e-5 or curve or { value = 1e-5, groups = { collar = 1e-3 } },  -- per-vertex map
+--     plastic = { yield = 0.05, limit = 0.2 or { value = 0, groups = { elbow = 0.3 } },  -- spring
+--                 time = 0.5 },                    -- cloth: rest lengths yield past 5 %, at most 20 %
 --     pins = {
 --       { group = "row0" or indices = {...}, weight = 1,  -- 1 hard, < 1 soft
 --         translate = {x, y, z} or curve of {x, y, z},
@@ -86,6 +88,21 @@ local function check_param(self, name, v, vector)
   end
 end
 
+-- a keyed value or a per-vertex map { value = ..., groups = { name = ... } } (bend, plastic.yield,
+-- plastic.limit): the groups exist and every value is keyed
+local function check_map(self, path, x)
+  if type(x) == "table" and not keyframes.is_curve(x) then
+    check_param(self, path .. ".value", x.value or 0)
+    for name, v in pairs(x.groups or {}) do
+      local ok, err = pcall(meshlib.group, self.mesh, name)
+      if not ok then fail(self, "%s.groups: %s", path, err) end
+      check_param(self, path .. ".groups." .. name, v)
+    end
+  else
+    check_param(self, path, x)
+  end
+end
+
 -- a keyed value at `frame`: a function's result is checked (a number, or {x, y, z} for a vector)
 -- every frame, a constant or curve was checked when the rig loaded
 local function sample(self, path, x, frame, vector)
@@ -149,16 +166,12 @@ function M.load(spec, opt)
   if spec.settle ~= nil and spec.tau ~= nil then fail(self, "give either 'tau' or 'settle', not both") end
   check_param(self, "kappa", spec.kappa)
   check_param(self, "gravity", spec.gravity, true)
-  if type(spec.bend) == "table" and not keyframes.is_curve(spec.bend) then
-    local b = spec.bend
-    check_param(self, "bend.value", b.value or 0)
-    for name, v in pairs(b.groups or {}) do
-      local ok, err = pcall(meshlib.group, mesh, name)
-      if not ok then fail(self, "bend.groups: %s", err) end
-      check_param(self, "bend.groups." .. name, v)
-    end
-  else
-    check_param(self, "bend", spec.bend)
+  check_map(self, "bend", spec.bend)
+  if spec.plastic ~= nil then
+    if type(spec.plastic) ~= "table" then fail(self, "field 'plastic' must be a table { yield = ..., limit = ..., time = ... }") end
+    check_map(self, "plastic.yield", spec.plastic.yield)
+    check_map(self, "plastic.limit", spec.plastic.limit)
+    check_param(self, "plastic.time", spec.plastic.time)
   end
   if spec.wind ~= nil then
     local w = spec.wind
@@ -573,13 +586,14 @@ function Rig:targets(frame)
   return out
 end
 
--- per-vertex bend map at `frame` from { value = ..., groups = { name = ... } }
-local function bend_map(self, b, frame)
-  local base = sample(self, "bend.value", b.value or 0, frame)
+-- a keyed value at `frame`, or a per-vertex map from { value = ..., groups = { name = ... } }
+local function value_or_map(self, path, b, frame)
+  if type(b) ~= "table" or keyframes.is_curve(b) then return sample(self, path, b, frame) end
+  local base = sample(self, path .. ".value", b.value or 0, frame)
   local map = {}
   for i = 1, self.n do map[i] = base end
   for name, v in pairs(b.groups or {}) do
-    local x = sample(self, "bend.groups." .. name, v, frame)
+    local x = sample(self, path .. ".groups." .. name, v, frame)
     for _, i in ipairs(self.mesh.groups[name]) do map[i] = x end
   end
   return map
@@ -591,9 +605,13 @@ function Rig:apply(sim, frame)
   set.tau = sample(self, "tau", spec.tau, frame)
   set.kappa = sample(self, "kappa", spec.kappa, frame)
   set.gravity = sample(self, "gravity", spec.gravity, frame, true)
-  local b = spec.bend
-  if type(b) == "table" and not keyframes.is_curve(b) then set.bend = bend_map(self, b, frame)
-  else set.bend = sample(self, "bend", b, frame) end
+  set.bend = value_or_map(self, "bend", spec.bend, frame)
+  local pl = spec.plastic
+  if pl then
+    set.plastic_yield = value_or_map(self, "plastic.yield", pl.yield, frame)
+    set.plastic_limit = value_or_map(self, "plastic.limit", pl.limit, frame)
+    set.plastic_time = sample(self, "plastic.time", pl.time, frame)
+  end
   local w = spec.wind
   if w then
     set.wind = sample(self, "wind.velocity", w.velocity or { 0, 0, 0 }, frame, true)

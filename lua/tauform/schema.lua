@@ -268,6 +268,8 @@ return {
   { "gravity", param = "gravity" },
   { "bend", param = "bend", type = { "number", "table" }, sub = "rig.bend",
     doc = "cloth: bending stiffness, or a per-vertex map { value = ..., groups = { name = ... } }" },
+  { "plastic", type = "table", sub = "rig.plastic",
+    doc = "spring cloth: rest lengths that yield past an elastic limit, up to a plastic limit (Leplatre)" },
   { "pins", type = "array", items = "rig.pins[i]", doc = "pinned vertices and how their targets move" },
   { "wind", type = "table", sub = "rig.wind", doc = "air: wind velocity, drag, lift, turbulence and gusts" },
   { "contact", type = "table", sub = "rig.contact", doc = "contact thickness and friction of the cloth or skin" },
@@ -339,6 +341,28 @@ tbl("rig.bend", {
   { "groups", type = "table", map = { type = { "number" }, keyed = true, unit = "N m" },
     doc = "{ group name = stiffness (number, curve or function) }" },
 })
+tbl("rig.plastic", {
+  doc = "Plasticity of spring cloth (material.cloth_model = \"springs\"; Leplatre): a spring stretched or "
+     .. "compressed past the elastic limit takes a new rest length that keeps it at the limit, never "
+     .. "further than the plastic limit from its original; yield and limit take per-vertex maps.",
+  example = [[plastic = { yield = 0.05, limit = { value = 0, groups = { elbow = 0.3 } }, time = 0.5 }]],
+  rig = true,
+  { "yield", param = "plastic_yield", type = { "number", "table" }, sub = "rig.plastic.yield",
+    doc = "elastic limit (a strain), or a per-vertex map { value = ..., groups = { name = ... } }" },
+  { "limit", param = "plastic_limit", type = { "number", "table" }, sub = "rig.plastic.limit",
+    doc = "plastic limit (a fraction of the original length; 0: elastic), or a per-vertex map" },
+  { "time", param = "plastic_time" },
+})
+for _, part in ipairs({ "yield", "limit" }) do
+  tbl("rig.plastic." .. part, {
+    doc = "A per-vertex map of the plastic " .. part .. ": the value everywhere, and others on named vertex groups.",
+    example = "plastic = { " .. part .. " = { value = 0.1, groups = { collar = 0.02 } } }",
+    rig = true,
+    { "value", param = "plastic_" .. part, type = { "number" }, doc = "outside the groups" },
+    { "groups", type = "table", map = { type = { "number" }, keyed = true, unit = "" },
+      doc = "{ group name = value (number, curve or function) }" },
+  })
+end
 tbl("rig.pins[i]", {
   rig = true,
   doc = "One set of pinned vertices: which (group, indices or select), how hard (weight), and where their "
@@ -945,7 +969,8 @@ local SECTIONS = {
   { "Method options", { "render options", "sim:collider", "collider:set" } },
   { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.box", "tauform.mesh.load_obj options" } },
   { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
-              "rig.bend", "rig.pins[i]", "rig.pins[i].rotate", "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
+              "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.pins[i]", "rig.pins[i].rotate",
+              "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
               "rig.contact", "rig.ground", "rig.colliders[i]" } },
   { "Running", { "tauform.run options" } },
 }

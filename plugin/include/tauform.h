@@ -396,6 +396,14 @@ typedef enum tf_param {
    * families, defaults 400 and 10; cloth */
   TF_PARAM_SHEAR_STIFFNESS = 28,
   TF_PARAM_BEND_SPRING_STIFFNESS = 29,
+  /* 1.11: plasticity of spring cloth (Leplatre): past the elastic limit PLASTIC_YIELD (a strain,
+   * (0, 10], default 0.1) a spring's rest length moves so that its strain stays at the limit, at
+   * most PLASTIC_LIMIT ([0, 0.9] of its original length, default 0: no plasticity) from where it
+   * started, approaching that as 1 - exp(-t / PLASTIC_TIME) (s, [0, 1e6], default 0: at once):
+   * the same yield for any step or substeps. The rest lengths are state (snapshots, rollback). */
+  TF_PARAM_PLASTIC_YIELD = 30,
+  TF_PARAM_PLASTIC_LIMIT = 31,
+  TF_PARAM_PLASTIC_TIME = 32,
   TF_PARAM_COUNT_
 } tf_param;
 

@@ -45,7 +45,8 @@ describe("parameter table", function()
     local sim <close> = tauform.cloth(grid)
     local springs <close> = tauform.cloth{ vertices = grid.vertices, triangles = grid.triangles, cloth_model = "springs" }
     local only = { membrane = { poisson = true, bend = true, bend_poisson = true },
-                   springs = { shear = true, bend_springs = true } }
+                   springs = { shear = true, bend_springs = true, plastic_yield = true, plastic_limit = true,
+                               plastic_time = true } }
     local n = 0
     for name, p in pairs(P) do
       n = n + 1
@@ -65,7 +66,7 @@ describe("parameter table", function()
         end
       end
     end
-    assert.are.equal(30, n)
+    assert.are.equal(33, n)
   end)
 end)
 

@@ -258,7 +258,7 @@ static int l_set(lua_State *L) {
   double vals[NPARAM][3];
   int present[NPARAM] = {0};
   uint32_t count[NPARAM];
-  double *maps[NPARAM] = {NULL}; /* per-vertex tables: bend, self_contact */
+  double *maps[NPARAM] = {NULL}; /* per-vertex tables: bend, self_contact, plastic yield, limit */
   for (int k = 0; k < NPARAM; ++k) {
     tf_param_info in = param_info(k);
     count[k] = in.count;
@@ -269,7 +269,8 @@ static int l_set(lua_State *L) {
         if (t != LUA_TTABLE || tfl_vec3_count(L, lua_gettop(L), 2, in.short_name) != 1)
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", in.short_name));
         tfl_read_vec3(L, lua_gettop(L), 2, in.short_name, 1, vals[k]);
-      } else if (t == LUA_TTABLE && (k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_SELF_CONTACT)) {
+      } else if (t == LUA_TTABLE && (k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_SELF_CONTACT ||
+                                     k == TF_PARAM_PLASTIC_YIELD || k == TF_PARAM_PLASTIC_LIMIT)) {
         const char *nm = in.short_name;
         if (tfl_len(L, -1, 2, nm) != (lua_Integer)p->n)
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' map must have one value per vertex", nm));
@@ -299,8 +300,10 @@ static int l_set(lua_State *L) {
   for (int k = 0; k < NPARAM; ++k) {
     if (present[k] == 1 && tf_sim_check_param(p->sim, (tf_param)k, vals[k], count[k]) != TF_OK)
       return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
-    if (present[k] == 2 && p->flesh && k == TF_PARAM_BEND_STIFFNESS)
-      return luaL_argerror(L, 2, "'bend' is a cloth parameter");
+    /* a map's parameter must belong to this simulation (the kind check of its first value) */
+    if (present[k] == 2 && tf_sim_check_param(p->sim, (tf_param)k, maps[k], 1) != TF_OK &&
+        tf_param_check((tf_param)k, maps[k], 1, err, sizeof err) == TF_OK)
+      return luaL_argerror(L, 2, tf_sim_last_error(p->sim));
     if (present[k] == 2)
       for (uint32_t i = 0; i < p->n; ++i)
         if (tf_param_check((tf_param)k, &maps[k][i], 1, err, sizeof err) != TF_OK)

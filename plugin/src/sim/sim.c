@@ -46,6 +46,17 @@ void *sim_add_set(tf_sim *s, const elem_ops *ops) {
   return ops->data_size ? data : (void *)ops; /* non-NULL: added */
 }
 
+void sim_sets_post_step(tf_sim *s, double dt) {
+  for (uint32_t k = 0; k < s->set_count; ++k)
+    if (s->sets[k].ops->post_step) s->sets[k].ops->post_step(s, s->sets[k].data, dt);
+}
+
+uint32_t sim_reserve_plastic(tf_sim *s, uint32_t count) {
+  uint32_t at = s->plastic_count;
+  s->plastic_count += count;
+  return at;
+}
+
 void sim_destroy(tf_sim *s) {
   if (!s) return;
   tf_mem mem;
@@ -75,6 +86,8 @@ void sim_default_params(sim_params *p) {
   p->thickness = 0.002;
   p->friction = 0.3;
   p->ground_friction = 0.5;
+  /* plasticity off (no plastic limit), with the elastic limit it takes when turned on */
+  p->plastic_yield = 0.1;
 }
 
 tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, uint32_t threads, char *err,
@@ -114,7 +127,8 @@ tf_status sim_alloc(tf_sim *s, char *err, size_t errn) {
   uint32_t n = s->model.n;
   if (!s->model.host_n) s->model.host_n = n; /* all vertices are the host's unless set before */
   /* Hessian pattern: the upper triangle of the mesh adjacency (diagonal included) */
-  s->size = (sim_sizes){.n = n, .comp = m->comp_count, .hess = (m->adj_count + n) / 2};
+  s->size = (sim_sizes){
+      .n = n, .comp = m->comp_count, .hess = (m->adj_count + n) / 2, .plastic = s->plastic_count};
   tf_status st = sim_arrays_alloc(s, err, errn);
   if (st == TF_OK) st = start_threads(s, err, errn);
   if (st != TF_OK) return st;

@@ -28,6 +28,7 @@ typedef struct sim_params {
   double bend_poisson; /* the shell bending's Poisson ratio */
   double shear,
       bend_springs; /* N/m: spring cloth's shear and bend families (stretch: structural) */
+  double plastic_yield, plastic_limit, plastic_time; /* plasticity (elements/spring.c) */
   double gravity[3];
   double pin_stiffness;
   double phi, psi;
@@ -95,6 +96,7 @@ static inline uint32_t tet_node(const sim_flesh *F, uint32_t t, uint32_t a) {
  * stored blocks of the Hessian's upper triangle. Element sets size their own data */
 typedef struct sim_sizes {
   uint32_t n, comp, hess;
+  uint32_t plastic; /* doubles of plastic state, every set's slice (sim_reserve_plastic) */
 } sim_sizes;
 #define SZ_N(z) ((size_t)(z)->n)
 #define SZ_N1(z) ((size_t)(z)->n + 1)
@@ -105,6 +107,7 @@ typedef struct sim_sizes {
 #define SZ_COMP9(z) (9 * (size_t)(z)->comp)
 #define SZ_HESS(z) ((size_t)(z)->hess)
 #define SZ_HESS9(z) (9 * (size_t)(z)->hess)
+#define SZ_PLASTIC(z) ((size_t)(z)->plastic)
 
 /* Each part of a simulation is declared once, as a list X(type, field, count), as MuJoCo declares
  * mjData (mjxmacro.h): the struct's fields, their allocation, freeing and copying all expand from
@@ -121,7 +124,8 @@ typedef struct sim_sizes {
   X(double, v, SZ_N3)          /* velocities, m/s */                                               \
   X(double, vref, SZ_N3)       /* carrier velocity of the last step (design note sec. 2.6), m/s */ \
   X(double, carrier, SZ_COMP9) /* per piece, that carrier: V, omega, centre (pins.c) */            \
-  X(double, afict, SZ_N3)      /* the carrier's changes of velocity, low-passed (pins.c), m/s^2 */
+  X(double, afict, SZ_N3)      /* the carrier's changes of velocity, low-passed (pins.c), m/s^2 */ \
+  X(double, plastic, SZ_PLASTIC) /* the sets' plastic rest state (sim_reserve_plastic) */
 
 /* pins: per pin slot q (count of them in use), and per vertex (fixed, mark) */
 #define SIM_PIN_ARRAYS(X)                                                               \
@@ -250,6 +254,7 @@ struct tf_sim {
    * other code reads (NULL when the configuration has none) */
   elem_set sets[SIM_MAX_SETS];
   uint32_t set_count;
+  uint32_t plastic_count; /* plastic state reserved so far (sim_reserve_plastic), doubles */
   elem_membrane *membrane;
   elem_hinge *hinge;   /* the cloth's bending: one of hinge and shell (tf_bend_model) */
   elem_spring *spring; /* spring cloth (TF_CLOTH_SPRINGS): instead of membrane and bending */
@@ -278,6 +283,11 @@ TF_LOCAL tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind,
 TF_LOCAL tf_status sim_alloc(tf_sim *s, char *err, size_t n);
 /* append a set with ops->data_size zeroed bytes of data; NULL when out of memory or full */
 TF_LOCAL void *sim_add_set(tf_sim *s, const elem_ops *ops);
+/* before sim_alloc: count doubles of the state's plastic array for a set (saved, rolled back and
+ * snapshotted with the positions); returns the slice's offset */
+TF_LOCAL uint32_t sim_reserve_plastic(tf_sim *s, uint32_t count);
+/* every set's post_step after an accepted step of dt (step_tau) */
+TF_LOCAL void sim_sets_post_step(tf_sim *s, double dt);
 /* the multigrid hierarchy, the initial positions (NULL: rest) and the pieces */
 TF_LOCAL tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t n);
 TF_LOCAL void sim_default_params(sim_params *p);
@@ -312,6 +322,8 @@ TF_LOCAL tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const
 TF_LOCAL void sim_set_bend_map(tf_sim *s, const double *values);
 /* per-vertex self-contact (host_n values): 0 opts a vertex out (contact/self.c); TF_E_NOMEM */
 TF_LOCAL tf_status sim_set_self_map(tf_sim *s, const double *values);
+/* spring cloth: TF_PARAM_PLASTIC_YIELD or _LIMIT per vertex (a spring takes its ends' mean) */
+TF_LOCAL void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values);
 /* positions and velocities (host_n x 3; v NULL: zero), and the pins restarted from them */
 TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 

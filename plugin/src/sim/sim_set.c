@@ -22,6 +22,9 @@ tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *
   /* a uniform bending stiffness replaces any per-vertex map */
   if (param == TF_PARAM_BEND_STIFFNESS && s->hinge) elem_hinge_set_bend(s->hinge, values[0]);
   if (param == TF_PARAM_BEND_STIFFNESS && s->shell) elem_shell_set_bend(s->shell, values[0]);
+  /* and a uniform plastic limit or yield replaces its map */
+  if ((param == TF_PARAM_PLASTIC_YIELD || param == TF_PARAM_PLASTIC_LIMIT) && s->spring)
+    elem_spring_set_plastic(s->spring, param == TF_PARAM_PLASTIC_LIMIT, values[0], NULL);
   sim_params_derive(s);
   return TF_OK;
 }
@@ -33,6 +36,15 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
   s->par.bend = mean;
   if (s->hinge) elem_hinge_set_bend_map(s->hinge, values);
   if (s->shell) elem_shell_set_bend_map(s->shell, values);
+}
+
+void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values) {
+  /* the uniform value get_param reports becomes the map's mean over vertices, as for bend */
+  double mean = 0.0;
+  for (uint32_t i = 0; i < s->model.n; ++i) mean += values[i] / s->model.n;
+  const int limit = param == TF_PARAM_PLASTIC_LIMIT;
+  *(limit ? &s->par.plastic_limit : &s->par.plastic_yield) = mean;
+  elem_spring_set_plastic(s->spring, limit, mean, values);
 }
 
 tf_status sim_set_self_map(tf_sim *s, const double *values) {

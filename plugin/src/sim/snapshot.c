@@ -9,7 +9,7 @@
  * Layout: a header (magic, format, byte order, library version, kind, sizes, the mesh's
  * fingerprint, the payload's length and checksum), then the payload in a fixed order: the
  * parameters (sim_params as bytes: the library version pins its layout), the frame count, the
- * state arrays, the pins, the bending rigidities (a keyed map), and contact's persistent state
+ * state arrays (with the plastic rest state), the pins, the bending rigidities (a keyed map), and contact's persistent state
  * (colliders' poses, adaptive stiffness, vertices inside bodies, the self-contact map). What a
  * step recomputes from these (the pieces' pinned flags, held triangles, the friction lag, the
  * multigrid hierarchy, which has no history across steps) is not saved. Loading checks the
@@ -101,6 +101,7 @@ static void io_payload(snap_io *io, tf_sim *s) {
   io_bytes(io, s->state.vref, n3);
   io_bytes(io, s->state.afict, n3);
   io_bytes(io, s->state.carrier, sizeof(double) * 9 * s->model.mesh.comp_count);
+  io_bytes(io, s->state.plastic, sizeof(double) * s->size.plastic);
   uint32_t np = s->pins.host; /* the derived pins follow from them (pins_derive) */
   io_bytes(io, &s->pins.targets_fresh, sizeof s->pins.targets_fresh);
   io_bytes(io, s->pins.idx, sizeof(uint32_t) * np);
@@ -108,6 +109,11 @@ static void io_payload(snap_io *io, tf_sim *s) {
   io_bytes(io, s->pins.prev, sizeof(double) * 3 * np);
   io_bytes(io, s->pins.next, sizeof(double) * 3 * np);
   if (bend_count(s)) io_bytes(io, bend_values(s), sizeof(double) * bend_count(s));
+  if (s->spring) { /* spring cloth's plastic limits: keyable maps, like the bending */
+    io_bytes(io, s->spring->yield, sizeof(double) * s->spring->sp.count);
+    io_bytes(io, s->spring->limit, sizeof(double) * s->spring->sp.count);
+    io_bytes(io, &s->spring->plastic, sizeof s->spring->plastic);
+  }
   sim_contact *c = s->contact;
   if (!c) return;
   for (uint32_t k = 0; k < c->col_count; ++k) io_collider(io, c->col[k]);

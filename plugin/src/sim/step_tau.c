@@ -230,5 +230,6 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   }
   pins_commit_step(s);
   if (contact_active(s)) contact_after_step(s, x);
+  sim_sets_post_step(s, dt);
   return NULL;
 }

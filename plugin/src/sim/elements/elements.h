@@ -36,6 +36,9 @@ typedef struct elem_ops {
   /* Nullable: release data's arrays (not data itself) through m */
   void (*destroy)(tf_mem *m, void *data);
   size_t data_size; /* bytes of data, allocated zeroed by sim_add_set */
+  /* Nullable: after each accepted step of dt seconds, at its new positions (s->state.x): update
+   * history the set keeps in the state (plastic rest shapes, sim_reserve_plastic) */
+  void (*post_step)(tf_sim *s, void *data, double dt);
 } elem_ops;
 
 typedef struct elem_set {
@@ -134,9 +137,14 @@ TF_LOCAL void elem_hinge_set_bend_map(elem_hinge *e, const double *per_vertex);
 /* spring.c: Leplatre's mass-spring cloth, the alternative to membrane + bending
  * (tf_cloth_model TF_CLOTH_SPRINGS) */
 typedef struct elem_spring {
-  springs sp;     /* the pairs, family by family (mesh/springs.h) */
-  double *rest;   /* (sp.count) rest lengths, m */
-  uint32_t *slot; /* (sp.count x 4) */
+  springs sp;          /* the pairs, family by family (mesh/springs.h) */
+  double *rest;        /* (sp.count) rest lengths, m: the state's plastic slice */
+  double *rest0;       /* (sp.count) rest lengths of the rest mesh, m */
+  uint32_t plastic_at; /* offset of rest in s->state.plastic */
+  double *yield;       /* (sp.count) elastic limit of each spring (TF_PARAM_PLASTIC_YIELD) */
+  double *limit;       /* (sp.count) its plastic limit (TF_PARAM_PLASTIC_LIMIT), 0: elastic */
+  int plastic;         /* some spring has a plastic limit */
+  uint32_t *slot;      /* (sp.count x 4) */
   elem_colours col;
   double k[SPRING_FAMILIES]; /* N/m per family, from the parameters */
 } elem_spring;
@@ -144,8 +152,12 @@ extern const elem_ops ELEM_SPRING;
 /* before sim_alloc: the families from the rest positions, and the bend springs' couplings added to
  * the mesh adjacency (the Hessian's pattern) */
 TF_LOCAL tf_status elem_spring_families(tf_sim *s, elem_spring *sp, const double *rest);
-/* after sim_alloc: rest lengths, Hessian slots, colours */
+/* after sim_alloc: rest lengths, Hessian slots, colours, the plastic parameters' values */
 TF_LOCAL tf_status elem_spring_init(tf_sim *s, elem_spring *sp);
+/* every spring's plastic limit (limit = 1) or elastic limit (0): a uniform value, or with
+ * per_vertex (Nullable, one per vertex) the mean of its two ends' */
+TF_LOCAL void elem_spring_set_plastic(elem_spring *sp, int limit, double uniform,
+                                      const double *per_vertex);
 
 /* shell.c: isotropic bending of each triangle, its curvature by the divergence theorem from
  * quadratic-exact gradients at its edges (energy/bend_shell.c) */

@@ -36,7 +36,7 @@ static void hinge_destroy(tf_mem *m, void *data) {
   elem_colours_free(m, &e->col);
 }
 
-const elem_ops ELEM_HINGE = {"hinge", 0, hinge_eval, NULL, hinge_destroy, sizeof(elem_hinge)};
+const elem_ops ELEM_HINGE = {"hinge", 0, hinge_eval, NULL, hinge_destroy, sizeof(elem_hinge), NULL};
 
 tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend) {
   const trimesh *m = &s->model.mesh;

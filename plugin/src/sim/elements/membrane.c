@@ -38,7 +38,7 @@ static void membrane_destroy(tf_mem *m, void *data) {
 }
 
 const elem_ops ELEM_MEMBRANE = {
-    "membrane", 0, membrane_eval, membrane_derive, membrane_destroy, sizeof(elem_membrane)};
+    "membrane", 0, membrane_eval, membrane_derive, membrane_destroy, sizeof(elem_membrane), NULL};
 
 tf_status elem_membrane_init(tf_sim *s, elem_membrane *e) {
   const trimesh *m = &s->model.mesh;

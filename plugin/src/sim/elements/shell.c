@@ -98,7 +98,7 @@ static void shell_destroy(tf_mem *m, void *data) {
   elem_colours_free(m, &e->col);
 }
 
-const elem_ops ELEM_SHELL = {"shell", 0, shell_eval, NULL, shell_destroy, sizeof(elem_shell)};
+const elem_ops ELEM_SHELL = {"shell", 0, shell_eval, NULL, shell_destroy, sizeof(elem_shell), NULL};
 
 static double patch_quality(const double *rest, const uint32_t p[6]) {
   double X[18];

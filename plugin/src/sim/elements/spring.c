@@ -2,8 +2,10 @@
  * The spring set: Leplatre's mass-spring cloth (mesh/springs.h builds its structural, shear and
  * bend families from the triangle mesh; energy/spring.c is each spring), one stiffness per family
  * from the parameters (stretch_stiffness, shear_stiffness, bend_spring_stiffness), rest lengths
- * from the rest mesh. Its energy joins the potential energy like the membrane's, so the tau step
+ * from the rest mesh, moved by plasticity (spring_post_step). Its energy joins the potential energy like the membrane's, so the tau step
  * damps it the same way. */
+#include <math.h>
+
 #include "core/vec3.h"
 #include "energy/spring.h"
 #include "sim/sim.h"
@@ -44,22 +46,56 @@ static void spring_derive(tf_sim *s, void *data) {
   sp->k[SPRING_BEND] = s->par.bend_springs;
 }
 
+/* Leplatre's plasticity (the seeds' lecture): past the elastic limit y (a strain) the rest length
+ * moves so that the strain stays at the limit, L* = l / (1 +- y), but never further than the
+ * plastic limit p from the rest mesh's L0. With a flow time T (plastic_time) the rest length
+ * approaches L* as 1 - exp(-t / T), exactly so for any split of t into steps, so how fast a
+ * sheet yields does not depend on the step or the substeps; T = 0 is the lecture's instant rule.
+ * A spring within its elastic limit is not touched: below it the run is bit for bit the one
+ * without plasticity. Explicit, after each accepted step, at its converged positions. */
+static void spring_post_step(tf_sim *s, void *data, double dt) {
+  elem_spring *sp = data;
+  if (!sp->plastic) return;
+  const double T = s->par.plastic_time, rate = T > 0.0 ? -expm1(-dt / T) : 1.0;
+  for (uint32_t e = 0; e < sp->sp.count; ++e) {
+    const double y = sp->yield[e], p = sp->limit[e];
+    if (p == 0.0) continue;
+    const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
+    const double l = v3_dist(s->state.x + 3 * (size_t)v[0], s->state.x + 3 * (size_t)v[1]);
+    const double L = sp->rest[e];
+    double target;
+    if (l > L * (1.0 + y))
+      target = l / (1.0 + y);
+    else if (l < L * (1.0 - y))
+      target = l / (1.0 - y);
+    else
+      continue;
+    const double L0 = sp->rest0[e];
+    target = fmin(fmax(target, L0 * (1.0 - p)), L0 * (1.0 + p));
+    sp->rest[e] = L + rate * (target - L);
+  }
+}
+
 static void spring_destroy(tf_mem *m, void *data) {
   elem_spring *sp = data;
   uint32_t count = sp->sp.count;
-  MEM_FREE_ARRAY(m, sp->rest, count);
+  MEM_FREE_ARRAY(m, sp->rest0, count);
+  MEM_FREE_ARRAY(m, sp->yield, count);
+  MEM_FREE_ARRAY(m, sp->limit, count);
   MEM_FREE_ARRAY(m, sp->slot, 4 * (size_t)count);
   elem_colours_free(m, &sp->col);
   springs_free(m, &sp->sp);
 }
 
-const elem_ops ELEM_SPRING = {"spring",           0, spring_eval, spring_derive, spring_destroy,
-                              sizeof(elem_spring)};
+const elem_ops ELEM_SPRING = {
+    "spring", 0, spring_eval, spring_derive, spring_destroy, sizeof(elem_spring), spring_post_step};
 
 tf_status elem_spring_families(tf_sim *s, elem_spring *sp, const double *rest) {
   trimesh *m = &s->model.mesh;
   tf_status st = springs_build(&s->mem, m, rest, &sp->sp);
   if (st != TF_OK) return st;
+  /* the rest lengths are state: plasticity moves them (spring_post_step) */
+  sp->plastic_at = sim_reserve_plastic(s, sp->sp.count);
   /* the bend springs join vertices no triangle or hinge joins: widen the Hessian's pattern */
   const uint32_t nb = sp->sp.first[SPRING_FAMILIES] - sp->sp.first[SPRING_BEND];
   if (nb == 0) return TF_OK;
@@ -77,14 +113,30 @@ tf_status elem_spring_families(tf_sim *s, elem_spring *sp, const double *rest) {
 tf_status elem_spring_init(tf_sim *s, elem_spring *sp) {
   const uint32_t count = sp->sp.count;
   if (count == 0) return TF_OK;
-  sp->rest = mem_array(&s->mem, count, sizeof *sp->rest);
+  sp->rest = s->state.plastic + sp->plastic_at;
+  sp->rest0 = mem_array(&s->mem, count, sizeof *sp->rest0);
+  sp->yield = mem_array(&s->mem, count, sizeof *sp->yield);
+  sp->limit = mem_array(&s->mem, count, sizeof *sp->limit);
   sp->slot = mem_array(&s->mem, 4 * (size_t)count, sizeof *sp->slot);
-  if (!sp->rest || !sp->slot) return TF_E_NOMEM;
+  if (!sp->rest0 || !sp->yield || !sp->limit || !sp->slot) return TF_E_NOMEM;
+  elem_spring_set_plastic(sp, 0, s->par.plastic_yield, NULL);
+  elem_spring_set_plastic(sp, 1, s->par.plastic_limit, NULL);
   for (uint32_t e = 0; e < count; ++e) {
     const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
-    sp->rest[e] = v3_dist(s->model.rest + 3 * (size_t)v[0], s->model.rest + 3 * (size_t)v[1]);
+    sp->rest0[e] = v3_dist(s->model.rest + 3 * (size_t)v[0], s->model.rest + 3 * (size_t)v[1]);
+    sp->rest[e] = sp->rest0[e];
   }
   elem_slots(&s->solver.H, sp->sp.pairs, count, 2, sp->slot);
   return elem_colours_build(&s->mem, &sp->col, s->model.n, count, sp->sp.pairs, 2, NULL,
                             s->model.rest);
+}
+
+void elem_spring_set_plastic(elem_spring *sp, int limit, double uniform, const double *per_vertex) {
+  double *dst = limit ? sp->limit : sp->yield;
+  for (uint32_t e = 0; e < sp->sp.count; ++e) {
+    const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
+    dst[e] = per_vertex ? 0.5 * (per_vertex[v[0]] + per_vertex[v[1]]) : uniform;
+  }
+  sp->plastic = 0;
+  for (uint32_t e = 0; e < sp->sp.count && !sp->plastic; ++e) sp->plastic = sp->limit[e] > 0.0;
 }

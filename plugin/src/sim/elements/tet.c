@@ -70,7 +70,7 @@ static void tet_destroy(tf_mem *m, void *data) {
   tetmesh_free(m, &F->tet);
 }
 
-const elem_ops ELEM_TET = {"tet", 0, tet_eval, tet_derive, tet_destroy, sizeof(sim_flesh)};
+const elem_ops ELEM_TET = {"tet", 0, tet_eval, tet_derive, tet_destroy, sizeof(sim_flesh), NULL};
 
 double sim_flesh_volume(const sim_flesh *F, const double *x) {
   double vol = 0.0, lx[3 * TET10_NODES];
