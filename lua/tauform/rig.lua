@@ -16,7 +16,8 @@
 --       { group = "row0" or indices = {...}, weight = 1,  -- 1 hard, < 1 soft
 --         translate = {x, y, z} or curve of {x, y, z},
 --         rotate = { axis = {0, 0, 1}, angle = degrees or curve, center = {x, y, z} },
---         targets = function(frame, rest) return {x1, y1, z1, ...} end },  -- or full control
+--         targets = function(frame, rest) return {x1, y1, z1, ...} end,  -- or full control
+--         release = 48 },                                 -- optional: free from frame 48 on
 --     },
 --     wind = { velocity = {10, 0, 0} or curve,             -- m/s; air density 1.225 by default
 --              drag = 1.2, lift = 0.6, density = 1.225,
@@ -514,16 +515,11 @@ function Rig:create()
       end
     end
   end
-  local idx, w = {}, {}
   for k, p in ipairs(self.pins) do
     if #p.ids == 0 then fail(self, "pins[%d] selects no vertex", k) end
-    for _, i in ipairs(p.ids) do idx[#idx + 1] = i; w[#w + 1] = p.weight end
   end
-  if #idx > 0 then
-    local pok, err = pcall(sim.pin, sim, idx, w)
-    if not pok then fail(self, "pins: %s", why(err)) end
-  end
-  self.pin_count = #idx
+  self.pinned_key = nil
+  self:set_pins(sim, first)
   -- self-contact opt-out: the listed groups do not collide with each other (static)
   local ex = spec.contact and spec.contact.self_exclude
   if ex then
@@ -541,6 +537,7 @@ function Rig:create()
   self:apply(sim, first)
   -- the first frame's pose: pinned vertices start at their first-frame targets (no snap between
   -- the first two frames)
+  local idx = self.pinned_idx
   if #idx > 0 then
     local x, t = sim:positions(), self:targets(first)
     for k, i in ipairs(idx) do
@@ -552,10 +549,32 @@ function Rig:create()
   return sim
 end
 
--- pin targets at `frame`, flat
+-- a pin holds until its release frame (if any): from that frame on its vertices are free
+local function pin_active(p, frame)
+  return p.spec.release == nil or frame < p.spec.release
+end
+
+-- pin the sets active at `frame`, when they differ from those pinned now
+function Rig:set_pins(sim, frame)
+  local idx, w, key = {}, {}, {}
+  for k, p in ipairs(self.pins) do
+    if pin_active(p, frame) then
+      key[#key + 1] = k
+      for _, i in ipairs(p.ids) do idx[#idx + 1] = i; w[#w + 1] = p.weight end
+    end
+  end
+  key = table.concat(key, ",")
+  if key == self.pinned_key then return end
+  local pok, err = pcall(sim.pin, sim, idx, w)
+  if not pok then fail(self, "pins: %s", why(err)) end
+  self.pinned_key, self.pinned_idx, self.pin_count = key, idx, #idx
+end
+
+-- pin targets at `frame`, flat, of the pins active then
 function Rig:targets(frame)
   local rest, out = self.mesh.vertices, {}
   for k, p in ipairs(self.pins) do
+    if not pin_active(p, frame) then goto next_pin end
     local s = p.spec
     local custom = s.targets and s.targets(frame, rest, p.ids)
     if custom and #custom ~= 3 * #p.ids then
@@ -582,6 +601,7 @@ function Rig:targets(frame)
       end
       out[#out + 1], out[#out + 2], out[#out + 3] = x, y, z
     end
+    ::next_pin::
   end
   return out
 end
@@ -647,6 +667,7 @@ function Rig:apply(sim, frame)
     local tau = self:settle_tau(sim, sample(self, "settle", spec.settle, frame), frame)
     sim:set{ tau = tau }
   end
+  self:set_pins(sim, frame)
   if self.pin_count and self.pin_count > 0 then
     local pok, perr = pcall(sim.pin_targets, sim, self:targets(frame))
     if not pok then fail(self, "frame %g: pin targets: %s", frame, why(perr)) end

@@ -376,6 +376,7 @@ tbl("rig.pins[i]", {
   { "indices", type = "array", doc = "1-based vertex numbers" },
   { "select", type = "function", doc = "function(x, y, z) -> true for the rest positions to pin (flesh and cloth)" },
   { "weight", default = 1, bounds = "(0, 1]", doc = "1 hard; below 1 a soft pin pulling with pin_stiffness w/(1-w)" },
+  { "release", type = "integer", doc = "the frame from which these vertices are free (the pin lets go); default never" },
   { "translate", type = "vec3", keyed = true, unit = "m", default = { 0, 0, 0 }, doc = "offset of the targets from rest" },
   { "rotate", type = "table", sub = "rig.pins[i].rotate", doc = "rotation of the targets (before translate)" },
   { "targets", type = "function", doc = "function(frame, rest, ids) -> flat {x1, y1, z1, ...}, one per pinned vertex" },

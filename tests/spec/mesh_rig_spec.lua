@@ -98,6 +98,19 @@ describe("rig", function()
     assert.is_true(math.abs(x[2] - 0.5) < 1e-9) -- vertex 1 is at the frame-6 target
   end)
 
+  it("lets go of a pin at its release frame", function()
+    -- the bottom edge held 0.3 m up and out of the plane until frame 4
+    local rig = tauform.rig.load(grid_rig{ pins = { { group = "row0" }, { group = "rowN", release = 4, translate = { 0, 0.3, 0.3 } } } })
+    local sim <close> = rig:create()
+    local n = sim:vert_count()
+    for f = 1, 3 do rig:apply(sim, f); sim:advance(1 / 24) end
+    assert.is_true(math.abs(sim:positions()[3 * n] - 0.3) < 1e-12) -- held
+    for f = 4, 12 do rig:apply(sim, f); sim:advance(1 / 24) end
+    assert.is_true(sim:positions()[3 * n] < 0.2) -- let go: it falls
+    assert.has_error(function() tauform.rig.load(grid_rig{ pins = { { group = "row0", release = 2.5 } } }) end,
+                     "rig: pins[1].release: expected a whole number, got number 2.5")
+  end)
+
   it("runs through a frame range into a PC2 cache", function()
     local out = tmpname(".pc2")
     local res = tauform.run(grid_rig(), { frames = "1-12", out = out, progress = false })

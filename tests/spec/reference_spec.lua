@@ -154,7 +154,7 @@ describe("every documented field is accepted", function()
                        bend_poisson = 0.2 }
     local bend = { value = 1e-5, groups = { row0 = 1e-4 } }
     local cloth = { mesh = m, material = material, fps = 24, frames = { 1, 3 }, substeps = 1, tau = 0.5, kappa = 0.1,
-                    gravity = { 0, 0, -9.81 }, bend = bend, pins = { pin, { indices = { 16 }, weight = 0.5 },
+                    gravity = { 0, 0, -9.81 }, bend = bend, pins = { pin, { indices = { 16 }, weight = 0.5, release = 3 },
                     { select = function(x, _, z) return x > 0.99 and z > 0.5 and z < 0.9 end, targets = function(_, rest, ids)
                         local out = {}
                         for _, i in ipairs(ids) do for c = 1, 3 do out[#out + 1] = rest[3 * i - 3 + c] end end
