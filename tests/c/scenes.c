@@ -152,3 +152,23 @@ void scene_flesh_def(const tet_scene *s, tf_flesh_def *def) {
   def->tets = s->tets;
   def->tet_count = s->tet_count;
 }
+
+double scene_rest_time(tf_sim *sim, const double *rest, uint32_t n, double dt, double max_time,
+                       int *monotone) {
+  double *x = malloc(sizeof(double) * 3 * n);
+  if (!x) return -1.0;
+  tf_sim_get_positions(sim, x, n);
+  double d0 = dist_d1(x, rest, n), dp = d0, at = -1.0;
+  *monotone = 1;
+  int steps = (int)(max_time / dt + 0.5);
+  for (int k = 1; k <= steps && at < 0; ++k) {
+    if (tf_sim_advance(sim, dt, 1) != TF_OK) break;
+    tf_sim_get_positions(sim, x, n);
+    double d = dist_d1(x, rest, n);
+    if (d > dp * (1.0 + 1e-9)) *monotone = 0;
+    if (d < 0.01 * d0) at = k * dt;
+    dp = d;
+  }
+  free(x);
+  return at;
+}

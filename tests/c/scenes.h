@@ -41,6 +41,10 @@ void scene_flesh_def(const tet_scene *s, tf_flesh_def *def);
 /* d1 = |x - p|_2 and d2 = max_i |x_i - p_i| (thesis eqs. 4.1, 4.2) */
 double dist_d1(const double *x, const double *p, uint32_t n);
 double dist_d2(const double *x, const double *p, uint32_t n);
+/* advance sim by steps of dt (at most max_time) until its distance d1 from rest is below 1 % of
+ * where it started; returns that time, or -1. *monotone: the distance never grew */
+double scene_rest_time(tf_sim *sim, const double *rest, uint32_t n, double dt, double max_time,
+                       int *monotone);
 /* the largest vertex speed of a simulation, m/s; v: scratch of 3n doubles */
 double largest_speed(const tf_sim *sim, double *v, uint32_t n);
 

@@ -193,6 +193,35 @@ void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Inte
 }
 
 /* a numeric field of table idx into *out when present; raises on a non-number */
+int tfl_opt_enum_field(lua_State *L, int idx, int arg, const char *key, const char *const *names,
+                       int *out) {
+  int t = lua_getfield(L, idx, key);
+  if (t == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  const char *name = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  for (int k = 0; name && names[k]; ++k)
+    if (strcmp(name, names[k]) == 0) {
+      lua_pop(L, 1);
+      *out = k;
+      return 1;
+    }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "field '");
+  luaL_addstring(&b, key);
+  luaL_addstring(&b, "' must be ");
+  for (int k = 0; names[k]; ++k) {
+    if (k > 0) luaL_addstring(&b, names[k + 1] ? ", " : " or ");
+    luaL_addchar(&b, '"');
+    luaL_addstring(&b, names[k]);
+    luaL_addchar(&b, '"');
+  }
+  luaL_pushresult(&b);
+  return luaL_argerror(L, arg, lua_tostring(L, -1));
+}
+
 int tfl_opt_number_field(lua_State *L, int idx, int arg, const char *key, double *out) {
   int t = lua_getfield(L, idx, key);
   if (t == LUA_TNIL) {

@@ -65,6 +65,10 @@ void tfl_read_indices(lua_State *L, int idx, int arg, const char *what, lua_Inte
 /* a numeric field of table idx into *out when present (returns 1); raises on a non-number */
 int tfl_opt_number_field(lua_State *L, int idx, int arg, const char *key, double *out);
 void tfl_opt_vec3_field(lua_State *L, int idx, int arg, const char *key, double out[3]);
+/* a string field of table idx naming one of names (NULL-terminated): its index into *out when
+ * present (returns 1); raises naming the choices otherwise */
+int tfl_opt_enum_field(lua_State *L, int idx, int arg, const char *key, const char *const *names,
+                       int *out);
 
 /* argument 1 as an open simulation, or raise */
 lsim *tfl_check_open(lua_State *L);

@@ -86,13 +86,10 @@ static int l_flesh(lua_State *L) {
   read_surface(L, 1, &def);
   /* the library's range (tf_flesh_def.lattice_cells), checked here before the cast */
   tfl_opt_uint_field(L, 1, 1, "", "cells", 2, 512, &def.lattice_cells);
-  if (lua_getfield(L, 1, "element") != LUA_TNIL) {
-    const char *name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    if (!name || (strcmp(name, "quadratic") != 0 && strcmp(name, "linear") != 0))
-      luaL_argerror(L, 1, "field 'element' must be \"linear\" or \"quadratic\"");
-    def.element = strcmp(name, "linear") == 0 ? TF_TET_LINEAR : TF_TET_QUADRATIC;
-  }
-  lua_pop(L, 1);
+  static const char *const ELEMENTS[] = {"linear", "quadratic", NULL}; /* tf_tet_element order */
+  int element;
+  if (tfl_opt_enum_field(L, 1, 1, "element", ELEMENTS, &element))
+    def.element = (tf_tet_element)element;
   read_material(L, 1, &def.youngs_modulus, &def.poisson, &def.density);
   /* region materials: materials[k] for tets whose tet_materials entry is k (0: the base) */
   if (lua_getfield(L, 1, "materials") == LUA_TTABLE) {

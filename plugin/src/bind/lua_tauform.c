@@ -73,20 +73,13 @@ static int l_cloth(lua_State *L) {
   tfl_opt_number_field(L, 1, 1, "poisson", &def.poisson);
   tfl_opt_number_field(L, 1, 1, "bend", &def.bend_stiffness);
   tfl_opt_number_field(L, 1, 1, "bend_poisson", &def.bend_poisson);
-  if (lua_getfield(L, 1, "bend_model") != LUA_TNIL) {
-    const char *name = lua_tostring(L, -1);
-    if (!name || (strcmp(name, "shell") != 0 && strcmp(name, "hinge") != 0))
-      luaL_argerror(L, 1, "field 'bend_model' must be \"shell\" or \"hinge\"");
-    def.bend_model = strcmp(name, "hinge") == 0 ? TF_BEND_HINGE : TF_BEND_SHELL;
-  }
-  lua_pop(L, 1);
-  if (lua_getfield(L, 1, "cloth_model") != LUA_TNIL) {
-    const char *name = lua_tostring(L, -1);
-    if (!name || (strcmp(name, "membrane") != 0 && strcmp(name, "springs") != 0))
-      luaL_argerror(L, 1, "field 'cloth_model' must be \"membrane\" or \"springs\"");
-    def.cloth_model = strcmp(name, "springs") == 0 ? TF_CLOTH_SPRINGS : TF_CLOTH_MEMBRANE;
-  }
-  lua_pop(L, 1);
+  static const char *const BEND_MODELS[] = {"shell", "hinge", NULL};       /* tf_bend_model order */
+  static const char *const CLOTH_MODELS[] = {"membrane", "springs", NULL}; /* tf_cloth_model */
+  int choice;
+  if (tfl_opt_enum_field(L, 1, 1, "bend_model", BEND_MODELS, &choice))
+    def.bend_model = (tf_bend_model)choice;
+  if (tfl_opt_enum_field(L, 1, 1, "cloth_model", CLOTH_MODELS, &choice))
+    def.cloth_model = (tf_cloth_model)choice;
   tfl_opt_number_field(L, 1, 1, "shear", &def.shear_stiffness);
   tfl_opt_number_field(L, 1, 1, "bend_springs", &def.bend_spring_stiffness);
   tfl_opt_number_field(L, 1, 1, "tau", &def.tau);
@@ -95,15 +88,8 @@ static int l_cloth(lua_State *L) {
   tfl_opt_number_field(L, 1, 1, "psi", &def.psi);
   tfl_opt_number_field(L, 1, 1, "pin_stiffness", &def.pin_stiffness);
   tfl_opt_vec3_field(L, 1, 1, "gravity", def.gravity);
-  if (lua_getfield(L, 1, "integrator") != LUA_TNIL) {
-    const char *name = lua_tostring(L, -1);
-    int k = -1;
-    for (int i = 0; name && INTEGRATORS[i]; ++i)
-      if (strcmp(name, INTEGRATORS[i]) == 0) k = i;
-    if (k < 0) luaL_argerror(L, 1, "field 'integrator' must be \"tau\" or \"strain_rate\"");
-    def.integrator = (tf_integrator)k;
-  }
-  lua_pop(L, 1);
+  if (tfl_opt_enum_field(L, 1, 1, "integrator", INTEGRATORS, &choice))
+    def.integrator = (tf_integrator)choice;
   tfl_read_solver(L, 1, 1, &def.solver, &def.threads);
   lmem *mem = tfl_get_mem(L);
   def.allocator.alloc = tfl_count_alloc;

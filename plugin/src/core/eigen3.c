@@ -126,15 +126,8 @@ void eigen3_sym(const double Ain[9], double w[3], double V[9]) {
   /* an orthonormal basis (e1, e2) of the plane orthogonal to v, then the 2x2 rotation that
    * diagonalizes A there: tan 2 theta = 2 a12 / (a11 - a22) */
   double e1[3], e2[3];
-  {
-    double t[3] = {0, 0, 0};
-    int k = fabs(v[0]) <= fabs(v[1]) ? (fabs(v[0]) <= fabs(v[2]) ? 0 : 2)
-                                     : (fabs(v[1]) <= fabs(v[2]) ? 1 : 2);
-    t[k] = 1.0;
-    v3_axpy(t, -v3_dot(t, v), v);
-    v3_scale(e1, t, 1.0 / v3_norm(t));
-    v3_cross(e2, v, e1);
-  }
+  v3_any_orthogonal(v, e1);
+  v3_cross(e2, v, e1);
   const double a11 = quad_form(A, e1, e1), a22 = quad_form(A, e2, e2), a12 = quad_form(A, e1, e2);
   double c = 1.0, s = 0.0;
   if (a12 != 0.0) {

@@ -17,16 +17,6 @@ static void set_column(double M[9], int j, const double c[3]) {
   M[j] = c[0], M[3 + j] = c[1], M[6 + j] = c[2];
 }
 
-/* a unit vector orthogonal to the unit vector a */
-static void any_orthogonal(const double a[3], double out[3]) {
-  double e[3] = {0, 0, 0};
-  int k = fabs(a[0]) <= fabs(a[1]) ? (fabs(a[0]) <= fabs(a[2]) ? 0 : 2)
-                                   : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
-  e[k] = 1.0;
-  v3_axpy(e, -v3_dot(e, a), a);
-  v3_scale(out, e, 1.0 / v3_norm(e));
-}
-
 void svd3_signed(const double F[9], double U[9], double s[3], double V[9]) {
   double FtF[9], w[3], W[9];
   for (int i = 0; i < 3; ++i)
@@ -63,7 +53,7 @@ void svd3_signed(const double F[9], double U[9], double s[3], double V[9]) {
   if (n1 > tiny && n1 > 0.0)
     v3_scale(u[1], t, 1.0 / n1);
   else
-    any_orthogonal(u[0], u[1]);
+    v3_any_orthogonal(u[0], u[1]);
   v3_cross(u[2], u[0], u[1]);
   for (int j = 0; j < 3; ++j) {
     set_column(U, j, u[j]);

@@ -50,6 +50,16 @@ static inline void v3_cross(double *r, const double *a, const double *b) {
 }
 static inline double v3_norm2(const double *a) { return v3_dot(a, a); }
 static inline double v3_norm(const double *a) { return sqrt(v3_dot(a, a)); }
+/* a unit vector orthogonal to the unit vector a: the coordinate axis least aligned with a, made
+ * orthogonal to it */
+static inline void v3_any_orthogonal(const double *a, double *out) {
+  double e[3] = {0, 0, 0};
+  int k = fabs(a[0]) <= fabs(a[1]) ? (fabs(a[0]) <= fabs(a[2]) ? 0 : 2)
+                                   : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
+  e[k] = 1.0;
+  v3_axpy(e, -v3_dot(e, a), a);
+  v3_scale(out, e, 1.0 / v3_norm(e));
+}
 static inline double v3_dist(const double *a, const double *b) {
   double d[3];
   v3_sub(d, a, b);
