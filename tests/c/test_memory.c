@@ -39,60 +39,73 @@ static void counted_def(const scene *sc, counter *c, tf_cloth_def *def) {
 }
 
 TF_TEST(memory_no_allocation_per_step) {
-  scene sc;
-  scene_grid(&sc, 24, 24, 1.0, 1.0, O, EX, EZ, 1); /* 625 vertices: the multigrid path too */
-  counter c = {0, 0, -1, 0};
-  tf_cloth_def def;
-  counted_def(&sc, &c, &def);
-  def.threads = 3; /* the threaded loops too, on any machine */
-  tf_sim *sim = NULL;
-  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
-  ENSURE(c.allocs > 0); /* the host's allocator is really used */
-  ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
-  long after_setup = c.allocs;
-  double *t = malloc(sizeof(double) * 3 * sc.pin_count);
-  for (int f = 0; f < 24; ++f) {
-    for (uint32_t q = 0; q < sc.pin_count; ++q) {
-      memcpy(t + 3 * q, sc.pos + 3 * q, 3 * sizeof(double));
-      t[3 * q + 1] += 0.02 * f; /* moving pins, the full step path */
+  for (int springs = 0; springs < 2; ++springs) {
+    scene sc;
+    scene_grid(&sc, 24, 24, 1.0, 1.0, O, EX, EZ, 1); /* 625 vertices: the multigrid path too */
+    counter c = {0, 0, -1, 0};
+    tf_cloth_def def;
+    counted_def(&sc, &c, &def);
+    def.threads = 3; /* the threaded loops too, on any machine */
+    /* spring cloth with plasticity on: its rest-length updates after each step too */
+    if (springs) def.cloth_model = TF_CLOTH_SPRINGS;
+    tf_sim *sim = NULL;
+    ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+    const double limit = 0.3, yield = 0.001;
+    if (springs)
+      ENSURE(tf_sim_set_param(sim, TF_PARAM_PLASTIC_LIMIT, &limit, 1) == TF_OK &&
+             tf_sim_set_param(sim, TF_PARAM_PLASTIC_YIELD, &yield, 1) == TF_OK);
+    ENSURE(c.allocs > 0); /* the host's allocator is really used */
+    ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
+    long after_setup = c.allocs;
+    double *t = malloc(sizeof(double) * 3 * sc.pin_count);
+    for (int f = 0; f < 24; ++f) {
+      for (uint32_t q = 0; q < sc.pin_count; ++q) {
+        memcpy(t + 3 * q, sc.pos + 3 * q, 3 * sizeof(double));
+        t[3 * q + 1] += 0.02 * f; /* moving pins, the full step path */
+      }
+      ENSURE(tf_sim_set_pin_targets(sim, t, sc.pin_count) == TF_OK);
+      ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 2) == TF_OK);
+      double tau = 0.1 + 0.01 * f;
+      ENSURE(tf_sim_set_param(sim, TF_PARAM_TAU, &tau, 1) == TF_OK);
     }
-    ENSURE(tf_sim_set_pin_targets(sim, t, sc.pin_count) == TF_OK);
-    ENSURE(tf_sim_advance(sim, 1.0 / 24.0, 2) == TF_OK);
-    double tau = 0.1 + 0.01 * f;
-    ENSURE(tf_sim_set_param(sim, TF_PARAM_TAU, &tau, 1) == TF_OK);
+    ENSURE_MSG(c.allocs == after_setup, "%s: %ld allocations during 24 frames",
+               springs ? "springs" : "membrane", c.allocs - after_setup);
+    tf_sim_destroy(sim);
+    ENSURE(c.live == 0 && c.frees == c.allocs);
+    free(t);
+    scene_free(&sc);
   }
-  ENSURE_MSG(c.allocs == after_setup, "%ld allocations during 24 frames", c.allocs - after_setup);
-  tf_sim_destroy(sim);
-  ENSURE(c.live == 0 && c.frees == c.allocs);
-  free(t);
-  scene_free(&sc);
 }
 
 TF_TEST(memory_out_of_memory_leaks_nothing) {
-  scene sc;
-  scene_grid(&sc, 24, 24, 1.0, 1.0, O, EX, EZ, 1); /* big enough to build the multigrid too */
-  long needed = -1;
-  for (long n = 0; n < 1000; ++n) {
-    counter c = {0, 0, n, 0};
-    tf_cloth_def def;
-    counted_def(&sc, &c, &def);
-    tf_sim *sim = NULL;
-    char err[256] = "";
-    tf_status st = tf_cloth_create(&def, &sim, err, sizeof err);
-    if (st == TF_OK) {
-      needed = n;
-      tf_sim_destroy(sim);
-      ENSURE(c.live == 0);
-      break;
+  for (int springs = 0; springs < 2; ++springs) {
+    scene sc;
+    scene_grid(&sc, 24, 24, 1.0, 1.0, O, EX, EZ, 1); /* big enough to build the multigrid too */
+    long needed = -1;
+    for (long n = 0; n < 1000; ++n) {
+      counter c = {0, 0, n, 0};
+      tf_cloth_def def;
+      counted_def(&sc, &c, &def);
+      if (springs) def.cloth_model = TF_CLOTH_SPRINGS; /* its families and couplings too */
+      tf_sim *sim = NULL;
+      char err[256] = "";
+      tf_status st = tf_cloth_create(&def, &sim, err, sizeof err);
+      if (st == TF_OK) {
+        needed = n;
+        tf_sim_destroy(sim);
+        ENSURE(c.live == 0);
+        break;
+      }
+      ENSURE_MSG(st == TF_E_NOMEM, "failing allocation %ld gave %s", n, tf_status_name(st));
+      ENSURE(sim == NULL);
+      ENSURE(strstr(err, "out of memory"));
+      ENSURE_MSG(c.live == 0, "failing allocation %ld leaked %lld bytes", n, c.live);
     }
-    ENSURE_MSG(st == TF_E_NOMEM, "failing allocation %ld gave %s", n, tf_status_name(st));
-    ENSURE(sim == NULL);
-    ENSURE(strstr(err, "out of memory"));
-    ENSURE_MSG(c.live == 0, "failing allocation %ld leaked %lld bytes", n, c.live);
+    TF_NOTE("%s create needs %ld allocations; every earlier failure was clean",
+            springs ? "spring cloth" : "membrane cloth", needed);
+    ENSURE(needed > 10);
+    scene_free(&sc);
   }
-  TF_NOTE("create needs %ld allocations; every earlier failure was clean", needed);
-  ENSURE(needed > 10);
-  scene_free(&sc);
 }
 
 /* flesh from a closed surface (tetrahedralizer, topology, masses, embedding, multigrid), with
