@@ -12,6 +12,7 @@
 --     bend = 1e-5 or curve or { value = 1e-5, groups = { collar = 1e-3 } },  -- per-vertex map
 --     plastic = { yield = 0.05, limit = 0.2 or { value = 0, groups = { elbow = 0.3 } },  -- spring
 --                 time = 0.5 },                    -- cloth: rest lengths yield past 5 %, at most 20 %
+--     plastic = { bend_yield = 5, bend_limit = 40 },  -- shell bending (1/m): folds keep creases
 --     pins = {
 --       { group = "row0" or indices = {...}, weight = 1,  -- 1 hard, < 1 soft
 --         translate = {x, y, z} or curve of {x, y, z},
@@ -173,6 +174,8 @@ function M.load(spec, opt)
     check_map(self, "plastic.yield", spec.plastic.yield)
     check_map(self, "plastic.limit", spec.plastic.limit)
     check_param(self, "plastic.time", spec.plastic.time)
+    check_param(self, "plastic.bend_yield", spec.plastic.bend_yield)
+    check_param(self, "plastic.bend_limit", spec.plastic.bend_limit)
   end
   if spec.wind ~= nil then
     local w = spec.wind
@@ -631,6 +634,8 @@ function Rig:apply(sim, frame)
     set.plastic_yield = value_or_map(self, "plastic.yield", pl.yield, frame)
     set.plastic_limit = value_or_map(self, "plastic.limit", pl.limit, frame)
     set.plastic_time = sample(self, "plastic.time", pl.time, frame)
+    set.bend_yield = sample(self, "plastic.bend_yield", pl.bend_yield, frame)
+    set.bend_plastic_limit = sample(self, "plastic.bend_limit", pl.bend_limit, frame)
   end
   local w = spec.wind
   if w then

@@ -342,9 +342,11 @@ tbl("rig.bend", {
     doc = "{ group name = stiffness (number, curve or function) }" },
 })
 tbl("rig.plastic", {
-  doc = "Plasticity of spring cloth (material.cloth_model = \"springs\"; Leplatre): a spring stretched or "
-     .. "compressed past the elastic limit takes a new rest length that keeps it at the limit, never "
-     .. "further than the plastic limit from its original; yield and limit take per-vertex maps.",
+  doc = "Plasticity. Spring cloth (material.cloth_model = \"springs\"; Leplatre): a spring stretched or "
+     .. "compressed past the elastic limit (yield) takes a new rest length that keeps it at the limit, never "
+     .. "further than the plastic limit (limit) from its original; both take per-vertex maps. The shell "
+     .. "bending of the default cloth: a fold past bend_yield (1/m) keeps a crease, up to bend_limit. "
+     .. "time is the rate of both.",
   example = [[plastic = { yield = 0.05, limit = { value = 0, groups = { elbow = 0.3 } }, time = 0.5 }]],
   rig = true,
   { "yield", param = "plastic_yield", type = { "number", "table" }, sub = "rig.plastic.yield",
@@ -352,6 +354,8 @@ tbl("rig.plastic", {
   { "limit", param = "plastic_limit", type = { "number", "table" }, sub = "rig.plastic.limit",
     doc = "plastic limit (a fraction of the original length; 0: elastic), or a per-vertex map" },
   { "time", param = "plastic_time" },
+  { "bend_yield", param = "bend_yield" },
+  { "bend_limit", param = "bend_plastic_limit" },
 })
 for _, part in ipairs({ "yield", "limit" }) do
   tbl("rig.plastic." .. part, {

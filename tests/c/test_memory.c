@@ -46,14 +46,18 @@ TF_TEST(memory_no_allocation_per_step) {
     tf_cloth_def def;
     counted_def(&sc, &c, &def);
     def.threads = 3; /* the threaded loops too, on any machine */
-    /* spring cloth with plasticity on: its rest-length updates after each step too */
+    /* spring cloth, and the membrane, with plasticity on: their rest-shape updates after each
+     * step too */
     if (springs) def.cloth_model = TF_CLOTH_SPRINGS;
     tf_sim *sim = NULL;
     ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
-    const double limit = 0.3, yield = 0.001;
+    const double limit = 0.3, yield = 0.001, bend_limit = 50.0;
     if (springs)
       ENSURE(tf_sim_set_param(sim, TF_PARAM_PLASTIC_LIMIT, &limit, 1) == TF_OK &&
              tf_sim_set_param(sim, TF_PARAM_PLASTIC_YIELD, &yield, 1) == TF_OK);
+    else /* the membrane's shell yields too: its rest curvatures after each step */
+      ENSURE(tf_sim_set_param(sim, TF_PARAM_BEND_PLASTIC_LIMIT, &bend_limit, 1) == TF_OK &&
+             tf_sim_set_param(sim, TF_PARAM_BEND_YIELD, &yield, 1) == TF_OK);
     ENSURE(c.allocs > 0); /* the host's allocator is really used */
     ENSURE(tf_sim_set_pins(sim, sc.pins, NULL, sc.pin_count) == TF_OK);
     long after_setup = c.allocs;

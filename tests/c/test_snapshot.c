@@ -303,9 +303,10 @@ TF_TEST(snapshot_refuses_what_is_not_its_own) {
   {
     const size_t header = 80, payload = header + sizeof(sim_params);
     size_t tau_at = header + offsetof(sim_params, tau);
-    /* after the frame count, x, v, vref and afict, the one piece's carrier and targets_fresh */
+    /* after the frame count, x, v, vref and afict, the one piece's carrier, the plastic rest
+     * state (the shell's rest curvatures) and targets_fresh */
     size_t pin_at = payload + sizeof(uint64_t) + 4 * 3 * sizeof(double) * b.sc.vert_count +
-                    9 * sizeof(double) + sizeof(int);
+                    9 * sizeof(double) + sizeof(double) * b.sim->size.plastic + sizeof(int);
     double tau = -1.0;
     memcpy(bad, buf, size);
     memcpy(bad + tau_at, &tau, sizeof tau);

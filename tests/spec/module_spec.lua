@@ -44,9 +44,9 @@ describe("parameter table", function()
     local grid = tauform.mesh.grid{ nx = 2, ny = 2 }
     local sim <close> = tauform.cloth(grid)
     local springs <close> = tauform.cloth{ vertices = grid.vertices, triangles = grid.triangles, cloth_model = "springs" }
-    local only = { membrane = { poisson = true, bend = true, bend_poisson = true },
-                   springs = { shear = true, bend_springs = true, plastic_yield = true, plastic_limit = true,
-                               plastic_time = true } }
+    local only = { membrane = { poisson = true, bend = true, bend_poisson = true, bend_yield = true,
+                                bend_plastic_limit = true },
+                   springs = { shear = true, bend_springs = true, plastic_yield = true, plastic_limit = true } }
     local n = 0
     for name, p in pairs(P) do
       n = n + 1
@@ -66,7 +66,7 @@ describe("parameter table", function()
         end
       end
     end
-    assert.are.equal(33, n)
+    assert.are.equal(35, n)
   end)
 end)
 

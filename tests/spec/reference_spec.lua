@@ -60,9 +60,12 @@ describe("every documented field is accepted", function()
     local def = { vertices = grid.vertices, triangles = grid.triangles, groups = grid.groups, density = 0.2,
                   integrator = "tau", bend_model = "hinge", solver = { max_newton = 5, max_cg = 50, tolerance = 1e-3, abs_tolerance = 1e-8, threads = 2 } }
     -- the spring model's own parameters go to a spring cloth (c below): a membrane refuses them
-    local springs_only = { shear = true, bend_springs = true, plastic_yield = true, plastic_limit = true, plastic_time = true }
-    for name, p in pairs(P) do if p.cloth and not springs_only[name] then def[name] = p.default end end
-    local a = { vertices = grid.vertices, triangles = grid.triangles, total_mass = 1 }
+    -- (and the shell's plasticity to a cloth with the shell bending, a below: def has the hinge)
+    local elsewhere = { shear = true, bend_springs = true, plastic_yield = true, plastic_limit = true,
+                        bend_yield = true, bend_plastic_limit = true, plastic_time = true }
+    for name, p in pairs(P) do if p.cloth and not elsewhere[name] then def[name] = p.default end end
+    local a = { vertices = grid.vertices, triangles = grid.triangles, total_mass = 1, bend_yield = 5,
+                bend_plastic_limit = 20, plastic_time = 0.1 }
     local b = { vertices = grid.vertices, triangles = grid.triangles, masses = {} }
     for i = 1, #grid.vertices // 3 do b.masses[i] = 0.01 end
     local c = { vertices = grid.vertices, triangles = grid.triangles, cloth_model = "springs", shear = 50, bend_springs = 3,
@@ -193,10 +196,11 @@ describe("every documented field is accepted", function()
     local yield_map, limit_map = { value = 0.05, groups = { row0 = 0.1 } }, { value = 0, groups = { row0 = 0.2 } }
     local plastic = { yield = yield_map, limit = limit_map, time = 0.5 }
     local sprung = { mesh = m, material = { cloth_model = "springs", shear = 50, bend_springs = 3 }, plastic = plastic }
-    assert.are.same(fields("rig.plastic"), keys(plastic))
+    local creased = { mesh = m, plastic = { bend_yield = 5, bend_limit = 40, time = 0.2 } }
+    assert.are.same(fields("rig.plastic"), union(plastic, creased.plastic))
     assert.are.same(fields("rig.plastic.yield"), keys(yield_map))
     assert.are.same(fields("rig.plastic.limit"), keys(limit_map))
-    assert.are.same(fields("rig"), union(cloth, settled, flesh, sprung))
+    assert.are.same(fields("rig"), union(cloth, settled, flesh, sprung, creased))
     assert.are.same(fields("rig.material (cloth)"), union(material, settled.material, massed.material, sprung.material))
     assert.are.same(fields("rig.material (flesh)"), keys(flesh.material))
     assert.are.same(fields("rig.material.regions[name]"), keys(flesh.material.regions[1]))
@@ -210,7 +214,7 @@ describe("every documented field is accepted", function()
     assert.are.same(fields("rig.contact"), keys(contact))
     assert.are.same(fields("rig.ground"), keys(ground))
     assert.are.same(fields("rig.colliders[i]"), union(plate, body))
-    for _, spec in ipairs({ cloth, settled, massed, sprung, flesh, filled }) do
+    for _, spec in ipairs({ cloth, settled, massed, sprung, creased, flesh, filled }) do
       local rig = tauform.rig.load(spec)
       local sim <close> = rig:create()
       rig:apply(sim, 2)

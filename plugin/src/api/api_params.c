@@ -167,7 +167,16 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
                                 "mesh's, as a fraction; 0 = no plasticity"},
     [TF_PARAM_PLASTIC_TIME] = {"plastic_time", OFF(plastic_time), 1, 0, 1e6, 0, 0, 0, "s",
                                "plastic_time", C, 1, D1(0),
-                               "time scale of the yield (1 - exp(-t/T)); 0 = at once"},
+                               "time scale of the yield of springs and bending (1 - exp(-t/T)); 0 "
+                               "= at once"},
+    [TF_PARAM_BEND_YIELD] = {"bend_yield", OFF(bend_yield), 1, 0, 1e6, 1, 0, 0, "1/m", "bend_yield",
+                             C, 1, D1(10),
+                             "shell bending: the change of curvature past which the rest "
+                             "curvature yields (a crease forms)"},
+    [TF_PARAM_BEND_PLASTIC_LIMIT] = {"bend_plastic_limit", OFF(bend_plastic_limit), 1, 0, 1e6, 0, 0,
+                                     0, "1/m", "bend_plastic_limit", C, 1, D1(0),
+                                     "shell bending: how far the rest curvature may move from the "
+                                     "rest mesh's; 0 = elastic"},
 };
 
 #undef C

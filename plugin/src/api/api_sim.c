@@ -26,11 +26,17 @@ const char *tf_sim_last_error(const tf_sim *sim) { return sim ? sim->last_error 
 static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) {
   int flesh = sim->kind == SIM_FLESH, spring_cloth = sim->spring != NULL;
   switch (param) {
+    case TF_PARAM_BEND_YIELD:
+    case TF_PARAM_BEND_PLASTIC_LIMIT:
+      *why = "a parameter of the shell bending (cloth_model membrane, bend_model shell)";
+      return sim->shell != NULL;
+    case TF_PARAM_PLASTIC_TIME:
+      *why = "a parameter of spring cloth or the shell bending";
+      return spring_cloth || sim->shell != NULL;
     case TF_PARAM_SHEAR_STIFFNESS:
     case TF_PARAM_BEND_SPRING_STIFFNESS:
     case TF_PARAM_PLASTIC_YIELD:
     case TF_PARAM_PLASTIC_LIMIT:
-    case TF_PARAM_PLASTIC_TIME:
       *why = "a parameter of spring cloth (cloth_model TF_CLOTH_SPRINGS)";
       return spring_cloth;
     case TF_PARAM_POISSON:

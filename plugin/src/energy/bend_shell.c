@@ -95,6 +95,11 @@ int shell_curvature(const double *x, const shell_rest *r, double b[3]) {
 
 double shell_energy_gn(const double *x, const shell_rest *r, double D, double nu, double *grad,
                        shell_hess *h) {
+  return shell_energy_gn_at(x, r, r->b0, D, nu, grad, h);
+}
+
+double shell_energy_gn_at(const double *x, const shell_rest *r, const double b0[3], double D,
+                          double nu, double *grad, shell_hess *h) {
   double n[3], inv, e1[3], e2[3], q[3][3];
   const int np = r->np;
   if (!shell_normal(x, n, &inv, e1, e2)) { /* degenerate: nothing (outputs zeroed) */
@@ -104,7 +109,7 @@ double shell_energy_gn(const double *x, const shell_rest *r, double D, double nu
   }
   shell_q(x, r, q);
   double s[3];
-  for (int k = 0; k < 3; ++k) s[k] = v3_dot(n, q[k]) - r->b0[k];
+  for (int k = 0; k < 3; ++k) s[k] = v3_dot(n, q[k]) - b0[k];
   /* E = A D/2 s^T M s, M = [[1, nu, 0], [nu, 1, 0], [0, 0, 2 (1 - nu)]]: nu (s0 + s1)^2 +
    * (1 - nu)(s0^2 + s1^2 + 2 s2^2) */
   double AD = r->area * D;

@@ -64,6 +64,9 @@ typedef struct shell_hess {
  * degenerate deformed triangle). */
 double shell_energy_gn(const double *x, const shell_rest *r, double D, double nu, double *grad,
                        shell_hess *h);
+/* the same about the rest curvature b0 (uu, vv, uv) instead of r->b0: plasticity moves it */
+double shell_energy_gn_at(const double *x, const shell_rest *r, const double b0[3], double D,
+                          double nu, double *grad, shell_hess *h);
 
 /* block (a, b) (3 x 3, row-major) of the Gauss-Newton Hessian from its factors (inline: the
  * assembly's inner loop) */

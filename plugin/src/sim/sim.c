@@ -88,6 +88,7 @@ void sim_default_params(sim_params *p) {
   p->ground_friction = 0.5;
   /* plasticity off (no plastic limit), with the elastic limit it takes when turned on */
   p->plastic_yield = 0.1;
+  p->bend_yield = 10.0;
 }
 
 tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, uint32_t threads, char *err,

@@ -29,6 +29,7 @@ typedef struct sim_params {
   double shear,
       bend_springs; /* N/m: spring cloth's shear and bend families (stretch: structural) */
   double plastic_yield, plastic_limit, plastic_time; /* plasticity (elements/spring.c) */
+  double bend_yield, bend_plastic_limit; /* 1/m: the shell's bending plasticity (shell.c) */
   double gravity[3];
   double pin_stiffness;
   double phi, psi;

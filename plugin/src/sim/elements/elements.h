@@ -162,13 +162,16 @@ TF_LOCAL void elem_spring_set_plastic(elem_spring *sp, int limit, double uniform
 /* shell.c: isotropic bending of each triangle, its curvature by the divergence theorem from
  * quadratic-exact gradients at its edges (energy/bend_shell.c) */
 typedef struct elem_shell {
-  uint32_t count;   /* triangles with a patch */
-  uint32_t skipped; /* triangles with none that fits a quadratic: no bending on them */
-  uint32_t cap;     /* the arrays' length: the mesh's triangles */
-  uint32_t *patch;  /* (count x SHELL_MAX_PATCH) the triangle, then rest[k].np - 3 more */
-  uint32_t *tri;    /* (count) the mesh triangle of each patch */
-  shell_rest *rest; /* (count) */
-  double *bend;     /* (count) flexural rigidity per triangle, N m */
+  uint32_t count;      /* triangles with a patch */
+  uint32_t skipped;    /* triangles with none that fits a quadratic: no bending on them */
+  uint32_t cap;        /* the arrays' length: the mesh's triangles */
+  uint32_t *patch;     /* (count x SHELL_MAX_PATCH) the triangle, then rest[k].np - 3 more */
+  uint32_t *tri;       /* (count) the mesh triangle of each patch */
+  shell_rest *rest;    /* (count) */
+  double *bend;        /* (count) flexural rigidity per triangle, N m */
+  double *b0;          /* (count x 3) rest curvature (uu, vv, uv), 1/m: the state's plastic slice
+                     * (rest[k].b0 is the rest mesh's), moved by bend plasticity */
+  uint32_t plastic_at; /* offset of b0 in s->state.plastic */
   /* Newton's matrix: the Gauss-Newton Hessian of the same energy on a narrower stencil, the
    * triangle's own six-vertex quadratic (shell.c says why) */
   uint32_t *hpatch;  /* (count x SHELL_MAX_PATCH) its vertices, hrest[k].np of them */

@@ -17,6 +17,7 @@
  * best-conditioned fit; the moment-free edge then comes out of the minimization. A held triangle
  * (three hard-pinned corners) bends no more and gives its neighbours its own slope at their common
  * edge: two pinned rows clamp at the last one (elem_shell_pins_changed). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,8 @@ static double shell_one(const void *ctx, uint32_t k) {
   if (grad || !c->H) {       /* a Hessian-only call skips the energy (elem_ops.eval) */
     double lx[3 * NP] = {0}; /* np of them used: zeroed for the compiler, which cannot see it */
     for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, c->y + 3 * (size_t)v[q]);
-    E = shell_energy_gn(lx, &e->rest[k], e->bend[k], nu, grad ? g : NULL, NULL);
+    E = shell_energy_gn_at(lx, &e->rest[k], e->b0 + 3 * (size_t)k, e->bend[k], nu, grad ? g : NULL,
+                           NULL);
   }
   if (grad)
     for (int q = 0; q < np; ++q)
@@ -81,6 +83,34 @@ static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, co
   *E += elem_colours_run(s, &e->col, shell_one, &c);
 }
 
+/* Bending plasticity (issue 23, young2007 5.1.2): the rest curvature b0 of a triangle yields
+ * when its curvature change S = b - b0 passes the yield curvature k_y, |S| the Frobenius norm of
+ * the symmetric 2x2 tensor (uu, vv, uv): b0 moves to b - k_y S / |S|, back onto the yield
+ * surface, never further than the plastic limit k_p from the rest mesh's (the difference scaled
+ * back onto that ball), at once or as 1 - exp(-t / T) (plastic_time, as the springs). A fold past
+ * the yield keeps a crease; below it nothing changes, bit for bit. */
+static void shell_post_step(tf_sim *s, void *data, double dt) {
+  elem_shell *e = data;
+  const double ky = s->par.bend_yield, kp = s->par.bend_plastic_limit, T = s->par.plastic_time;
+  if (kp == 0.0) return;
+  const double rate = T > 0.0 ? -expm1(-dt / T) : 1.0;
+  for (uint32_t k = 0; k < e->count; ++k) {
+    const shell_rest *r = &e->rest[k];
+    const uint32_t *v = e->patch + NP * (size_t)k;
+    double lx[3 * NP] = {0}, b[3], S[3], *b0 = e->b0 + 3 * (size_t)k;
+    for (int q = 0; q < r->np; ++q) v3_copy(lx + 3 * q, s->state.x + 3 * (size_t)v[q]);
+    if (!shell_curvature(lx, r, b)) continue;
+    for (int c = 0; c < 3; ++c) S[c] = b[c] - b0[c];
+    const double norm = sqrt(S[0] * S[0] + S[1] * S[1] + 2.0 * S[2] * S[2]);
+    if (!(norm > ky)) continue;
+    double d[3];
+    for (int c = 0; c < 3; ++c) d[c] = b[c] - ky * S[c] / norm - r->b0[c];
+    const double dn = sqrt(d[0] * d[0] + d[1] * d[1] + 2.0 * d[2] * d[2]);
+    const double keep = dn > kp ? kp / dn : 1.0;
+    for (int c = 0; c < 3; ++c) b0[c] += rate * (r->b0[c] + keep * d[c] - b0[c]);
+  }
+}
+
 static void shell_destroy(tf_mem *m, void *data) {
   elem_shell *e = data;
   MEM_FREE_ARRAY(m, e->patch, NP * (size_t)e->cap);
@@ -98,7 +128,8 @@ static void shell_destroy(tf_mem *m, void *data) {
   elem_colours_free(m, &e->col);
 }
 
-const elem_ops ELEM_SHELL = {"shell", 0, shell_eval, NULL, shell_destroy, sizeof(elem_shell), NULL};
+const elem_ops ELEM_SHELL = {"shell",        0, shell_eval, NULL, shell_destroy, sizeof(elem_shell),
+                             shell_post_step};
 
 static double patch_quality(const double *rest, const uint32_t p[6]) {
   double X[18];
@@ -455,6 +486,8 @@ tf_status elem_shell_patches(tf_sim *s, elem_shell *e, const double *rest) {
             "too thin around them) and carry no bending",
             e->skipped, nt);
   st = trimesh_add_couplings(&s->mem, m, e->hpatch, e->count, NP, size) ? TF_OK : TF_E_NOMEM;
+  /* each patch's rest curvature is state: bend plasticity moves it (shell_post_step) */
+  e->plastic_at = sim_reserve_plastic(s, 3 * e->count);
 done:
   MEM_FREE_ARRAY(&s->mem, size, e->cap);
   return st;
@@ -503,6 +536,9 @@ tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend) {
   e->bend = mem_array(&s->mem, e->cap, sizeof *e->bend);
   e->slot = mem_array(&s->mem, NP * NP * (size_t)e->cap, sizeof *e->slot);
   if (!e->bend || !e->slot) return TF_E_NOMEM;
+  e->b0 = s->state.plastic + e->plastic_at;
+  for (uint32_t k = 0; k < e->count; ++k)
+    for (int c = 0; c < 3; ++c) e->b0[3 * (size_t)k + c] = e->rest[k].b0[c];
   elem_shell_set_bend(e, bend);
   for (uint32_t k = 0; k < e->count; ++k) {
     const uint32_t *p = e->hpatch + NP * (size_t)k;
