@@ -12,7 +12,7 @@
 --     bend = 1e-5 or curve or { value = 1e-5, groups = { collar = 1e-3 } },  -- per-vertex map
 --     plastic = { yield = 0.05, limit = 0.2 or { value = 0, groups = { elbow = 0.3 } },  -- spring
 --                 time = 0.5 },                    -- cloth: rest lengths yield past 5 %, at most 20 %
---     plastic = { bend_yield = 5, bend_limit = 40 },  -- shell bending (1/m): folds keep creases
+--     plastic = { bend_yield = 5, bend_limit = 40 },  -- bending (1/m): folds keep creases
 --     pins = {
 --       { group = "row0" or indices = {...}, weight = 1,  -- 1 hard, < 1 soft
 --         translate = {x, y, z} or curve of {x, y, z},

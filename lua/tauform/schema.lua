@@ -344,8 +344,8 @@ tbl("rig.bend", {
 tbl("rig.plastic", {
   doc = "Plasticity. Spring cloth (material.cloth_model = \"springs\"; Leplatre): a spring stretched or "
      .. "compressed past the elastic limit (yield) takes a new rest length that keeps it at the limit, never "
-     .. "further than the plastic limit (limit) from its original; both take per-vertex maps. The shell "
-     .. "bending of the default cloth: a fold past bend_yield (1/m) keeps a crease, up to bend_limit. "
+     .. "further than the plastic limit (limit) from its original; both take per-vertex maps. The "
+     .. "bending of membrane cloth (shell or hinge): a fold past bend_yield (1/m) keeps a crease, up to bend_limit. "
      .. "time is the rate of both.",
   example = [[plastic = { yield = 0.05, limit = { value = 0, groups = { elbow = 0.3 } }, time = 0.5 }]],
   rig = true,

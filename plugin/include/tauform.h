@@ -404,10 +404,11 @@ typedef enum tf_param {
   TF_PARAM_PLASTIC_YIELD = 30,
   TF_PARAM_PLASTIC_LIMIT = 31,
   TF_PARAM_PLASTIC_TIME = 32,
-  /* 1.11: bending plasticity of the shell (TF_BEND_SHELL, the default cloth): a triangle's rest
-   * curvature yields when its change of curvature passes BEND_YIELD (1/m, (0, 1e6], default 10),
-   * moving at most BEND_PLASTIC_LIMIT (1/m, [0, 1e6], default 0: none) from the rest mesh's, at
-   * the rate of PLASTIC_TIME: a fold past the yield keeps a crease. State, like the springs' */
+  /* 1.11: bending plasticity of the membrane cloth: a shell triangle's rest curvature (or a
+   * hinge's rest angle, read as the normal curvature across its edge) yields when its change of
+   * curvature passes BEND_YIELD (1/m, (0, 1e6], default 10), moving at most BEND_PLASTIC_LIMIT
+   * (1/m, [0, 1e6], default 0: none) from the rest mesh's, at the rate of PLASTIC_TIME: a fold
+   * past the yield keeps a crease. State, like the springs' */
   TF_PARAM_BEND_YIELD = 33,
   TF_PARAM_BEND_PLASTIC_LIMIT = 34,
   TF_PARAM_COUNT_

@@ -582,8 +582,8 @@ TF_TEST(shell_bend_map_and_keys) {
  * axis to curvature kappa and held there for `hold` s, then let go but for its first cell (the
  * clamp): the curvature it keeps after 3 s, as the turn of its tangent from its third cell to its
  * last over the length between them (a uniform rest curvature makes the free strip an arc) */
-static double crease_curvature(double kappa, double yield, double limit, double time, double hold,
-                               unsigned substeps, double *positions) {
+static double crease_curvature(tf_bend_model model, double kappa, double yield, double limit,
+                               double time, double hold, unsigned substeps, double *positions) {
   const uint32_t nx = 20, ny = 2, row = nx + 1, n = row * (ny + 1);
   double *rest = malloc(sizeof(double) * 3 * n), *x = malloc(sizeof(double) * 3 * n);
   uint32_t *tri = malloc(sizeof(uint32_t) * 6 * nx * ny);
@@ -604,6 +604,7 @@ static double crease_curvature(double kappa, double yield, double limit, double 
   tf_cloth_def_init(&def);
   def.rest_positions = rest, def.vert_count = n, def.triangles = tri, def.tri_count = 2 * nx * ny;
   def.stretch_stiffness = 1e4, def.bend_stiffness = 1e-3, def.density = 0.1, def.tau = 20.0;
+  def.bend_model = model;
   def.gravity[2] = 0.0;
   def.solver.tolerance = 1e-8, def.solver.abs_tolerance = 1e-12;
   tf_sim *sim = NULL;
@@ -644,14 +645,14 @@ static double crease_curvature(double kappa, double yield, double limit, double 
  * to straight, bit for bit the elastic run (at 0.4 /m the wave of letting go already yields a few
  * triangles, by 1e-6 m); a flow time gives the same crease at 1 and 2 substeps */
 TF_TEST(shell_plastic_crease_matches_the_limits) {
-  const double a = crease_curvature(1.5, 0.5, 10.0, 0.0, 0.5, 1, NULL);
-  const double capped = crease_curvature(1.5, 0.5, 0.6, 0.0, 0.5, 1, NULL);
+  const double a = crease_curvature(TF_BEND_SHELL, 1.5, 0.5, 10.0, 0.0, 0.5, 1, NULL);
+  const double capped = crease_curvature(TF_BEND_SHELL, 1.5, 0.5, 0.6, 0.0, 0.5, 1, NULL);
   double xe[3 * 63], xp[3 * 63];
-  const double under = crease_curvature(0.25, 0.5, 10.0, 0.0, 0.5, 1, xp);
-  crease_curvature(0.25, 0.5, 0.0, 0.0, 0.5, 1, xe);
+  const double under = crease_curvature(TF_BEND_SHELL, 0.25, 0.5, 10.0, 0.0, 0.5, 1, xp);
+  crease_curvature(TF_BEND_SHELL, 0.25, 0.5, 0.0, 0.0, 0.5, 1, xe);
   const double want_t = -expm1(-2.0); /* 1.0 /m approached for 0.5 s at T = 0.25 s */
-  const double t1 = crease_curvature(1.5, 0.5, 10.0, 0.25, 0.5, 1, NULL);
-  const double t2 = crease_curvature(1.5, 0.5, 10.0, 0.25, 0.5, 2, NULL);
+  const double t1 = crease_curvature(TF_BEND_SHELL, 1.5, 0.5, 10.0, 0.25, 0.5, 1, NULL);
+  const double t2 = crease_curvature(TF_BEND_SHELL, 1.5, 0.5, 10.0, 0.25, 0.5, 2, NULL);
   TF_NOTE(
       "curvature kept: %.4f /m (bent 1.5, yield 0.5: 1.0), %.4f (limit 0.6), %.2e under the "
       "yield (0); flow time 0.25 s: %.4f / %.4f at 1 / 2 substeps (%.4f)",
@@ -665,4 +666,20 @@ TF_TEST(shell_plastic_crease_matches_the_limits) {
   /* the flow time: the same crease at dt and dt / 2 (the 2 %), near its 1 - e^-2 */
   ENSURE(fabs(t1 - t2) < 0.02 * t1);
   ENSURE(fabs(t1 / want_t - 1.0) < 0.05 && fabs(t2 / want_t - 1.0) < 0.05);
+}
+
+/* the hinge model creases by the same rule on its rest angles, an angle standing for the normal
+ * curvature across its edge, |e| theta / (A_A + A_B) (on this grid the bend shows only at the
+ * hinges across the strip: a cell's two triangles span the same stretch of it) */
+TF_TEST(hinge_plastic_crease_matches_the_limits) {
+  const double capped = crease_curvature(TF_BEND_HINGE, 1.5, 0.5, 0.6, 0.0, 0.5, 1, NULL);
+  double xe[3 * 63], xp[3 * 63];
+  const double under = crease_curvature(TF_BEND_HINGE, 0.25, 0.5, 10.0, 0.0, 0.5, 1, xp);
+  crease_curvature(TF_BEND_HINGE, 0.25, 0.5, 0.0, 0.0, 0.5, 1, xe);
+  const double free_ = crease_curvature(TF_BEND_HINGE, 1.5, 0.5, 10.0, 0.0, 0.5, 1, NULL);
+  TF_NOTE("hinge crease: %.4f /m (limit 0.6), %.4f (yield 0.5 of 1.5), %.2e under the yield",
+          capped, free_, under);
+  ENSURE(fabs(capped - 0.6) < 0.02 * 0.6);
+  ENSURE(fabs(free_ - 1.0) < 0.05);
+  ENSURE(fabs(under) < 1e-3 && memcmp(xe, xp, sizeof xe) == 0);
 }

@@ -171,11 +171,11 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
                                "= at once"},
     [TF_PARAM_BEND_YIELD] = {"bend_yield", OFF(bend_yield), 1, 0, 1e6, 1, 0, 0, "1/m", "bend_yield",
                              C, 1, D1(10),
-                             "shell bending: the change of curvature past which the rest "
+                             "bending: the change of curvature past which the rest "
                              "curvature yields (a crease forms)"},
     [TF_PARAM_BEND_PLASTIC_LIMIT] = {"bend_plastic_limit", OFF(bend_plastic_limit), 1, 0, 1e6, 0, 0,
                                      0, "1/m", "bend_plastic_limit", C, 1, D1(0),
-                                     "shell bending: how far the rest curvature may move from the "
+                                     "bending: how far the rest curvature may move from the "
                                      "rest mesh's; 0 = elastic"},
 };
 

@@ -28,11 +28,11 @@ static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) 
   switch (param) {
     case TF_PARAM_BEND_YIELD:
     case TF_PARAM_BEND_PLASTIC_LIMIT:
-      *why = "a parameter of the shell bending (cloth_model membrane, bend_model shell)";
-      return sim->shell != NULL;
+      *why = "a parameter of the membrane cloth's bending (cloth_model membrane)";
+      return sim->shell != NULL || sim->hinge != NULL;
     case TF_PARAM_PLASTIC_TIME:
-      *why = "a parameter of spring cloth or the shell bending";
-      return spring_cloth || sim->shell != NULL;
+      *why = "a parameter of cloth (its springs or its bending)";
+      return spring_cloth || sim->shell != NULL || sim->hinge != NULL;
     case TF_PARAM_SHEAR_STIFFNESS:
     case TF_PARAM_BEND_SPRING_STIFFNESS:
     case TF_PARAM_PLASTIC_YIELD:

@@ -122,7 +122,11 @@ TF_LOCAL tf_status elem_membrane_init(tf_sim *s, elem_membrane *e);
 typedef struct elem_hinge {
   uint32_t count;
   const uint32_t *hinges; /* the mesh's (count x 4) */
-  double *theta0;         /* (count) rest dihedral angle */
+  double *theta0;         /* (count) rest dihedral angle of the rest mesh */
+  double *theta;          /* (count) rest angle now: the state's plastic slice (bend plasticity) */
+  double *per_angle;      /* (count) 1/m per radian: the normal curvature across the edge a
+                           * hinge angle stands for, |e| / (A_A + A_B) at rest */
+  uint32_t plastic_at;    /* offset of theta in s->state.plastic */
   double *geom;           /* (count) k = B x geom */
   double *bend;           /* (count) flexural rigidity per hinge, N m */
   uint32_t *slot;         /* (count x 16) */
@@ -130,6 +134,8 @@ typedef struct elem_hinge {
 } elem_hinge;
 extern const elem_ops ELEM_HINGE;
 TF_LOCAL tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend);
+/* before sim_alloc: the rest angles' slice of the plastic state */
+TF_LOCAL void elem_hinge_reserve(tf_sim *s, elem_hinge *e);
 /* every hinge's rigidity: a uniform value, or the mean of its edge's two vertices' map values */
 TF_LOCAL void elem_hinge_set_bend(elem_hinge *e, double bend);
 TF_LOCAL void elem_hinge_set_bend_map(elem_hinge *e, const double *per_vertex);
