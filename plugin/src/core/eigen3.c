@@ -95,7 +95,8 @@ void eigen3_sym(const double Ain[9], double w[3], double V[9]) {
   const double scale = 1.0 / amax;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) A[3 * i + j] = 0.5 * scale * (Ain[3 * i + j] + Ain[3 * j + i]);
-  /* Smith's roots: B = (A - m I) / p has eigenvalues 2 cos(phi + 2 pi k / 3), det B = 2 cos 3 phi */
+  /* Smith's roots: B = (A - m I) / p has eigenvalues 2 cos(phi + 2 pi k / 3), det B =
+   * 2 cos 3 phi */
   const double m = (A[0] + A[4] + A[8]) / 3.0;
   const double d0 = A[0] - m, d1 = A[4] - m, d2 = A[8] - m;
   const double off = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];

@@ -9,8 +9,9 @@
  * Layout: a header (magic, format, byte order, library version, kind, sizes, the mesh's
  * fingerprint, the payload's length and checksum), then the payload in a fixed order: the
  * parameters (sim_params as bytes: the library version pins its layout), the frame count, the
- * state arrays (with the plastic rest state), the pins, the bending rigidities (a keyed map), and contact's persistent state
- * (colliders' poses, adaptive stiffness, vertices inside bodies, the self-contact map). What a
+ * state arrays (with the plastic rest state), the pins, the bending rigidities and spring cloth's
+ * plastic limits (keyed maps), and contact's persistent state (colliders' poses, adaptive
+ * stiffness, vertices inside bodies, the self-contact map). What a
  * step recomputes from these (the pieces' pinned flags, held triangles, the friction lag, the
  * multigrid hierarchy, which has no history across steps) is not saved. Loading checks the
  * whole buffer before it changes anything, so a refused snapshot leaves the simulation as it was.

@@ -8,6 +8,8 @@
 #ifndef TF_SIM_ELEMENTS_H
 #define TF_SIM_ELEMENTS_H
 
+#include <math.h>
+
 #include "energy/bend_shell.h"
 #include "energy/membrane_tri.h"
 #include "mesh/springs.h"
@@ -62,9 +64,10 @@ static inline void elem_scatter(bsr *H, const uint32_t *slot, const double *h, i
 }
 
 /* colour.c: the elements of a set cut into blocks and the blocks grouped into colours whose
- * blocks share no vertex, so one colour's kernels run on every thread of the simulation's pool without locks and each vertex
- * receives its terms in the same order whatever the thread count (results are bitwise the same
- * on 1 or 64 threads). Built at set-up; energy holds each element's last term. */
+ * blocks share no vertex, so one colour's kernels run on every thread of the simulation's pool
+ * without locks and each vertex receives its terms in the same order whatever the thread count
+ * (results are bitwise the same on 1 or 64 threads). Built at set-up; energy holds each
+ * element's last term. */
 typedef struct elem_colours {
   uint32_t count;  /* colours */
   uint32_t blocks; /* blocks of consecutive elements (colour.c) */
@@ -90,6 +93,13 @@ TF_LOCAL void elem_colours_free(tf_mem *m, elem_colours *c);
  * of the elements' energies in element order */
 TF_LOCAL double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn,
                                  const void *ctx);
+
+/* plasticity's flow over one step of dt: the share of the way to its target a plastic rest shape
+ * moves, 1 - exp(-dt / T) with T the plastic_time (so any split of a time into steps compounds
+ * to the same), or 1 (at once) when T = 0; the spring, shell and hinge post_steps use it */
+static inline double elem_plastic_rate(double T, double dt) {
+  return T > 0.0 ? -expm1(-dt / T) : 1.0;
+}
 
 /* the arguments every set's kernel gets, gathered once per eval */
 typedef struct elem_ctx {

@@ -31,15 +31,15 @@ static void hinge_eval(const tf_sim *s, const void *data, const elem_args *a, co
 
 /* Bending plasticity on hinges, the shell's rule (shell.c) in one dimension: a hinge's angle
  * stands for the normal curvature across its edge, per_angle x (theta - theta_rest); past
- * bend_yield the rest angle moves so
- * that it stays at the yield, never further than bend_plastic_limit (as a curvature) from the rest
- * mesh's, at the rate of plastic_time. The hinge's stiffness differs with the direction of the
- * mesh (physics.md, Bending), and so does where it yields. */
+ * bend_yield the rest angle moves so that it stays at the yield, never further than
+ * bend_plastic_limit (as a curvature) from the rest mesh's, at the rate of plastic_time. The
+ * hinge's stiffness differs with the direction of the mesh (physics.md, Bending), and so does
+ * where it yields. */
 static void hinge_post_step(tf_sim *s, void *data, double dt) {
   elem_hinge *e = data;
-  const double ky = s->par.bend_yield, kp = s->par.bend_plastic_limit, T = s->par.plastic_time;
+  const double ky = s->par.bend_yield, kp = s->par.bend_plastic_limit;
   if (kp == 0.0) return;
-  const double rate = T > 0.0 ? -expm1(-dt / T) : 1.0;
+  const double rate = elem_plastic_rate(s->par.plastic_time, dt);
   for (uint32_t k = 0; k < e->count; ++k) {
     const double c = e->per_angle[k];
     if (!(c > 0.0)) continue;

@@ -91,9 +91,9 @@ static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, co
  * the yield keeps a crease; below it nothing changes, bit for bit. */
 static void shell_post_step(tf_sim *s, void *data, double dt) {
   elem_shell *e = data;
-  const double ky = s->par.bend_yield, kp = s->par.bend_plastic_limit, T = s->par.plastic_time;
+  const double ky = s->par.bend_yield, kp = s->par.bend_plastic_limit;
   if (kp == 0.0) return;
-  const double rate = T > 0.0 ? -expm1(-dt / T) : 1.0;
+  const double rate = elem_plastic_rate(s->par.plastic_time, dt);
   for (uint32_t k = 0; k < e->count; ++k) {
     const shell_rest *r = &e->rest[k];
     const uint32_t *v = e->patch + NP * (size_t)k;

@@ -2,8 +2,8 @@
  * The spring set: Leplatre's mass-spring cloth (mesh/springs.h builds its structural, shear and
  * bend families from the triangle mesh; energy/spring.c is each spring), one stiffness per family
  * from the parameters (stretch_stiffness, shear_stiffness, bend_spring_stiffness), rest lengths
- * from the rest mesh, moved by plasticity (spring_post_step). Its energy joins the potential energy like the membrane's, so the tau step
- * damps it the same way. */
+ * from the rest mesh, moved by plasticity (spring_post_step). Its energy joins the potential
+ * energy like the membrane's, so the tau step damps it the same way. */
 #include <math.h>
 
 #include "core/vec3.h"
@@ -56,7 +56,7 @@ static void spring_derive(tf_sim *s, void *data) {
 static void spring_post_step(tf_sim *s, void *data, double dt) {
   elem_spring *sp = data;
   if (!sp->plastic) return;
-  const double T = s->par.plastic_time, rate = T > 0.0 ? -expm1(-dt / T) : 1.0;
+  const double rate = elem_plastic_rate(s->par.plastic_time, dt);
   for (uint32_t e = 0; e < sp->sp.count; ++e) {
     const double y = sp->yield[e], p = sp->limit[e];
     if (p == 0.0) continue;
