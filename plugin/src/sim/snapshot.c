@@ -239,6 +239,8 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
  * cloth is orders of magnitude inside; a resealed damaged buffer with a speed of 1e116 m/s made
  * one advance spend minutes in continuous collision detection, found by fuzzing) */
 static const double SNAP_MAX_POS = 1e6, SNAP_MAX_SPEED = 1e5, SNAP_MAX_ACC = 1e9;
+/* 1/m: the largest bend_plastic_limit (api_params.c) */
+static const double SNAP_MAX_CURVATURE = 1e6;
 
 static int within(const double *a, size_t count, double bound) {
   for (size_t k = 0; k < count; ++k)
@@ -271,6 +273,26 @@ static const char *payload_mistake(const tf_sim *s) {
   for (uint32_t k = 0; k < bend_count(s); ++k)
     if (!(bend_values(s)[k] >= 0.0) || !isfinite(bend_values(s)[k]))
       return "a bending rigidity is negative or not finite";
+  /* the plastic rest state, within what plasticity can make of the rest mesh's (the parameters'
+   * ranges: a rest length within 90 % of its own, a rest curvature within 1e6 /m, a rest angle
+   * within a turn; a rest curvature of -1e116 /m made one frame of 16 vertices take 12 s) */
+  const elem_spring *sp = s->spring;
+  for (uint32_t e = 0; sp && e < sp->sp.count; ++e) {
+    if (!(fabs(sp->rest[e] - sp->rest0[e]) <= 0.9 * sp->rest0[e]))
+      return "a spring's rest length is beyond its plastic range or not finite";
+    if (!(sp->yield[e] > 0.0 && sp->yield[e] <= 10.0) ||
+        !(sp->limit[e] >= 0.0 && sp->limit[e] <= 0.9))
+      return "a spring's elastic or plastic limit is out of range";
+  }
+  const elem_shell *sh = s->shell;
+  for (uint32_t k = 0; sh && k < sh->count; ++k)
+    for (int c3 = 0; c3 < 3; ++c3)
+      if (!(fabs(sh->b0[3 * (size_t)k + c3] - sh->rest[k].b0[c3]) <= SNAP_MAX_CURVATURE))
+        return "a rest curvature is beyond the bending's plastic range or not finite";
+  const elem_hinge *hg = s->hinge;
+  for (uint32_t k = 0; hg && k < hg->count; ++k)
+    if (!(fabs(hg->theta[k] - hg->theta0[k]) <= 2.0 * TF_PI))
+      return "a hinge's rest angle is beyond a turn from its own or not finite";
   const sim_contact *c = s->contact;
   if (!c) return NULL;
   if (!(c->kappa_scale >= 1.0) || !isfinite(c->kappa_scale))
