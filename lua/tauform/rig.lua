@@ -10,9 +10,9 @@
 --                                                         -- number, curve or function)
 --     kappa = 0, gravity = {0, 0, -9.81},                 -- likewise (gravity a 3-vector)
 --     bend = 1e-5 or curve or { value = 1e-5, groups = { collar = 1e-3 } },  -- per-vertex map
---     plastic = { yield = 0.05, limit = 0.2 or { value = 0, groups = { elbow = 0.3 } },  -- spring
---                 time = 0.5 },                    -- cloth: rest lengths yield past 5 %, at most 20 %
---     plastic = { bend_yield = 5, bend_limit = 40 },  -- bending (1/m): folds keep creases
+--     plastic = { yield = 0.05, limit = 0.2 or { value = 0, groups = { elbow = 0.3 } },  -- springs,
+--                 time = 0.5 },        -- triangles, tets: rest shapes yield past 5 %, at most 20 %
+--     plastic = { bend_yield = 5, bend_limit = 40 or { ... } },  -- bending (1/m): folds crease
 --     pins = {
 --       { group = "row0" or indices = {...}, weight = 1,  -- 1 hard, < 1 soft
 --         translate = {x, y, z} or curve of {x, y, z},
@@ -91,7 +91,7 @@ local function check_param(self, name, v, vector)
 end
 
 -- a keyed value or a per-vertex map { value = ..., groups = { name = ... } } (bend, plastic.yield,
--- plastic.limit): the groups exist and every value is keyed
+-- plastic.limit, plastic.bend_yield, plastic.bend_limit): the groups exist and every value is keyed
 local function check_map(self, path, x)
   if type(x) == "table" and not keyframes.is_curve(x) then
     check_param(self, path .. ".value", x.value or 0)
@@ -174,8 +174,8 @@ function M.load(spec, opt)
     check_map(self, "plastic.yield", spec.plastic.yield)
     check_map(self, "plastic.limit", spec.plastic.limit)
     check_param(self, "plastic.time", spec.plastic.time)
-    check_param(self, "plastic.bend_yield", spec.plastic.bend_yield)
-    check_param(self, "plastic.bend_limit", spec.plastic.bend_limit)
+    check_map(self, "plastic.bend_yield", spec.plastic.bend_yield)
+    check_map(self, "plastic.bend_limit", spec.plastic.bend_limit)
   end
   if spec.wind ~= nil then
     local w = spec.wind
@@ -634,8 +634,8 @@ function Rig:apply(sim, frame)
     set.plastic_yield = value_or_map(self, "plastic.yield", pl.yield, frame)
     set.plastic_limit = value_or_map(self, "plastic.limit", pl.limit, frame)
     set.plastic_time = sample(self, "plastic.time", pl.time, frame)
-    set.bend_yield = sample(self, "plastic.bend_yield", pl.bend_yield, frame)
-    set.bend_plastic_limit = sample(self, "plastic.bend_limit", pl.bend_limit, frame)
+    set.bend_yield = value_or_map(self, "plastic.bend_yield", pl.bend_yield, frame)
+    set.bend_plastic_limit = value_or_map(self, "plastic.bend_limit", pl.bend_limit, frame)
   end
   local w = spec.wind
   if w then

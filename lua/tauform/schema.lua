@@ -269,7 +269,7 @@ return {
   { "bend", param = "bend", type = { "number", "table" }, sub = "rig.bend",
     doc = "cloth: bending stiffness, or a per-vertex map { value = ..., groups = { name = ... } }" },
   { "plastic", type = "table", sub = "rig.plastic",
-    doc = "spring cloth: rest lengths that yield past an elastic limit, up to a plastic limit (Leplatre)" },
+    doc = "rest shapes that yield past an elastic limit, up to a plastic limit: springs, triangles, tets, bending" },
   { "pins", type = "array", items = "rig.pins[i]", doc = "pinned vertices and how their targets move" },
   { "wind", type = "table", sub = "rig.wind", doc = "air: wind velocity, drag, lift, turbulence and gusts" },
   { "contact", type = "table", sub = "rig.contact", doc = "contact thickness and friction of the cloth or skin" },
@@ -342,28 +342,34 @@ tbl("rig.bend", {
     doc = "{ group name = stiffness (number, curve or function) }" },
 })
 tbl("rig.plastic", {
-  doc = "Plasticity. Spring cloth (material.cloth_model = \"springs\"; Leplatre): a spring stretched or "
-     .. "compressed past the elastic limit (yield) takes a new rest length that keeps it at the limit, never "
-     .. "further than the plastic limit (limit) from its original; both take per-vertex maps. The "
-     .. "bending of membrane cloth (shell or hinge): a fold past bend_yield (1/m) keeps a crease, up to bend_limit. "
-     .. "time is the rate of both.",
+  doc = "Plasticity: past the elastic limit (yield, a strain) the rest shape moves so the strain stays at the "
+     .. "limit, never further than the plastic limit (limit) from the rest mesh's. Spring cloth "
+     .. "(material.cloth_model = \"springs\"; Leplatre): each spring's rest length. Membrane cloth: each "
+     .. "triangle's rest frame along its principal stretches (its rest area follows). Flesh: each tet's rest "
+     .. "shape, its volume kept, on the equivalent (von Mises) strain: a dent stays. The bending of membrane "
+     .. "cloth (shell or hinge): a fold past bend_yield (1/m) keeps a crease, up to bend_limit. time is the "
+     .. "rate of all of them; every yield and limit takes a per-vertex map.",
   example = [[plastic = { yield = 0.05, limit = { value = 0, groups = { elbow = 0.3 } }, time = 0.5 }]],
   rig = true,
   { "yield", param = "plastic_yield", type = { "number", "table" }, sub = "rig.plastic.yield",
     doc = "elastic limit (a strain), or a per-vertex map { value = ..., groups = { name = ... } }" },
   { "limit", param = "plastic_limit", type = { "number", "table" }, sub = "rig.plastic.limit",
-    doc = "plastic limit (a fraction of the original length; 0: elastic), or a per-vertex map" },
+    doc = "plastic limit (a strain from the rest mesh's shape; 0: elastic), or a per-vertex map" },
   { "time", param = "plastic_time" },
-  { "bend_yield", param = "bend_yield" },
-  { "bend_limit", param = "bend_plastic_limit" },
+  { "bend_yield", param = "bend_yield", type = { "number", "table" }, sub = "rig.plastic.bend_yield",
+    doc = "membrane cloth: the change of curvature (1/m) past which a fold creases, or a per-vertex map" },
+  { "bend_limit", param = "bend_plastic_limit", type = { "number", "table" }, sub = "rig.plastic.bend_limit",
+    doc = "membrane cloth: how far (1/m) a crease may go from the rest mesh's curvature, or a per-vertex map" },
 })
-for _, part in ipairs({ "yield", "limit" }) do
-  tbl("rig.plastic." .. part, {
-    doc = "A per-vertex map of the plastic " .. part .. ": the value everywhere, and others on named vertex groups.",
-    example = "plastic = { " .. part .. " = { value = 0.1, groups = { collar = 0.02 } } }",
+for _, part in ipairs({ { "yield", "plastic_yield" }, { "limit", "plastic_limit" },
+                        { "bend_yield", "bend_yield" }, { "bend_limit", "bend_plastic_limit" } }) do
+  tbl("rig.plastic." .. part[1], {
+    doc = "A per-vertex map of plastic." .. part[1] .. ": the value everywhere, and others on named vertex groups.",
+    example = "plastic = { " .. part[1] .. " = { value = " .. (part[1]:find("bend") and "5" or "0.1")
+      .. ", groups = { collar = " .. (part[1]:find("bend") and "50" or "0.02") .. " } } }",
     rig = true,
-    { "value", param = "plastic_" .. part, type = { "number" }, doc = "outside the groups" },
-    { "groups", type = "table", map = { type = { "number" }, keyed = true, unit = "" },
+    { "value", param = part[2], type = { "number" }, doc = "outside the groups" },
+    { "groups", type = "table", map = { type = { "number" }, keyed = true, unit = part[1]:find("bend") and "1/m" or "" },
       doc = "{ group name = value (number, curve or function) }" },
   })
 end
@@ -974,7 +980,7 @@ local SECTIONS = {
   { "Method options", { "render options", "sim:collider", "collider:set" } },
   { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.box", "tauform.mesh.load_obj options" } },
   { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
-              "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.pins[i]", "rig.pins[i].rotate",
+              "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.plastic.bend_yield", "rig.plastic.bend_limit", "rig.pins[i]", "rig.pins[i].rotate",
               "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
               "rig.contact", "rig.ground", "rig.colliders[i]" } },
   { "Running", { "tauform.run options" } },

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 11
+#define TF_VERSION_MINOR 12
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -400,7 +400,11 @@ typedef enum tf_param {
    * (0, 10], default 0.1) a spring's rest length moves so that its strain stays at the limit, at
    * most PLASTIC_LIMIT ([0, 0.9] of its original length, default 0: no plasticity) from where it
    * started, approaching that as 1 - exp(-t / PLASTIC_TIME) (s, [0, 1e6], default 0: at once):
-   * the same yield for any step or substeps. The rest lengths are state (snapshots, rollback). */
+   * the same yield for any step or substeps. The rest lengths are state (snapshots, rollback).
+   * 1.12: the membrane cloth's triangles and flesh's tets too: a triangle's rest frame yields
+   * along its principal stretches as a spring does (its rest area follows), a tet's rest shape
+   * flows with its volume kept when its equivalent (von Mises) Hencky strain passes the yield,
+   * never further than PLASTIC_LIMIT (as an equivalent strain) from the rest mesh's; cloth, flesh */
   TF_PARAM_PLASTIC_YIELD = 30,
   TF_PARAM_PLASTIC_LIMIT = 31,
   TF_PARAM_PLASTIC_TIME = 32,
@@ -408,7 +412,7 @@ typedef enum tf_param {
    * hinge's rest angle, read as the normal curvature across its edge) yields when its change of
    * curvature passes BEND_YIELD (1/m, (0, 1e6], default 10), moving at most BEND_PLASTIC_LIMIT
    * (1/m, [0, 1e6], default 0: none) from the rest mesh's, at the rate of PLASTIC_TIME: a fold
-   * past the yield keeps a crease. State, like the springs' */
+   * past the yield keeps a crease. State, like the springs'. 1.12: both take per-vertex maps */
   TF_PARAM_BEND_YIELD = 33,
   TF_PARAM_BEND_PLASTIC_LIMIT = 34,
   TF_PARAM_COUNT_
@@ -453,6 +457,11 @@ TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out
                                   uint32_t count);
 /* Per-vertex map of a parameter. values: (vert_count). Supported:
  * - TF_PARAM_BEND_STIFFNESS (cloth): the per-hinge value is the mean of its two edge vertices;
+ * - TF_PARAM_PLASTIC_YIELD and TF_PARAM_PLASTIC_LIMIT (1.11 spring cloth, 1.12 every kind), and
+ *   TF_PARAM_BEND_YIELD and TF_PARAM_BEND_PLASTIC_LIMIT (1.12, membrane cloth): each element's
+ *   value is the mean of its vertices' (a spring's or a hinge's edge's two ends, a triangle's or
+ *   a tet's corners), so a vertex group makes a stiff collar or a soft elbow; get_param then
+ *   reports the map's mean. A uniform tf_sim_set_param replaces the map;
  * - TF_PARAM_SELF_CONTACT (1.6): 1 the vertex takes part in self-contact, 0 it opts out: no self
  *   pair joins two opted-out parts (a collar sewn onto itself), which still collide with the
  *   rest. The uniform value stays the on/off switch; the map is kept when it is keyed. */

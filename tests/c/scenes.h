@@ -51,4 +51,16 @@ double largest_speed(const tf_sim *sim, double *v, uint32_t n);
 /* a def with the scene's mesh and defaults */
 void scene_def(const scene *s, tf_cloth_def *def);
 
+/* FNV-1a 64 of a snapshot's payload into its header's last field (snapshot.c's layout: header
+ * bytes, the checksum last), so a changed value reaches the checks behind the checksum */
+void snapshot_reseal(unsigned char *b, size_t size, size_t header);
+
+/* A 1 m x 0.1 m strip (10 x 1 cells, no gravity, 100 N/m) of spring cloth with structural
+ * springs only (springs 1) or of a membrane with Poisson 0 (0), with plasticity (yield, limit,
+ * time), held stretched to `stretch` between its end columns for `hold` s, then let go at one end
+ * for 3 s: its length (the free end's mean x less the held one's), NAN on a failure; positions
+ * (Nullable, 22 x 3) the final ones */
+double plastic_strip(int springs, double stretch, double yield, double limit, double time,
+                     double hold, unsigned substeps, double *positions);
+
 #endif

@@ -582,6 +582,8 @@ TF_TEST(shell_bend_map_and_keys) {
  * axis to curvature kappa and held there for `hold` s, then let go but for its first cell (the
  * clamp): the curvature it keeps after 3 s, as the turn of its tangent from its third cell to its
  * last over the length between them (a uniform rest curvature makes the free strip an arc) */
+static int crease_right_half; /* 1: the plastic limit as a map, 0 on the strip's left half */
+
 static double crease_curvature(tf_bend_model model, double kappa, double yield, double limit,
                                double time, double hold, unsigned substeps, double *positions) {
   const uint32_t nx = 20, ny = 2, row = nx + 1, n = row * (ny + 1);
@@ -613,6 +615,12 @@ static double crease_curvature(tf_bend_model model, double kappa, double yield, 
       tf_sim_set_param(sim, TF_PARAM_BEND_YIELD, &yield, 1) == TF_OK &&
       tf_sim_set_param(sim, TF_PARAM_BEND_PLASTIC_LIMIT, &limit, 1) == TF_OK &&
       tf_sim_set_param(sim, TF_PARAM_PLASTIC_TIME, &time, 1) == TF_OK) {
+    if (crease_right_half) {
+      double *map = malloc(sizeof(double) * n);
+      for (uint32_t i = 0; i < n; ++i) map[i] = rest[3 * i] > 0.5 ? limit : 0.0;
+      tf_sim_set_param_map(sim, TF_PARAM_BEND_PLASTIC_LIMIT, map, n);
+      free(map);
+    }
     tf_sim_set_state(sim, x, NULL, n);
     uint32_t *all = malloc(sizeof(uint32_t) * n), clamp[6], c = 0;
     for (uint32_t i = 0; i < n; ++i) all[i] = i;
@@ -682,4 +690,30 @@ TF_TEST(hinge_plastic_crease_matches_the_limits) {
   ENSURE(fabs(capped - 0.6) < 0.02 * 0.6);
   ENSURE(fabs(free_ - 1.0) < 0.05);
   ENSURE(fabs(under) < 1e-3 && memcmp(xe, xp, sizeof xe) == 0);
+}
+
+/* the tangent's turn (rad) along the strip's middle row from cell i to cell j */
+static double strip_turn(const double *x, uint32_t i, uint32_t j) {
+  const double *row = x + 3 * 21, *a = row + 3 * i, *b = a + 3, *p = row + 3 * j, *q = p + 3;
+  return atan2(q[2] - p[2], q[0] - p[0]) - atan2(b[2] - a[2], b[0] - a[0]);
+}
+
+/* a bend plastic limit mapped per vertex (a vertex group): only the strip's right half may keep
+ * a crease, so let go it is an arc there (1.0 /m over half a metre: a turn near 0.5 rad) and
+ * straight on its left, for the shell and the hinges alike */
+TF_TEST(bend_plastic_limit_per_vertex) {
+  const tf_bend_model models[2] = {TF_BEND_SHELL, TF_BEND_HINGE};
+  for (int m = 0; m < 2; ++m) {
+    double x[3 * 63];
+    crease_right_half = 1;
+    crease_curvature(models[m], 1.5, 0.5, 10.0, 0.0, 0.5, 1, x);
+    crease_right_half = 0;
+    const double left = strip_turn(x, 2, 8), right = strip_turn(x, 11, 19);
+    TF_NOTE(
+        "%s: turn %.4f rad on the left half (no plastic limit), %.4f on the right (8 cells "
+        "at 1.0 /m: %.4f)",
+        m ? "hinge" : "shell", left, right, 0.4);
+    ENSURE(fabs(left) < 0.02);
+    ENSURE(fabs(right - 0.4) < 0.05);
+  }
 }

@@ -257,14 +257,6 @@ TF_TEST(snapshot_flesh_resumes_bit_for_bit) {
   }
 }
 
-/* FNV-1a 64 of the payload into the header's last field (snapshot.c's layout: 80 bytes, the
- * checksum last), so a changed value reaches the checks behind the checksum */
-static void reseal(unsigned char *b, size_t size, size_t header) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t k = header; k < size; ++k) h = (h ^ b[k]) * 0x100000001b3ull;
-  memcpy(b + header - sizeof h, &h, sizeof h);
-}
-
 /* load must refuse, name why (the message contains what), and change nothing: the refused
  * simulation goes on exactly as its twin that was never offered the buffer */
 static void refused(int *tf_failed_, cloth_run *r, cloth_run *twin, const void *buf, size_t size,
@@ -304,18 +296,18 @@ TF_TEST(snapshot_refuses_what_is_not_its_own) {
     const size_t header = 80, payload = header + sizeof(sim_params);
     size_t tau_at = header + offsetof(sim_params, tau);
     /* after the frame count, x, v, vref and afict, the one piece's carrier, the plastic rest
-     * state (the shell's rest curvatures) and targets_fresh */
+     * state (the membrane's rest frames, the shell's rest curvatures) and targets_fresh */
     size_t pin_at = payload + sizeof(uint64_t) + 4 * 3 * sizeof(double) * b.sc.vert_count +
                     9 * sizeof(double) + sizeof(double) * b.sim->size.plastic + sizeof(int);
     double tau = -1.0;
     memcpy(bad, buf, size);
     memcpy(bad + tau_at, &tau, sizeof tau);
-    reseal(bad, size, header);
+    snapshot_reseal(bad, size, header);
     refused(tf_failed_, &b, &twin, bad, size, "tau", f++);
     uint32_t far = 1000000;
     memcpy(bad, buf, size);
     memcpy(bad + pin_at, &far, sizeof far);
-    reseal(bad, size, header);
+    snapshot_reseal(bad, size, header);
     refused(tf_failed_, &b, &twin, bad, size, "pin's vertex", f++);
   }
   /* not a snapshot */

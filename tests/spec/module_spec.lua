@@ -46,7 +46,7 @@ describe("parameter table", function()
     local springs <close> = tauform.cloth{ vertices = grid.vertices, triangles = grid.triangles, cloth_model = "springs" }
     local only = { membrane = { poisson = true, bend = true, bend_poisson = true, bend_yield = true,
                                 bend_plastic_limit = true },
-                   springs = { shear = true, bend_springs = true, plastic_yield = true, plastic_limit = true } }
+                   springs = { shear = true, bend_springs = true } }
     local n = 0
     for name, p in pairs(P) do
       n = n + 1

@@ -158,17 +158,16 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
                                         0, "N/m", "bend_springs", C, 1, D1(10),
                                         "spring cloth: stiffness of the bend (skip-one) springs"},
     [TF_PARAM_PLASTIC_YIELD] = {"plastic_yield", OFF(plastic_yield), 1, 0, 10, 1, 0, 0, "",
-                                "plastic_yield", C, 1, D1(0.1),
-                                "elastic limit: the strain past which a spring's rest length "
-                                "yields"},
+                                "plastic_yield", C | F, 1, D1(0.1),
+                                "elastic limit: the strain past which the rest shape yields (a "
+                                "spring's or a triangle's stretch, a tet's equivalent strain)"},
     [TF_PARAM_PLASTIC_LIMIT] = {"plastic_limit", OFF(plastic_limit), 1, 0, 0.9, 0, 0, 0, "",
-                                "plastic_limit", C, 1, D1(0),
-                                "plastic limit: how far a rest length may move from the rest "
-                                "mesh's, as a fraction; 0 = no plasticity"},
+                                "plastic_limit", C | F, 1, D1(0),
+                                "plastic limit: how far the rest shape may move from the rest "
+                                "mesh's, as a strain; 0 = no plasticity"},
     [TF_PARAM_PLASTIC_TIME] = {"plastic_time", OFF(plastic_time), 1, 0, 1e6, 0, 0, 0, "s",
-                               "plastic_time", C, 1, D1(0),
-                               "time scale of the yield of springs and bending (1 - exp(-t/T)); 0 "
-                               "= at once"},
+                               "plastic_time", C | F, 1, D1(0),
+                               "time scale of every yield (1 - exp(-t/T)); 0 = at once"},
     [TF_PARAM_BEND_YIELD] = {"bend_yield", OFF(bend_yield), 1, 0, 1e6, 1, 0, 0, "1/m", "bend_yield",
                              C, 1, D1(10),
                              "bending: the change of curvature past which the rest "

@@ -30,13 +30,8 @@ static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) 
     case TF_PARAM_BEND_PLASTIC_LIMIT:
       *why = "a parameter of the membrane cloth's bending (cloth_model membrane)";
       return sim->shell != NULL || sim->hinge != NULL;
-    case TF_PARAM_PLASTIC_TIME:
-      *why = "a parameter of cloth (its springs or its bending)";
-      return spring_cloth || sim->shell != NULL || sim->hinge != NULL;
     case TF_PARAM_SHEAR_STIFFNESS:
     case TF_PARAM_BEND_SPRING_STIFFNESS:
-    case TF_PARAM_PLASTIC_YIELD:
-    case TF_PARAM_PLASTIC_LIMIT:
       *why = "a parameter of spring cloth (cloth_model TF_CLOTH_SPRINGS)";
       return spring_cloth;
     case TF_PARAM_POISSON:
@@ -115,18 +110,16 @@ tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out, uint3
 tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values,
                                uint32_t vert_count) {
   SIM_ARG(sim);
-  FAIL_IF(sim,
-          param != TF_PARAM_BEND_STIFFNESS && param != TF_PARAM_SELF_CONTACT &&
-              param != TF_PARAM_PLASTIC_YIELD && param != TF_PARAM_PLASTIC_LIMIT,
+  const int plastic = param == TF_PARAM_PLASTIC_YIELD || param == TF_PARAM_PLASTIC_LIMIT ||
+                      param == TF_PARAM_BEND_YIELD || param == TF_PARAM_BEND_PLASTIC_LIMIT;
+  FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS && param != TF_PARAM_SELF_CONTACT && !plastic,
           TF_E_UNSUPPORTED,
-          "tf_sim_set_param_map: only bend_stiffness, self_contact, plastic_yield and "
-          "plastic_limit have a per-vertex map (got %d)",
+          "tf_sim_set_param_map: only bend_stiffness, self_contact, plastic_yield, plastic_limit, "
+          "bend_yield and bend_plastic_limit have a per-vertex map (got %d)",
           (int)param);
   const char *why = "";
-  FAIL_IF(sim,
-          (param == TF_PARAM_PLASTIC_YIELD || param == TF_PARAM_PLASTIC_LIMIT) &&
-              !param_fits_kind(sim, param, &why),
-          TF_E_UNSUPPORTED, "tf_sim_set_param_map: %s is %s", param_find(param)->name, why);
+  FAIL_IF(sim, plastic && !param_fits_kind(sim, param, &why), TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: %s is %s", param_find(param)->name, why);
   FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->kind != SIM_CLOTH, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->spring, TF_E_UNSUPPORTED,
@@ -145,7 +138,7 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
     return sim_set_self_map(sim, values) == TF_OK
                ? TF_OK
                : sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param_map: out of memory");
-  if (param == TF_PARAM_PLASTIC_YIELD || param == TF_PARAM_PLASTIC_LIMIT) {
+  if (plastic) {
     sim_set_plastic_map(sim, param, values);
     return TF_OK;
   }

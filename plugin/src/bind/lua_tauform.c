@@ -228,6 +228,13 @@ static int param_by_name(const char *key) {
   return -1;
 }
 
+/* the parameters tf_sim_set_param_map takes: a table of one value per vertex */
+static int has_map(int k) {
+  return k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_SELF_CONTACT ||
+         k == TF_PARAM_PLASTIC_YIELD || k == TF_PARAM_PLASTIC_LIMIT || k == TF_PARAM_BEND_YIELD ||
+         k == TF_PARAM_BEND_PLASTIC_LIMIT;
+}
+
 /* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value
  * is checked before any is applied, so a bad table changes nothing */
 static int l_set(lua_State *L) {
@@ -244,7 +251,7 @@ static int l_set(lua_State *L) {
   double vals[NPARAM][3];
   int present[NPARAM] = {0};
   uint32_t count[NPARAM];
-  double *maps[NPARAM] = {NULL}; /* per-vertex tables: bend, self_contact, plastic yield, limit */
+  double *maps[NPARAM] = {NULL}; /* per-vertex tables (has_map) */
   for (int k = 0; k < NPARAM; ++k) {
     tf_param_info in = param_info(k);
     count[k] = in.count;
@@ -255,8 +262,7 @@ static int l_set(lua_State *L) {
         if (t != LUA_TTABLE || tfl_vec3_count(L, lua_gettop(L), 2, in.short_name) != 1)
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be {x, y, z}", in.short_name));
         tfl_read_vec3(L, lua_gettop(L), 2, in.short_name, 1, vals[k]);
-      } else if (t == LUA_TTABLE && (k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_SELF_CONTACT ||
-                                     k == TF_PARAM_PLASTIC_YIELD || k == TF_PARAM_PLASTIC_LIMIT)) {
+      } else if (t == LUA_TTABLE && has_map(k)) {
         const char *nm = in.short_name;
         if (tfl_len(L, -1, 2, nm) != (lua_Integer)p->n)
           luaL_argerror(L, 2, lua_pushfstring(L, "'%s' map must have one value per vertex", nm));

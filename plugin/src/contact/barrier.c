@@ -304,5 +304,5 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
 static void barrier_destroy(tf_mem *m, void *data) { contact_free(m, data); }
 
 /* its data is the simulation's sim_contact */
-const elem_ops ELEM_BARRIER = {"barrier",           0,   barrier_eval, NULL, barrier_destroy,
-                               sizeof(sim_contact), NULL};
+const elem_ops ELEM_BARRIER = {"barrier",           0,    barrier_eval, NULL, barrier_destroy,
+                               sizeof(sim_contact), NULL, NULL};

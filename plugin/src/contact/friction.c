@@ -158,4 +158,4 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
   }
 }
 
-const elem_ops ELEM_FRICTION = {"friction", 1, friction_eval, NULL, NULL, 0, NULL};
+const elem_ops ELEM_FRICTION = {"friction", 1, friction_eval, NULL, NULL, 0, NULL, NULL};

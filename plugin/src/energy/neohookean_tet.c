@@ -40,7 +40,7 @@ int tet_rest_init(tet_rest *r, const double x0[3], const double x1[3], const dou
   return 1;
 }
 
-static void deformation_gradient(const tet_rest *r, const double x[12], double F[9]) {
+void tet_deformation_gradient(const tet_rest *r, const double x[12], double F[9]) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
       double s = 0.0;
@@ -61,7 +61,7 @@ void tet_shape_gradients(const tet_rest *r, double b[4][3]) {
 
 double tet_volume_ratio(const tet_rest *r, const double x[12]) {
   double F[9];
-  deformation_gradient(r, x, F);
+  tet_deformation_gradient(r, x, F);
   return m3_det(F);
 }
 
@@ -161,7 +161,7 @@ double tet_energy(const tet_rest *r, const double x[12], double lambda, double m
                   double *hess, int psd) {
   const double lam = lambda + mu, alpha = 1.0 + mu / lam, V = r->volume;
   double F[9];
-  deformation_gradient(r, x, F);
+  tet_deformation_gradient(r, x, F);
   const double J = m3_det(F);
   double Ic = 0.0;
   for (int k = 0; k < 9; ++k) Ic += F[k] * F[k];

@@ -46,6 +46,8 @@ TF_LOCAL void tet_shape_gradients(const tet_rest *r, double b[4][3]);
 TF_LOCAL void tet_cofactor(const double F[9], double cof[9]);
 
 TF_LOCAL double tet_volume_ratio(const tet_rest *r, const double x[12]);
+/* F = Ds Dm^-1 (row-major) at x (4 vertices x 3, gathered in local order) */
+TF_LOCAL void tet_deformation_gradient(const tet_rest *r, const double x[12], double F[9]);
 
 /* 3D Lame parameters from Young's modulus E (Pa) and Poisson's ratio nu in (-1, 0.5). */
 TF_LOCAL void tet_lame(double E, double nu, double *lambda, double *mu);

@@ -119,6 +119,14 @@ double tet10_energy(const tet_rest *r, const double x[30], double lambda, double
   return E;
 }
 
+void tet10_centroid_gradient(const tet_rest *r, const double x[30], double F[9]) {
+  double b[4][3], g[10][3];
+  const double c[4] = {0.25, 0.25, 0.25, 0.25};
+  tet_shape_gradients(r, b);
+  shape_gradients(b, c, g);
+  deformation_gradient(x, g, F);
+}
+
 /* a degree-3 rule (Keast 1986 #2): the centroid with weight -4/5, and (1/2, 1/6, 1/6, 1/6) and its
  * permutations with 9/20 each */
 double tet10_volume_ratio(const tet_rest *r, const double x[30]) {

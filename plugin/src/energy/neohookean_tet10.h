@@ -44,6 +44,8 @@ TF_LOCAL double tet10_energy(const tet_rest *r, const double x[30], double lambd
 /* the current volume over the rest volume: det F integrated exactly (a degree-3 rule, det F of
  * a quadratic element being cubic) */
 TF_LOCAL double tet10_volume_ratio(const tet_rest *r, const double x[30]);
+/* the deformation gradient at the element's centroid (where its volume term is taken) */
+TF_LOCAL void tet10_centroid_gradient(const tet_rest *r, const double x[30], double F[9]);
 
 /* the smallest det F at the quadrature points: <= 0 means the element is inverted there */
 TF_LOCAL double tet10_min_volume_ratio(const tet_rest *r, const double x[30]);

@@ -102,6 +102,7 @@ tf_sim *sim_new(const tf_allocator *a, tf_logger logger, sim_kind kind, uint32_t
   s->logger = logger;
   s->kind = kind;
   s->stats.struct_size = sizeof s->stats;
+  sim_default_params(&s->par); /* before the sets, which take their plastic limits from them */
   return s;
 }
 

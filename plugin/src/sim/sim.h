@@ -69,7 +69,13 @@ typedef struct sim_flesh {
   tet10mesh q10;         /* quadratic: the edge nodes, split faces and adjacency (else empty) */
   const uint32_t *nodes; /* (tet_count x npt): each element's nodes, q10.nodes or tet.tets */
   uint32_t npt;          /* nodes per element: 4 or 10 */
-  tet_rest *rest;        /* (tet_count) */
+  tet_rest *rest;        /* (tet_count) the rest mesh's */
+  double *dm;            /* (tet_count x 9) Dm^-1 Fp^-1 now, what the energy uses: the state's
+                          * plastic slice, moved by plasticity (tet.c) */
+  double *volume;        /* (tet_count) rest[t].volume and rest[t].swapped, apart: the kernel */
+  uint8_t *swapped;      /* reads these and dm, not rest (a step's memory traffic) */
+  uint32_t plastic_at;   /* offset of dm in s->state.plastic */
+  elem_plastic pl;       /* each tet's elastic and plastic limits (an equivalent strain) */
   uint32_t *mat;         /* (tet_count) material index: 0 = base (the parameters), k > 0 = table */
   double *fill;          /* (tet_count) inside fraction of a lattice tet (1 for the host's tets) */
   double *lambda, *mu;   /* (tet_count) Pa: fill x its material's */
@@ -90,7 +96,7 @@ typedef struct sim_flesh {
 
 /* element t's a-th node in its kernel's order (the rest data's corner order, then the edges) */
 static inline uint32_t tet_node(const sim_flesh *F, uint32_t t, uint32_t a) {
-  return a < 4 ? (uint32_t)tet_local_vertex(&F->rest[t], (int)a) : a;
+  return a >= 4 || !F->swapped[t] || a < 2 ? a : 5 - a; /* as tet_local_vertex */
 }
 
 /* The sizes every array below is declared in: vertices, connected pieces, and the number of

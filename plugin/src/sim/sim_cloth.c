@@ -63,6 +63,7 @@ static tf_status cloth_add_sets(tf_sim *s, const tf_cloth_def *def) {
     return elem_spring_families(s, s->spring, def->rest_positions);
   }
   if (!(s->membrane = sim_add_set(s, &ELEM_MEMBRANE))) return TF_E_NOMEM;
+  elem_membrane_reserve(s, s->membrane);
   if (def->bend_model == TF_BEND_HINGE) {
     if (!(s->hinge = sim_add_set(s, &ELEM_HINGE))) return TF_E_NOMEM;
     elem_hinge_reserve(s, s->hinge);

@@ -78,6 +78,8 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
   if (st != TF_OK) return st;
   F->element = def->element;
+  /* each tet's rest shape is state: plasticity moves it (elements/tet.c) */
+  F->plastic_at = sim_reserve_plastic(s, 9 * F->tet.tet_count);
   if ((st = build_nodes(s, pos, nv, err, errn)) != TF_OK) return st;
   if (!sim_add_set(s, &ELEM_PIN) || !(s->drag = sim_add_set(s, &ELEM_DRAG)) ||
       elem_drag_init(s, s->drag, 1) != TF_OK)
@@ -87,6 +89,8 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   const uint32_t npt = F->npt;
   F->mat_count = 1 + (def->tets ? def->material_count : 0);
   FARR(rest, nt);
+  FARR(volume, nt);
+  FARR(swapped, nt);
   FARR(mat, nt);
   FARR(fill, nt);
   FARR(lambda, nt);
@@ -95,7 +99,10 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
   FARR(mat_mu, F->mat_count);
   FARR(slot, (size_t)npt * npt * nt);
   double *density = mem_array(&s->mem, nt, sizeof *density);
-  if (s->mem.failed) {
+  F->dm = s->state.plastic + F->plastic_at;
+  if (elem_plastic_init(&s->mem, &F->pl, nt, F->nodes, npt, 4, s->par.plastic_yield,
+                        s->par.plastic_limit) != TF_OK ||
+      s->mem.failed) {
     MEM_FREE_ARRAY(&s->mem, density, nt);
     return snprintf(err, errn, "out of memory allocating %u tets", nt), TF_E_NOMEM;
   }
@@ -108,6 +115,9 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
     tet_rest_init(&F->rest[t], s->model.rest + 3 * (size_t)v[0], s->model.rest + 3 * (size_t)v[1],
                   s->model.rest + 3 * (size_t)v[2], s->model.rest + 3 * (size_t)v[3]);
     F->rest_volume += F->rest[t].volume;
+    memcpy(F->dm + 9 * (size_t)t, F->rest[t].dm_inv, sizeof F->rest[t].dm_inv);
+    F->volume[t] = F->rest[t].volume;
+    F->swapped[t] = (uint8_t)F->rest[t].swapped;
     F->mat[t] = def->tets && def->tet_materials ? def->tet_materials[t] : 0;
     F->fill[t] = 1.0;
     density[t] = F->mat[t] ? def->materials[F->mat[t] - 1].density : def->density;

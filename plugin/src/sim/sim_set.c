@@ -6,6 +6,24 @@
 #include "contact/contact.h"
 #include "sim/sim.h"
 
+/* a plastic parameter's family (0: strain plasticity, 1: bending plasticity, -1: not plastic) and
+ * whether it is the plastic limit (1) or the elastic one (0) */
+static int plastic_param(tf_param p, int *limit) {
+  *limit = p == TF_PARAM_PLASTIC_LIMIT || p == TF_PARAM_BEND_PLASTIC_LIMIT;
+  if (p == TF_PARAM_PLASTIC_YIELD || p == TF_PARAM_PLASTIC_LIMIT) return 0;
+  if (p == TF_PARAM_BEND_YIELD || p == TF_PARAM_BEND_PLASTIC_LIMIT) return 1;
+  return -1;
+}
+
+/* every set's limits of that family: uniform, or from a per-vertex map */
+static void plastic_set(tf_sim *s, int bend, int limit, double uniform, const double *per_vertex) {
+  for (uint32_t k = 0; k < s->set_count; ++k) {
+    const elem_set *set = &s->sets[k];
+    elem_plastic *p = set->ops->plastic ? set->ops->plastic(set->data, bend) : NULL;
+    if (p) elem_plastic_set(p, limit, uniform, per_vertex);
+  }
+}
+
 tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *values,
                         uint32_t count) {
   /* air: the drag's restoring stiffness gets its storage now, not per step; first, so running
@@ -23,8 +41,8 @@ tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *
   if (param == TF_PARAM_BEND_STIFFNESS && s->hinge) elem_hinge_set_bend(s->hinge, values[0]);
   if (param == TF_PARAM_BEND_STIFFNESS && s->shell) elem_shell_set_bend(s->shell, values[0]);
   /* and a uniform plastic limit or yield replaces its map */
-  if ((param == TF_PARAM_PLASTIC_YIELD || param == TF_PARAM_PLASTIC_LIMIT) && s->spring)
-    elem_spring_set_plastic(s->spring, param == TF_PARAM_PLASTIC_LIMIT, values[0], NULL);
+  int limit, bend = plastic_param(param, &limit);
+  if (bend >= 0) plastic_set(s, bend, limit, values[0], NULL);
   sim_params_derive(s);
   return TF_OK;
 }
@@ -39,12 +57,15 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
 }
 
 void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values) {
-  /* the uniform value get_param reports becomes the map's mean over vertices, as for bend */
+  /* the uniform value get_param reports becomes the map's mean over vertices, as for bend (the
+   * elements read only their corners, which are the host's vertices) */
   double mean = 0.0;
-  for (uint32_t i = 0; i < s->model.n; ++i) mean += values[i] / s->model.n;
-  const int limit = param == TF_PARAM_PLASTIC_LIMIT;
-  *(limit ? &s->par.plastic_limit : &s->par.plastic_yield) = mean;
-  elem_spring_set_plastic(s->spring, limit, mean, values);
+  for (uint32_t i = 0; i < s->model.host_n; ++i) mean += values[i] / s->model.host_n;
+  int limit, bend = plastic_param(param, &limit);
+  double *field[2][2] = {{&s->par.plastic_yield, &s->par.plastic_limit},
+                         {&s->par.bend_yield, &s->par.bend_plastic_limit}};
+  *field[bend][limit] = mean;
+  plastic_set(s, bend, limit, mean, values);
 }
 
 tf_status sim_set_self_map(tf_sim *s, const double *values) {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "energy/plastic_flow.h"
 #include "sim/sim.h"
 
 static const char SNAP_MAGIC[8] = {'t', 'a', 'u', 'f', 'o', 'r', 'm', 'S'};
@@ -59,6 +60,12 @@ static uint32_t bend_count(const tf_sim *s) {
 }
 static double *bend_values(const tf_sim *s) {
   return s->hinge ? s->hinge->bend : s->shell ? s->shell->bend : NULL;
+}
+
+/* set k's plastic limits of the strain (bend 0) or of the bending (1), NULL for none */
+static elem_plastic *set_plastic(const tf_sim *s, uint32_t k, int bend) {
+  const elem_set *set = &s->sets[k];
+  return set->ops->plastic ? set->ops->plastic(set->data, bend) : NULL;
 }
 
 /* One list of the payload's fields (io_payload) serves size, save and load: io_bytes counts,
@@ -110,11 +117,13 @@ static void io_payload(snap_io *io, tf_sim *s) {
   io_bytes(io, s->pins.prev, sizeof(double) * 3 * np);
   io_bytes(io, s->pins.next, sizeof(double) * 3 * np);
   if (bend_count(s)) io_bytes(io, bend_values(s), sizeof(double) * bend_count(s));
-  if (s->spring) { /* spring cloth's plastic limits: keyable maps, like the bending */
-    io_bytes(io, s->spring->yield, sizeof(double) * s->spring->sp.count);
-    io_bytes(io, s->spring->limit, sizeof(double) * s->spring->sp.count);
-    io_bytes(io, &s->spring->plastic, sizeof s->spring->plastic);
-  }
+  for (uint32_t k = 0; k < s->set_count; ++k) /* plastic limits: keyable maps, like the bending */
+    for (int bend = 0; bend < 2; ++bend) {
+      elem_plastic *p = set_plastic(s, k, bend);
+      if (!p) continue;
+      io_bytes(io, p->yield, sizeof(double) * p->count);
+      io_bytes(io, p->limit, sizeof(double) * p->count);
+    }
   sim_contact *c = s->contact;
   if (!c) return;
   for (uint32_t k = 0; k < c->col_count; ++k) io_collider(io, c->col[k]);
@@ -280,15 +289,49 @@ static const char *payload_mistake(const tf_sim *s) {
   for (uint32_t e = 0; sp && e < sp->sp.count; ++e) {
     if (!(fabs(sp->rest[e] - sp->rest0[e]) <= 0.9 * sp->rest0[e]))
       return "a spring's rest length is beyond its plastic range or not finite";
-    if (!(sp->yield[e] > 0.0 && sp->yield[e] <= 10.0) ||
-        !(sp->limit[e] >= 0.0 && sp->limit[e] <= 0.9))
-      return "a spring's elastic or plastic limit is out of range";
   }
+  /* the limits within the parameters' ranges (api_params.c) */
+  const double max_yield[2] = {10.0, SNAP_MAX_CURVATURE}, max_limit[2] = {0.9, SNAP_MAX_CURVATURE};
+  for (uint32_t k = 0; k < s->set_count; ++k)
+    for (int bend = 0; bend < 2; ++bend) {
+      const elem_plastic *p = set_plastic(s, k, bend);
+      for (uint32_t e = 0; p && e < p->count; ++e)
+        if (!(p->yield[e] > 0.0 && p->yield[e] <= max_yield[bend]) ||
+            !(p->limit[e] >= 0.0 && p->limit[e] <= max_limit[bend]))
+          return "an elastic or plastic limit is out of range";
+    }
   const elem_shell *sh = s->shell;
   for (uint32_t k = 0; sh && k < sh->count; ++k)
     for (int c3 = 0; c3 < 3; ++c3)
       if (!(fabs(sh->b0[3 * (size_t)k + c3] - sh->rest[k].b0[c3]) <= SNAP_MAX_CURVATURE))
         return "a rest curvature is beyond the bending's plastic range or not finite";
+  /* a triangle's rest frame and a tet's rest shape: principal stretches within the largest
+   * plastic limit's (0.9: a triangle's within 0.1 .. 1.9 of its own, a tet's equivalent strain
+   * within 0.9), a tet's volume kept, a triangle's rest area its frame's */
+  const elem_membrane *mb = s->membrane;
+  for (uint32_t t = 0; mb && t < mb->count; ++t) {
+    const membrane_rest *r = &mb->rest[t], *r0 = &mb->rest0[t];
+    if (!(r0->area > 0.0)) {
+      if (memcmp(r, r0, sizeof *r)) return "a degenerate triangle's rest frame moved";
+      continue;
+    }
+    double lp[3];
+    const double det = plastic_stretches(r->dm_inv, r0->dm_inv, 2, lp);
+    if (!(lp[0] >= log(0.1) - 1e-9 && lp[1] <= log(1.9) + 1e-9) ||
+        !(fabs(r->area / (r0->area * det) - 1.0) < 1e-9))
+      return "a triangle's rest frame or area is beyond its plastic range or not finite";
+  }
+  const sim_flesh *fl = s->flesh;
+  for (uint32_t t = 0; fl && t < fl->tet.tet_count; ++t) {
+    double lp[3];
+    const double det = plastic_stretches(fl->dm + 9 * (size_t)t, fl->rest[t].dm_inv, 3, lp);
+    const double mean = (lp[0] + lp[1] + lp[2]) / 3.0;
+    const double eq = sqrt(2.0 / 3.0 *
+                           ((lp[0] - mean) * (lp[0] - mean) + (lp[1] - mean) * (lp[1] - mean) +
+                            (lp[2] - mean) * (lp[2] - mean)));
+    if (!(fabs(det - 1.0) < 1e-9) || !(eq <= 0.9 + 1e-9))
+      return "a tet's rest shape is beyond its plastic range, changes its volume or is not finite";
+  }
   const elem_hinge *hg = s->hinge;
   for (uint32_t k = 0; hg && k < hg->count; ++k)
     if (!(fabs(hg->theta[k] - hg->theta0[k]) <= 2.0 * TF_PI))
@@ -368,6 +411,11 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf) {
   apply(s, b);
   why = payload_mistake(s);
   if (why) apply(s, backup); /* back as it was: its own snapshot (same sizes, its own values) */
+  for (uint32_t k = 0; k < s->set_count; ++k) /* whether a set is plastic follows its limits */
+    for (int bend = 0; bend < 2; ++bend) {
+      elem_plastic *p = set_plastic(s, k, bend);
+      if (p) elem_plastic_refresh(p);
+    }
   MEM_FREE_ARRAY(&s->mem, backup, own);
   pins_derive(s);
   if (why) REFUSE("the snapshot's values are not a state: %s", why);

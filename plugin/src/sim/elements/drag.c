@@ -109,7 +109,8 @@ static void drag_destroy(tf_mem *m, void *data) {
   elem_colours_free(m, &e->col);
 }
 
-const elem_ops ELEM_DRAG = {"drag", 1, drag_eval, NULL, drag_destroy, sizeof(elem_drag), NULL};
+const elem_ops ELEM_DRAG = {"drag", 1,   drag_eval, NULL, drag_destroy, sizeof(elem_drag),
+                            NULL,   NULL};
 
 tf_status elem_drag_init(tf_sim *s, elem_drag *e, int closed) {
   const trimesh *m = &s->model.mesh;

@@ -41,6 +41,9 @@ typedef struct elem_ops {
   /* Nullable: after each accepted step of dt seconds, at its new positions (s->state.x): update
    * history the set keeps in the state (plastic rest shapes, sim_reserve_plastic) */
   void (*post_step)(tf_sim *s, void *data, double dt);
+  /* Nullable: the set's per-element plastic limits, of its strain (bend 0: plastic_yield,
+   * plastic_limit) or of its bending (bend 1: bend_yield, bend_plastic_limit); NULL for none */
+  struct elem_plastic *(*plastic)(void *data, int bend);
 } elem_ops;
 
 typedef struct elem_set {
@@ -101,6 +104,31 @@ static inline double elem_plastic_rate(double T, double dt) {
   return T > 0.0 ? -expm1(-dt / T) : 1.0;
 }
 
+/* plastic.c: a plastic set's elastic limit (yield) and plastic limit per element, each the
+ * parameter's uniform value or the mean of a per-vertex map over the element's first k vertices
+ * (a spring's or hinge edge's two ends, a triangle's or tet's corners), so a vertex group can
+ * make a stiff collar or a soft elbow (issue 23). Sized by the set at init, set by sim_set.c */
+typedef struct elem_plastic {
+  uint32_t count;        /* elements */
+  const uint32_t *verts; /* element e's vertices start at verts[stride e] */
+  uint32_t stride, k;
+  double *yield; /* (count) the elastic limit */
+  double *limit; /* (count) the plastic limit; 0: elastic */
+  int on;        /* some element has a plastic limit */
+} elem_plastic;
+
+/* the arrays for count elements and every value uniform: the parameters' */
+TF_LOCAL tf_status elem_plastic_init(tf_mem *m, elem_plastic *p, uint32_t count,
+                                     const uint32_t *verts, uint32_t stride, uint32_t k,
+                                     double yield, double limit);
+TF_LOCAL void elem_plastic_free(tf_mem *m, elem_plastic *p);
+/* the plastic limit (limit = 1) or the elastic limit (0) of every element: uniform, or with
+ * per_vertex (Nullable, one per vertex) the mean of its vertices' */
+TF_LOCAL void elem_plastic_set(elem_plastic *p, int limit, double uniform,
+                               const double *per_vertex);
+/* on from the plastic limits (after they were loaded) */
+TF_LOCAL void elem_plastic_refresh(elem_plastic *p);
+
 /* the arguments every set's kernel gets, gathered once per eval */
 typedef struct elem_ctx {
   const tf_sim *s;
@@ -119,13 +147,18 @@ TF_LOCAL void elem_slots(const bsr *H, const uint32_t *elems, uint32_t count, in
 typedef struct elem_membrane {
   uint32_t count;
   const uint32_t *tris; /* the mesh's (count x 3) */
-  membrane_rest *rest;  /* (count) */
+  membrane_rest *rest;  /* (count) rest frame and area now: the state's plastic slice */
+  membrane_rest *rest0; /* (count) the rest mesh's */
+  uint32_t plastic_at;  /* offset of rest in s->state.plastic */
+  elem_plastic pl;      /* each triangle's elastic and plastic limits (a strain) */
   uint32_t *slot;       /* (count x 9) */
   elem_colours col;
   double lambda, mu; /* Pa m: plane-stress Lame constants from stretch and poisson */
   double area;       /* m^2, total rest area */
 } elem_membrane;
 extern const elem_ops ELEM_MEMBRANE;
+/* before sim_alloc: the rest frames' slice of the plastic state */
+TF_LOCAL void elem_membrane_reserve(tf_sim *s, elem_membrane *e);
 TF_LOCAL tf_status elem_membrane_init(tf_sim *s, elem_membrane *e);
 
 /* hinge.c: discrete-shell bending on each interior edge (energy/bend_hinge.c) */
@@ -137,6 +170,7 @@ typedef struct elem_hinge {
   double *per_angle;      /* (count) 1/m per radian: the normal curvature across the edge a
                            * hinge angle stands for, |e| / (A_A + A_B) at rest */
   uint32_t plastic_at;    /* offset of theta in s->state.plastic */
+  elem_plastic pl;        /* each hinge's bend yield and bend plastic limit, 1/m */
   double *geom;           /* (count) k = B x geom */
   double *bend;           /* (count) flexural rigidity per hinge, N m */
   uint32_t *slot;         /* (count x 16) */
@@ -157,9 +191,7 @@ typedef struct elem_spring {
   double *rest;        /* (sp.count) rest lengths, m: the state's plastic slice */
   double *rest0;       /* (sp.count) rest lengths of the rest mesh, m */
   uint32_t plastic_at; /* offset of rest in s->state.plastic */
-  double *yield;       /* (sp.count) elastic limit of each spring (TF_PARAM_PLASTIC_YIELD) */
-  double *limit;       /* (sp.count) its plastic limit (TF_PARAM_PLASTIC_LIMIT), 0: elastic */
-  int plastic;         /* some spring has a plastic limit */
+  elem_plastic pl;     /* each spring's elastic and plastic limits (a strain) */
   uint32_t *slot;      /* (sp.count x 4) */
   elem_colours col;
   double k[SPRING_FAMILIES]; /* N/m per family, from the parameters */
@@ -170,10 +202,6 @@ extern const elem_ops ELEM_SPRING;
 TF_LOCAL tf_status elem_spring_families(tf_sim *s, elem_spring *sp, const double *rest);
 /* after sim_alloc: rest lengths, Hessian slots, colours, the plastic parameters' values */
 TF_LOCAL tf_status elem_spring_init(tf_sim *s, elem_spring *sp);
-/* every spring's plastic limit (limit = 1) or elastic limit (0): a uniform value, or with
- * per_vertex (Nullable, one per vertex) the mean of its two ends' */
-TF_LOCAL void elem_spring_set_plastic(elem_spring *sp, int limit, double uniform,
-                                      const double *per_vertex);
 
 /* shell.c: isotropic bending of each triangle, its curvature by the divergence theorem from
  * quadratic-exact gradients at its edges (energy/bend_shell.c) */
@@ -188,6 +216,7 @@ typedef struct elem_shell {
   double *b0;          /* (count x 3) rest curvature (uu, vv, uv), 1/m: the state's plastic slice
                      * (rest[k].b0 is the rest mesh's), moved by bend plasticity */
   uint32_t plastic_at; /* offset of b0 in s->state.plastic */
+  elem_plastic pl;     /* each triangle's bend yield and bend plastic limit, 1/m */
   /* Newton's matrix: the Gauss-Newton Hessian of the same energy on a narrower stencil, the
    * triangle's own six-vertex quadratic (shell.c says why) */
   uint32_t *hpatch;  /* (count x SHELL_MAX_PATCH) its vertices, hrest[k].np of them */

@@ -37,12 +37,11 @@ static void hinge_eval(const tf_sim *s, const void *data, const elem_args *a, co
  * where it yields. */
 static void hinge_post_step(tf_sim *s, void *data, double dt) {
   elem_hinge *e = data;
-  const double ky = s->par.bend_yield, kp = s->par.bend_plastic_limit;
-  if (kp == 0.0) return;
+  if (!e->pl.on) return;
   const double rate = elem_plastic_rate(s->par.plastic_time, dt);
   for (uint32_t k = 0; k < e->count; ++k) {
-    const double c = e->per_angle[k];
-    if (!(c > 0.0)) continue;
+    const double c = e->per_angle[k], ky = e->pl.yield[k], kp = e->pl.limit[k];
+    if (!(c > 0.0) || kp == 0.0) continue;
     double lx[12];
     const uint32_t *v = e->hinges + 4 * (size_t)k;
     for (int q = 0; q < 4; ++q) v3_copy(lx + 3 * q, s->state.x + 3 * (size_t)v[q]);
@@ -61,11 +60,17 @@ static void hinge_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, e->geom, e->count);
   MEM_FREE_ARRAY(m, e->bend, e->count);
   MEM_FREE_ARRAY(m, e->slot, 16 * (size_t)e->count);
+  elem_plastic_free(m, &e->pl);
   elem_colours_free(m, &e->col);
 }
 
-const elem_ops ELEM_HINGE = {"hinge",        0, hinge_eval, NULL, hinge_destroy, sizeof(elem_hinge),
-                             hinge_post_step};
+static elem_plastic *hinge_plastic(void *data, int bend) {
+  return bend ? &((elem_hinge *)data)->pl : NULL;
+}
+
+const elem_ops ELEM_HINGE = {
+    "hinge",      0, hinge_eval, NULL, hinge_destroy, sizeof(elem_hinge), hinge_post_step,
+    hinge_plastic};
 
 tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend) {
   const trimesh *m = &s->model.mesh;
@@ -78,7 +83,10 @@ tf_status elem_hinge_init(tf_sim *s, elem_hinge *e, double bend) {
   e->geom = mem_array(&s->mem, e->count, sizeof *e->geom);
   e->bend = mem_array(&s->mem, e->count, sizeof *e->bend);
   e->slot = mem_array(&s->mem, 16 * (size_t)e->count, sizeof *e->slot);
-  if (!e->theta0 || !e->per_angle || !e->geom || !e->bend || !e->slot) return TF_E_NOMEM;
+  if (!e->theta0 || !e->per_angle || !e->geom || !e->bend || !e->slot ||
+      elem_plastic_init(&s->mem, &e->pl, e->count, e->hinges, 4, 2, s->par.bend_yield,
+                        s->par.bend_plastic_limit) != TF_OK)
+    return TF_E_NOMEM;
   for (uint32_t k = 0; k < e->count; ++k) {
     double lx[12];
     for (int q = 0; q < 4; ++q)

@@ -28,4 +28,4 @@ static void pin_eval(const tf_sim *s, const void *data, const elem_args *a, cons
   }
 }
 
-const elem_ops ELEM_PIN = {"pin", 0, pin_eval, NULL, NULL, 0, NULL};
+const elem_ops ELEM_PIN = {"pin", 0, pin_eval, NULL, NULL, 0, NULL, NULL};

@@ -91,10 +91,11 @@ static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, co
  * the yield keeps a crease; below it nothing changes, bit for bit. */
 static void shell_post_step(tf_sim *s, void *data, double dt) {
   elem_shell *e = data;
-  const double ky = s->par.bend_yield, kp = s->par.bend_plastic_limit;
-  if (kp == 0.0) return;
+  if (!e->pl.on) return;
   const double rate = elem_plastic_rate(s->par.plastic_time, dt);
   for (uint32_t k = 0; k < e->count; ++k) {
+    const double ky = e->pl.yield[k], kp = e->pl.limit[k];
+    if (kp == 0.0) continue;
     const shell_rest *r = &e->rest[k];
     const uint32_t *v = e->patch + NP * (size_t)k;
     double lx[3 * NP] = {0}, b[3], S[3], *b0 = e->b0 + 3 * (size_t)k;
@@ -125,11 +126,17 @@ static void shell_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, e->six, 6 * (size_t)e->cap);
   MEM_FREE_ARRAY(m, e->held, e->cap);
   MEM_FREE_ARRAY(m, e->clamp, e->cap);
+  elem_plastic_free(m, &e->pl);
   elem_colours_free(m, &e->col);
 }
 
-const elem_ops ELEM_SHELL = {"shell",        0, shell_eval, NULL, shell_destroy, sizeof(elem_shell),
-                             shell_post_step};
+static elem_plastic *shell_plastic(void *data, int bend) {
+  return bend ? &((elem_shell *)data)->pl : NULL;
+}
+
+const elem_ops ELEM_SHELL = {
+    "shell",      0, shell_eval, NULL, shell_destroy, sizeof(elem_shell), shell_post_step,
+    shell_plastic};
 
 static double patch_quality(const double *rest, const uint32_t p[6]) {
   double X[18];
@@ -535,7 +542,10 @@ void elem_shell_pins_changed(tf_sim *s, elem_shell *e) {
 tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend) {
   e->bend = mem_array(&s->mem, e->cap, sizeof *e->bend);
   e->slot = mem_array(&s->mem, NP * NP * (size_t)e->cap, sizeof *e->slot);
-  if (!e->bend || !e->slot) return TF_E_NOMEM;
+  if (!e->bend || !e->slot ||
+      elem_plastic_init(&s->mem, &e->pl, e->count, e->patch, NP, 3, s->par.bend_yield,
+                        s->par.bend_plastic_limit) != TF_OK)
+    return TF_E_NOMEM;
   e->b0 = s->state.plastic + e->plastic_at;
   for (uint32_t k = 0; k < e->count; ++k)
     for (int c = 0; c < 3; ++c) e->b0[3 * (size_t)k + c] = e->rest[k].b0[c];

@@ -55,10 +55,10 @@ static void spring_derive(tf_sim *s, void *data) {
  * without plasticity. Explicit, after each accepted step, at its converged positions. */
 static void spring_post_step(tf_sim *s, void *data, double dt) {
   elem_spring *sp = data;
-  if (!sp->plastic) return;
+  if (!sp->pl.on) return;
   const double rate = elem_plastic_rate(s->par.plastic_time, dt);
   for (uint32_t e = 0; e < sp->sp.count; ++e) {
-    const double y = sp->yield[e], p = sp->limit[e];
+    const double y = sp->pl.yield[e], p = sp->pl.limit[e];
     if (p == 0.0) continue;
     const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
     const double l = v3_dist(s->state.x + 3 * (size_t)v[0], s->state.x + 3 * (size_t)v[1]);
@@ -80,15 +80,20 @@ static void spring_destroy(tf_mem *m, void *data) {
   elem_spring *sp = data;
   uint32_t count = sp->sp.count;
   MEM_FREE_ARRAY(m, sp->rest0, count);
-  MEM_FREE_ARRAY(m, sp->yield, count);
-  MEM_FREE_ARRAY(m, sp->limit, count);
+  elem_plastic_free(m, &sp->pl);
   MEM_FREE_ARRAY(m, sp->slot, 4 * (size_t)count);
   elem_colours_free(m, &sp->col);
   springs_free(m, &sp->sp);
 }
 
-const elem_ops ELEM_SPRING = {
-    "spring", 0, spring_eval, spring_derive, spring_destroy, sizeof(elem_spring), spring_post_step};
+static elem_plastic *spring_plastic(void *data, int bend) {
+  return bend ? NULL : &((elem_spring *)data)->pl;
+}
+
+const elem_ops ELEM_SPRING = {"spring",         0,
+                              spring_eval,      spring_derive,
+                              spring_destroy,   sizeof(elem_spring),
+                              spring_post_step, spring_plastic};
 
 tf_status elem_spring_families(tf_sim *s, elem_spring *sp, const double *rest) {
   trimesh *m = &s->model.mesh;
@@ -115,12 +120,11 @@ tf_status elem_spring_init(tf_sim *s, elem_spring *sp) {
   if (count == 0) return TF_OK;
   sp->rest = s->state.plastic + sp->plastic_at;
   sp->rest0 = mem_array(&s->mem, count, sizeof *sp->rest0);
-  sp->yield = mem_array(&s->mem, count, sizeof *sp->yield);
-  sp->limit = mem_array(&s->mem, count, sizeof *sp->limit);
   sp->slot = mem_array(&s->mem, 4 * (size_t)count, sizeof *sp->slot);
-  if (!sp->rest0 || !sp->yield || !sp->limit || !sp->slot) return TF_E_NOMEM;
-  elem_spring_set_plastic(sp, 0, s->par.plastic_yield, NULL);
-  elem_spring_set_plastic(sp, 1, s->par.plastic_limit, NULL);
+  if (!sp->rest0 || !sp->slot ||
+      elem_plastic_init(&s->mem, &sp->pl, count, sp->sp.pairs, 2, 2, s->par.plastic_yield,
+                        s->par.plastic_limit) != TF_OK)
+    return TF_E_NOMEM;
   for (uint32_t e = 0; e < count; ++e) {
     const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
     sp->rest0[e] = v3_dist(s->model.rest + 3 * (size_t)v[0], s->model.rest + 3 * (size_t)v[1]);
@@ -129,14 +133,4 @@ tf_status elem_spring_init(tf_sim *s, elem_spring *sp) {
   elem_slots(&s->solver.H, sp->sp.pairs, count, 2, sp->slot);
   return elem_colours_build(&s->mem, &sp->col, s->model.n, count, sp->sp.pairs, 2, NULL,
                             s->model.rest);
-}
-
-void elem_spring_set_plastic(elem_spring *sp, int limit, double uniform, const double *per_vertex) {
-  double *dst = limit ? sp->limit : sp->yield;
-  for (uint32_t e = 0; e < sp->sp.count; ++e) {
-    const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
-    dst[e] = per_vertex ? 0.5 * (per_vertex[v[0]] + per_vertex[v[1]]) : uniform;
-  }
-  sp->plastic = 0;
-  for (uint32_t e = 0; e < sp->sp.count && !sp->plastic; ++e) sp->plastic = sp->limit[e] > 0.0;
 }
