@@ -8,8 +8,6 @@
 #include "contact/contact.h"
 #include "core/vec3.h"
 
-static const double MAX_THICKNESS = 0.1, MAX_FRICTION = 10.0;
-
 void tf_collider_def_init_(tf_collider_def *def, uint32_t struct_size) {
   static const tf_collider_def defaults = {
       .struct_size = sizeof(tf_collider_def), .thickness = 0.001, .friction = 0.5, .one_sided = 0};
@@ -17,10 +15,10 @@ void tf_collider_def_init_(tf_collider_def *def, uint32_t struct_size) {
 }
 
 static tf_status check_props(tf_sim *sim, const char *fn, double thickness, double friction) {
-  FAIL_IF(sim, !(thickness >= 0.0 && thickness <= MAX_THICKNESS), TF_E_INVALID_ARG,
-          "%s: thickness must be in [0, %g] m, got %g", fn, MAX_THICKNESS, thickness);
-  FAIL_IF(sim, !(friction >= 0.0 && friction <= MAX_FRICTION), TF_E_INVALID_ARG,
-          "%s: friction must be in [0, %g], got %g", fn, MAX_FRICTION, friction);
+  FAIL_IF(sim, !(thickness >= 0.0 && thickness <= CONTACT_MAX_THICKNESS), TF_E_INVALID_ARG,
+          "%s: thickness must be in [0, %g] m, got %g", fn, CONTACT_MAX_THICKNESS, thickness);
+  FAIL_IF(sim, !(friction >= 0.0 && friction <= CONTACT_MAX_FRICTION), TF_E_INVALID_ARG,
+          "%s: friction must be in [0, %g], got %g", fn, CONTACT_MAX_FRICTION, friction);
   return TF_OK;
 }
 

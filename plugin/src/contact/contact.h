@@ -19,6 +19,10 @@
 #include "solve/pairmat.h"
 #include "sim/elements/elements.h"
 
+/* a collider's thickness (m) and friction coefficient: the ranges the API takes and a snapshot
+ * may hold */
+static const double CONTACT_MAX_THICKNESS = 0.1, CONTACT_MAX_FRICTION = 10.0;
+
 typedef struct tf_sim tf_sim;
 
 /* the barrier's force at half the gap is CONTACT_F_HALF kappa dhat^3: |b'(shat/4)| = 4.3294 shat

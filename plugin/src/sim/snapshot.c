@@ -250,6 +250,9 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
 static const double SNAP_MAX_POS = 1e6, SNAP_MAX_SPEED = 1e5, SNAP_MAX_ACC = 1e9;
 /* 1/m: the largest bend_plastic_limit (api_params.c) */
 static const double SNAP_MAX_CURVATURE = 1e6;
+/* N m: the largest bend_stiffness (api_params.c; a resealed rigidity of 1e132 made one frame of
+ * 16 vertices take 14 s under the sanitizers, found by fuzzing) */
+static const double SNAP_MAX_BEND = 1e3;
 
 static int within(const double *a, size_t count, double bound) {
   for (size_t k = 0; k < count; ++k)
@@ -280,8 +283,8 @@ static const char *payload_mistake(const tf_sim *s) {
   }
   for (uint32_t q = 0; q < s->pins.count; ++q) s->pins.mark[s->pins.idx[q]] = 0;
   for (uint32_t k = 0; k < bend_count(s); ++k)
-    if (!(bend_values(s)[k] >= 0.0) || !isfinite(bend_values(s)[k]))
-      return "a bending rigidity is negative or not finite";
+    if (!(bend_values(s)[k] >= 0.0 && bend_values(s)[k] <= SNAP_MAX_BEND))
+      return "a bending rigidity is negative, above 1e3 N m or not finite";
   /* the plastic rest state, within what plasticity can make of the rest mesh's (the parameters'
    * ranges: a rest length within 90 % of its own, a rest curvature within 1e6 /m, a rest angle
    * within a turn; a rest curvature of -1e116 /m made one frame of 16 vertices take 12 s) */
@@ -345,9 +348,9 @@ static const char *payload_mistake(const tf_sim *s) {
       return "a vertex is inside a collider that does not exist";
   for (uint32_t k = 0; k < c->col_count; ++k) {
     const contact_collider *col = c->col[k];
-    if (!(col->thickness >= 0.0) || !isfinite(col->thickness) || !(col->friction >= 0.0) ||
-        !isfinite(col->friction))
-      return "a collider's thickness or friction is negative or not finite";
+    if (!(col->thickness >= 0.0 && col->thickness <= CONTACT_MAX_THICKNESS) ||
+        !(col->friction >= 0.0 && col->friction <= CONTACT_MAX_FRICTION))
+      return "a collider's thickness or friction is out of range or not finite";
     if (!within(col->prev, 3 * (size_t)col->nv, SNAP_MAX_POS) ||
         !within(col->next, 3 * (size_t)col->nv, SNAP_MAX_POS))
       return "a collider's pose is not finite or beyond 1000 km";
