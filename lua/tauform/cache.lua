@@ -134,6 +134,16 @@ function Writer:write(pos)
   end
 end
 
+-- an OBJ sequence's mesh from the next frame on (a torn cloth's new vertex count and triangles);
+-- a PC2 or MDD cache holds one vertex count
+function Writer:retopology(vert_count, triangles)
+  if self.format ~= "obj" then
+    error(("cache: a %s cache cannot change its vertex count (%d to %d): write an OBJ sequence"):format(
+      self.format:upper(), self.n, vert_count), 2)
+  end
+  self.n, self.triangles = vert_count, triangles
+end
+
 -- the files a finished writer wrote
 function Writer:files()
   if self.format ~= "obj" then return { self.path } end

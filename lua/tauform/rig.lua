@@ -151,6 +151,7 @@ function M.load(spec, opt)
   if spec.flesh ~= nil then
     if spec.mesh ~= nil then fail(self, "give either 'mesh' (cloth) or 'flesh', not both") end
     if spec.bend ~= nil then fail(self, "field 'bend' is a cloth parameter: flesh has no hinges") end
+    if spec.tear ~= nil then fail(self, "field 'tear' is a cloth parameter: flesh does not tear") end
     self:load_flesh(spec.flesh)
   else
     local mesh = self:load_mesh(spec.mesh, "mesh")
@@ -176,6 +177,15 @@ function M.load(spec, opt)
     check_param(self, "plastic.time", spec.plastic.time)
     check_map(self, "plastic.bend_yield", spec.plastic.bend_yield)
     check_map(self, "plastic.bend_limit", spec.plastic.bend_limit)
+  end
+  if spec.tear ~= nil then
+    if type(spec.tear) ~= "table" then fail(self, "field 'tear' must be a table { strain = ..., groups = { ... } }") end
+    check_param(self, "tear.strain", spec.tear.strain)
+    for name, v in pairs(spec.tear.groups or {}) do
+      local ok, err = pcall(meshlib.group, self.mesh, name)
+      if not ok then fail(self, "tear.groups: %s", err) end
+      check_param(self, "tear.groups." .. name, v)
+    end
   end
   if spec.wind ~= nil then
     local w = spec.wind
@@ -610,7 +620,7 @@ function Rig:targets(frame)
 end
 
 -- a keyed value at `frame`, or a per-vertex map from { value = ..., groups = { name = ... } }
-local function value_or_map(self, path, b, frame)
+local function value_or_map(self, path, b, frame, sim)
   if type(b) ~= "table" or keyframes.is_curve(b) then return sample(self, path, b, frame) end
   local base = sample(self, path .. ".value", b.value or 0, frame)
   local map = {}
@@ -618,6 +628,12 @@ local function value_or_map(self, path, b, frame)
   for name, v in pairs(b.groups or {}) do
     local x = sample(self, path .. ".groups." .. name, v, frame)
     for _, i in ipairs(self.mesh.groups[name]) do map[i] = x end
+  end
+  -- a torn cloth has more vertices than its mesh: each copy is in its original vertex's groups
+  if sim and sim:vert_count() > self.n then
+    local origin, full = sim:origins(), {}
+    for i = 1, #origin do full[i] = map[origin[i]] end
+    return full
   end
   return map
 end
@@ -628,14 +644,19 @@ function Rig:apply(sim, frame)
   set.tau = sample(self, "tau", spec.tau, frame)
   set.kappa = sample(self, "kappa", spec.kappa, frame)
   set.gravity = sample(self, "gravity", spec.gravity, frame, true)
-  set.bend = value_or_map(self, "bend", spec.bend, frame)
+  set.bend = value_or_map(self, "bend", spec.bend, frame, sim)
+  if spec.tear then
+    local t = spec.tear
+    set.tear_strain = t.groups and value_or_map(self, "tear", { value = t.strain, groups = t.groups }, frame, sim)
+                      or sample(self, "tear.strain", t.strain, frame)
+  end
   local pl = spec.plastic
   if pl then
-    set.plastic_yield = value_or_map(self, "plastic.yield", pl.yield, frame)
-    set.plastic_limit = value_or_map(self, "plastic.limit", pl.limit, frame)
+    set.plastic_yield = value_or_map(self, "plastic.yield", pl.yield, frame, sim)
+    set.plastic_limit = value_or_map(self, "plastic.limit", pl.limit, frame, sim)
     set.plastic_time = sample(self, "plastic.time", pl.time, frame)
-    set.bend_yield = value_or_map(self, "plastic.bend_yield", pl.bend_yield, frame)
-    set.bend_plastic_limit = value_or_map(self, "plastic.bend_limit", pl.bend_limit, frame)
+    set.bend_yield = value_or_map(self, "plastic.bend_yield", pl.bend_yield, frame, sim)
+    set.bend_plastic_limit = value_or_map(self, "plastic.bend_limit", pl.bend_limit, frame, sim)
   end
   local w = spec.wind
   if w then

@@ -248,6 +248,15 @@ function M.run(rig, opt)
   local sim <close> = rig:create()
   local out_count, out_tris = rig:output_count(sim)
   local format = opt.format or (opt.out and ((opt.out:match("%.mdd$") and "mdd") or (opt.out:match("%.obj$") and "obj") or "pc2"))
+  -- a tearing rig's vertex count grows: only an OBJ sequence holds that (each file its own mesh)
+  local tears = rig.spec.tear ~= nil
+  if tears and opt.out and format ~= "obj" then
+    bad("the rig tears (field 'tear'): its vertex count changes, which a %s cache cannot hold; write an OBJ "
+        .. "sequence (out = \"%s.obj\")", format:upper(), (opt.out:gsub("%.[%w_]+$", "")))
+  end
+  if tears and (opt.checkpoint_every or opt.resume) then
+    bad("checkpoints of a tearing rig are not supported yet (a torn simulation's snapshot loads only into one torn the same way)")
+  end
   local rest_obj = rest_path(opt, format)
   local rest = rest_obj and { table.unpack(rest_output(rig, sim, out_count)) }
   local checkpoint = opt.out and opt.out .. ".checkpoint"
@@ -301,6 +310,7 @@ function M.run(rig, opt)
       local ok, msg, code = sim:advance(1 / fps, substeps)
       if not ok then return false, ("%s: frame %d: %s"):format(rig.source, f, msg), code end
       sim:positions(pos)
+      if tears and writer and sim:topology().changed then writer:retopology(sim:vert_count(), sim:triangles()) end
       if writer then
         out = rig:output(sim, out)
         writer:write(out)

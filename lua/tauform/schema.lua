@@ -270,6 +270,8 @@ return {
     doc = "cloth: bending stiffness, or a per-vertex map { value = ..., groups = { name = ... } }" },
   { "plastic", type = "table", sub = "rig.plastic",
     doc = "rest shapes that yield past an elastic limit, up to a plastic limit: springs, triangles, tets, bending" },
+  { "tear", type = "table", sub = "rig.tear",
+    doc = "cloth: edges that break past a strain, the cloth splitting there (a weak seam as a group)" },
   { "pins", type = "array", items = "rig.pins[i]", doc = "pinned vertices and how their targets move" },
   { "wind", type = "table", sub = "rig.wind", doc = "air: wind velocity, drag, lift, turbulence and gusts" },
   { "contact", type = "table", sub = "rig.contact", doc = "contact thickness and friction of the cloth or skin" },
@@ -373,6 +375,18 @@ for _, part in ipairs({ { "yield", "plastic_yield" }, { "limit", "plastic_limit"
       doc = "{ group name = value (number, curve or function) }" },
   })
 end
+tbl("rig.tear", {
+  doc = "Tearing (cloth): after each step an interior edge whose opening strain (the stretch of its two triangles "
+     .. "across it) passes the strain breaks, and where broken edges cut a vertex's triangles apart the vertex "
+     .. "splits, so the cloth rips and its pieces fly free with their momentum. groups weaken (or strengthen) "
+     .. "named vertex groups; an edge takes the mean of its two ends'. The vertex count grows: the runner then "
+     .. "writes an OBJ sequence (a PC2 or MDD cache cannot change its vertex count). Not with contact yet.",
+  example = [[tear = { strain = 0.5, groups = { seam = 0.05 } }]],
+  rig = true,
+  { "strain", param = "tear_strain", doc = "the opening strain past which an edge breaks (0: never)" },
+  { "groups", type = "table", map = { type = { "number" }, keyed = true, unit = "" },
+    doc = "{ group name = strain (number, curve or function) }" },
+})
 tbl("rig.pins[i]", {
   rig = true,
   doc = "One set of pinned vertices: which (group, indices or select), how hard (weight), and where their "
@@ -980,7 +994,7 @@ local SECTIONS = {
   { "Method options", { "render options", "sim:collider", "collider:set" } },
   { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.box", "tauform.mesh.load_obj options" } },
   { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
-              "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.plastic.bend_yield", "rig.plastic.bend_limit", "rig.pins[i]", "rig.pins[i].rotate",
+              "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.plastic.bend_yield", "rig.plastic.bend_limit", "rig.tear", "rig.pins[i]", "rig.pins[i].rotate",
               "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
               "rig.contact", "rig.ground", "rig.colliders[i]" } },
   { "Running", { "tauform.run options" } },

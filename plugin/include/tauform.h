@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 12
+#define TF_VERSION_MINOR 13
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -415,6 +415,12 @@ typedef enum tf_param {
    * past the yield keeps a crease. State, like the springs'. 1.12: both take per-vertex maps */
   TF_PARAM_BEND_YIELD = 33,
   TF_PARAM_BEND_PLASTIC_LIMIT = 34,
+  /* 1.13: tearing of cloth (membrane or springs), 1 value, [0, 10], default 0 (never), keyable,
+   * per-vertex map: after each accepted step an interior edge whose strain (length over rest
+   * length, less 1) passes the mean of its two vertices' values breaks, and where the broken
+   * edges cut a vertex's ring of triangles apart the vertex splits (tf_sim_get_topology). Not
+   * with contact (colliders, ground, self_contact) yet: TF_E_UNSUPPORTED either way round */
+  TF_PARAM_TEAR_STRAIN = 35,
   TF_PARAM_COUNT_
 } tf_param;
 
@@ -537,6 +543,31 @@ TF_API tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out_positi
 TF_API uint32_t tf_sim_tri_count(const tf_sim *sim);
 TF_API tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out_triangles,
                                       uint32_t tri_count);
+
+/* 1.13: the mesh as tearing (TF_PARAM_TEAR_STRAIN) left it. A tear splits vertices: the vertex
+ * count grows (the old vertices keep their indices, copies are appended), the triangles keep
+ * their count and order but some now name a copy, and every per-vertex array a host reads or
+ * writes (positions, pins, maps) takes the new count. After each tf_sim_advance compare serial
+ * (or read changed) and, when it moved, read tf_sim_vert_count, tf_sim_get_triangles and
+ * tf_sim_get_vertex_origins (each vertex's vertex of the mesh the simulation was created with:
+ * UVs and attributes carry over). */
+typedef struct tf_topology {
+  uint32_t struct_size;         /* set by the caller: sizeof(tf_topology) */
+  uint32_t vert_count;          /* vertices now */
+  uint32_t tri_count;           /* triangles (never changes) */
+  uint32_t torn_edges;          /* edges broken since create */
+  uint64_t serial;              /* splits since create: changes whenever the vertices do */
+  uint32_t changed;             /* 1: the last tf_sim_advance changed the mesh */
+  uint32_t original_vert_count; /* the def's vert_count */
+} tf_topology;
+TF_API tf_status tf_sim_get_topology(const tf_sim *sim, tf_topology *out);
+/* (vert_count): the original vertex of each vertex, 0-based (as tf_sim_get_triangles) */
+TF_API tf_status tf_sim_get_vertex_origins(const tf_sim *sim, uint32_t *out_origins,
+                                           uint32_t vert_count);
+/* (vert_count): the vertex each vertex was split from, 0-based (itself for the mesh's own;
+ * always a lower index), so a host holding per-vertex data from before a split extends it */
+TF_API tf_status tf_sim_get_vertex_parents(const tf_sim *sim, uint32_t *out_parents,
+                                           uint32_t vert_count);
 
 /* ---------------------------------------------------------------------------------------------
  * 1.5: colliders. A collider is a triangle mesh the host moves every frame (a skinned body is a
@@ -823,6 +854,12 @@ typedef struct tf_api {
   size_t (*sim_state_size)(const tf_sim *sim);
   tf_status (*sim_save_state)(tf_sim *sim, void *buf, size_t size);
   tf_status (*sim_load_state)(tf_sim *sim, const void *buf, size_t size);
+  /* 1.13 */
+  tf_status (*sim_get_topology)(const tf_sim *sim, tf_topology *out);
+  tf_status (*sim_get_vertex_origins)(const tf_sim *sim, uint32_t *out_origins,
+                                      uint32_t vert_count);
+  tf_status (*sim_get_vertex_parents)(const tf_sim *sim, uint32_t *out_parents,
+                                      uint32_t vert_count);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -66,7 +66,7 @@ describe("parameter table", function()
         end
       end
     end
-    assert.are.equal(35, n)
+    assert.are.equal(36, n)
   end)
 end)
 

@@ -197,10 +197,15 @@ describe("every documented field is accepted", function()
     local plastic = { yield = yield_map, limit = limit_map, time = 0.5 }
     local sprung = { mesh = m, material = { cloth_model = "springs", shear = 50, bend_springs = 3 }, plastic = plastic }
     local creased = { mesh = m, plastic = { bend_yield = 5, bend_limit = 40, time = 0.2 } }
+    local bend_limit_map = { value = 20, groups = { row0 = 40 } }
+    local creased_mapped = { mesh = m, plastic = { bend_yield = { value = 5 }, bend_limit = bend_limit_map } }
+    local torn = { mesh = m, tear = { strain = 0.5, groups = { row0 = 0.2 } } }
     assert.are.same(fields("rig.plastic"), union(plastic, creased.plastic))
     assert.are.same(fields("rig.plastic.yield"), keys(yield_map))
     assert.are.same(fields("rig.plastic.limit"), keys(limit_map))
-    assert.are.same(fields("rig"), union(cloth, settled, flesh, sprung, creased))
+    assert.are.same(fields("rig.plastic.bend_limit"), keys(bend_limit_map))
+    assert.are.same(fields("rig.tear"), keys(torn.tear))
+    assert.are.same(fields("rig"), union(cloth, settled, flesh, sprung, creased, torn))
     assert.are.same(fields("rig.material (cloth)"), union(material, settled.material, massed.material, sprung.material))
     assert.are.same(fields("rig.material (flesh)"), keys(flesh.material))
     assert.are.same(fields("rig.material.regions[name]"), keys(flesh.material.regions[1]))
@@ -214,7 +219,7 @@ describe("every documented field is accepted", function()
     assert.are.same(fields("rig.contact"), keys(contact))
     assert.are.same(fields("rig.ground"), keys(ground))
     assert.are.same(fields("rig.colliders[i]"), union(plate, body))
-    for _, spec in ipairs({ cloth, settled, massed, sprung, creased, flesh, filled }) do
+    for _, spec in ipairs({ cloth, settled, massed, sprung, creased, creased_mapped, torn, flesh, filled }) do
       local rig = tauform.rig.load(spec)
       local sim <close> = rig:create()
       rig:apply(sim, 2)

@@ -176,6 +176,10 @@ static const param_desc PARAMS[TF_PARAM_COUNT_] = {
                                      0, "1/m", "bend_plastic_limit", C, 1, D1(0),
                                      "bending: how far the rest curvature may move from the "
                                      "rest mesh's; 0 = elastic"},
+    [TF_PARAM_TEAR_STRAIN] = {"tear_strain", OFF(tear_strain), 1, 0, 10, 0, 0, 0, "", "tear_strain",
+                              C, 1, D1(0),
+                              "tearing: the strain past which an edge breaks and the cloth splits "
+                              "there; 0 = never"},
 };
 
 #undef C

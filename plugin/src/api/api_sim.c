@@ -30,6 +30,9 @@ static int param_fits_kind(const tf_sim *sim, tf_param param, const char **why) 
     case TF_PARAM_BEND_PLASTIC_LIMIT:
       *why = "a parameter of the membrane cloth's bending (cloth_model membrane)";
       return sim->shell != NULL || sim->hinge != NULL;
+    case TF_PARAM_TEAR_STRAIN:
+      *why = "a cloth parameter (flesh does not tear)";
+      return !flesh;
     case TF_PARAM_SHEAR_STIFFNESS:
     case TF_PARAM_BEND_SPRING_STIFFNESS:
       *why = "a parameter of spring cloth (cloth_model TF_CLOTH_SPRINGS)";
@@ -67,6 +70,19 @@ static tf_status sim_param_check(tf_sim *sim, const char *fn, tf_param param, co
   const char *why = "";
   if (!param_fits_kind(sim, param, &why))
     return sim_fail(sim, TF_E_UNSUPPORTED, "%s%s is %s", fn, param_find(param)->name, why);
+  /* tearing rebuilds the simulation on the split mesh; contact's state does not follow yet */
+  if (param == TF_PARAM_TEAR_STRAIN && values[0] > 0.0 && sim->contact)
+    return sim_fail(sim, TF_E_UNSUPPORTED,
+                    "%stear_strain: tearing a cloth that has contact (colliders, a ground or "
+                    "self_contact) is not supported yet",
+                    fn);
+  const int contact_on = (param == TF_PARAM_SELF_CONTACT && values[0] != 0.0) ||
+                         (param == TF_PARAM_GROUND_NORMAL &&
+                          (values[0] != 0.0 || values[1] != 0.0 || values[2] != 0.0));
+  if (contact_on && sim->tear)
+    return sim_fail(sim, TF_E_UNSUPPORTED,
+                    "%s%s: contact on a cloth that tears (tear_strain) is not supported yet", fn,
+                    param_find(param)->name);
   if (sim->kind == SIM_FLESH && param == TF_PARAM_POISSON && !(values[0] < 0.5))
     return sim_fail(
         sim, TF_E_INVALID_ARG,
@@ -81,7 +97,7 @@ tf_status tf_sim_set_param(tf_sim *sim, tf_param param, const double *values, ui
   if (st != TF_OK) return st;
   const param_desc *d = param_find(param);
   if (sim_set_param(sim, param, param_ptr(&sim->par, d), values, d->count) != TF_OK)
-    return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param: out of memory for the air model");
+    return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param: out of memory for %s", d->name);
   return TF_OK;
 }
 
@@ -112,14 +128,22 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   SIM_ARG(sim);
   const int plastic = param == TF_PARAM_PLASTIC_YIELD || param == TF_PARAM_PLASTIC_LIMIT ||
                       param == TF_PARAM_BEND_YIELD || param == TF_PARAM_BEND_PLASTIC_LIMIT;
-  FAIL_IF(sim, param != TF_PARAM_BEND_STIFFNESS && param != TF_PARAM_SELF_CONTACT && !plastic,
+  const int tear = param == TF_PARAM_TEAR_STRAIN;
+  FAIL_IF(sim,
+          param != TF_PARAM_BEND_STIFFNESS && param != TF_PARAM_SELF_CONTACT && !plastic && !tear,
           TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: only bend_stiffness, self_contact, plastic_yield, plastic_limit, "
-          "bend_yield and bend_plastic_limit have a per-vertex map (got %d)",
+          "bend_yield, bend_plastic_limit and tear_strain have a per-vertex map (got %d)",
           (int)param);
   const char *why = "";
-  FAIL_IF(sim, plastic && !param_fits_kind(sim, param, &why), TF_E_UNSUPPORTED,
+  FAIL_IF(sim, (plastic || tear) && !param_fits_kind(sim, param, &why), TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: %s is %s", param_find(param)->name, why);
+  FAIL_IF(sim, tear && sim->contact, TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: tear_strain: tearing a cloth that has contact (colliders, a "
+          "ground or self_contact) is not supported yet");
+  FAIL_IF(sim, param == TF_PARAM_SELF_CONTACT && sim->tear, TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: self_contact on a cloth that tears (tear_strain) is not "
+          "supported yet");
   FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->kind != SIM_CLOTH, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->spring, TF_E_UNSUPPORTED,
@@ -142,6 +166,10 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
     sim_set_plastic_map(sim, param, values);
     return TF_OK;
   }
+  if (tear)
+    return tear_set_map(sim, values) == TF_OK
+               ? TF_OK
+               : sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param_map: out of memory");
   sim_set_bend_map(sim, values);
   return TF_OK;
 }
@@ -368,6 +396,36 @@ uint32_t tf_sim_tri_count(const tf_sim *sim) {
   uint32_t nt = 0;
   if (sim) sim_host_triangles(sim, &nt);
   return nt;
+}
+
+tf_status tf_sim_get_topology(const tf_sim *sim, tf_topology *out) {
+  if (!sim || !out) return TF_E_INVALID_ARG;
+  if (out->struct_size == 0) return TF_E_DEF_INIT;
+  tf_topology t = {.struct_size = out->struct_size < sizeof t ? out->struct_size : sizeof t};
+  uint32_t nt;
+  sim_host_triangles(sim, &nt);
+  t.vert_count = sim->model.host_n;
+  t.tri_count = nt;
+  t.original_vert_count = sim->tear ? sim->tear->n0 : sim->model.host_n;
+  if (sim->tear) {
+    t.torn_edges = sim->tear->torn;
+    t.serial = sim->tear->serial;
+    t.changed = (uint32_t)sim->tear->changed;
+  }
+  memcpy(out, &t, t.struct_size);
+  return TF_OK;
+}
+
+tf_status tf_sim_get_vertex_origins(const tf_sim *sim, uint32_t *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_vertex_origins");
+  for (uint32_t i = 0; i < vert_count; ++i) out[i] = sim->tear ? sim->tear->origin[i] : i;
+  return TF_OK;
+}
+
+tf_status tf_sim_get_vertex_parents(const tf_sim *sim, uint32_t *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_vertex_parents");
+  for (uint32_t i = 0; i < vert_count; ++i) out[i] = sim->tear ? sim->tear->parent[i] : i;
+  return TF_OK;
 }
 
 tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out, uint32_t tri_count) {

@@ -68,6 +68,9 @@
   X(sim_self_intersections, tf_sim_self_intersections)       \
   X(sim_state_size, tf_sim_state_size)                       \
   X(sim_save_state, tf_sim_save_state)                       \
-  X(sim_load_state, tf_sim_load_state)
+  X(sim_load_state, tf_sim_load_state)                       \
+  X(sim_get_topology, tf_sim_get_topology)                   \
+  X(sim_get_vertex_origins, tf_sim_get_vertex_origins)       \
+  X(sim_get_vertex_parents, tf_sim_get_vertex_parents)
 
 #endif

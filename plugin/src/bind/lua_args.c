@@ -255,6 +255,7 @@ tf_sim *tf_lua_tosim(lua_State *L, int idx) {
 lsim *tfl_check_open(lua_State *L) {
   lsim *p = luaL_checkudata(L, 1, SIM_MT);
   luaL_argcheck(L, p->sim != NULL, 1, "simulation is closed");
+  p->n = tf_sim_vert_count(p->sim); /* tearing adds vertices (tf_sim_get_topology) */
   return p;
 }
 

@@ -154,6 +154,36 @@ static int l_triangles(lua_State *L) {
   return 1;
 }
 
+/* sim:topology(): what tearing made of the mesh (tf_sim_get_topology) */
+static int l_topology(lua_State *L) {
+  lsim *p = tfl_check_open(L);
+  tf_topology t = {.struct_size = sizeof t};
+  tf_sim_get_topology(p->sim, &t);
+  lua_createtable(L, 0, 6);
+  lua_pushinteger(L, t.vert_count), lua_setfield(L, -2, "vertices");
+  lua_pushinteger(L, t.tri_count), lua_setfield(L, -2, "triangles");
+  lua_pushinteger(L, t.original_vert_count), lua_setfield(L, -2, "original_vertices");
+  lua_pushinteger(L, t.torn_edges), lua_setfield(L, -2, "torn_edges");
+  lua_pushinteger(L, (lua_Integer)t.serial), lua_setfield(L, -2, "serial");
+  lua_pushboolean(L, t.changed), lua_setfield(L, -2, "changed");
+  return 1;
+}
+
+/* sim:origins() / sim:parents(): each vertex's vertex of the mesh at create, or the vertex it was
+ * split from, 1-based */
+static int push_vertex_map(lua_State *L, tf_status (*get)(const tf_sim *, uint32_t *, uint32_t)) {
+  lsim *p = tfl_check_open(L);
+  lua_createtable(L, (int)p->n, 0);
+  uint32_t *buf = lua_newuserdatauv(L, sizeof(uint32_t) * (size_t)(p->n ? p->n : 1), 0);
+  get(p->sim, buf, p->n);
+  for (uint32_t i = 0; i < p->n; ++i)
+    lua_pushinteger(L, (lua_Integer)buf[i] + 1), lua_rawseti(L, -3, (lua_Integer)i + 1);
+  lua_pop(L, 1);
+  return 1;
+}
+static int l_origins(lua_State *L) { return push_vertex_map(L, tf_sim_get_vertex_origins); }
+static int l_parents(lua_State *L) { return push_vertex_map(L, tf_sim_get_vertex_parents); }
+
 static int l_position(lua_State *L) {
   lsim *p = tfl_check_open(L);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -232,7 +262,7 @@ static int param_by_name(const char *key) {
 static int has_map(int k) {
   return k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_SELF_CONTACT ||
          k == TF_PARAM_PLASTIC_YIELD || k == TF_PARAM_PLASTIC_LIMIT || k == TF_PARAM_BEND_YIELD ||
-         k == TF_PARAM_BEND_PLASTIC_LIMIT;
+         k == TF_PARAM_BEND_PLASTIC_LIMIT || k == TF_PARAM_TEAR_STRAIN;
 }
 
 /* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value
@@ -559,16 +589,29 @@ static int l_render_sheet(lua_State *L) {
    * then count shapes of 3 * n doubles; count <= 1024 and n <= TFL_MAX_VERTS bound it well below
    * SIZE_MAX */
   size_t per = 3 * (size_t)p->n;
-  const double **frames =
-      tfl_checked_array(L, 3, count, sizeof *frames + sizeof(double) * per, "shapes");
+  const double **frames = tfl_checked_array(
+      L, 3, count, sizeof *frames + sizeof(double) * per + sizeof(uint32_t) * p->n, "shapes");
   double *data = (double *)(frames + count);
+  /* a shape from before a tear has the vertices of its time: each later copy is drawn where the
+   * vertex it was split from was then */
+  uint32_t *parent = (uint32_t *)(data + per * (size_t)count);
+  tf_sim_get_vertex_parents(p->sim, parent, p->n);
+  tf_topology topo = {.struct_size = sizeof topo};
+  tf_sim_get_topology(p->sim, &topo);
   for (lua_Integer k = 0; k < count; ++k) {
     lua_geti(L, 3, k + 1);
     int fi = lua_gettop(L);
-    if (!lua_istable(L, fi) || tfl_vec3_count(L, fi, 3, "shape") != (lua_Integer)p->n)
+    lua_Integer m = lua_istable(L, fi) ? tfl_vec3_count(L, fi, 3, "shape") : -1;
+    if (m > (lua_Integer)p->n || m < (lua_Integer)topo.original_vert_count)
       luaL_argerror(L, 3, lua_pushfstring(L, "shape %I must have one position per vertex", k + 1));
-    tfl_read_vec3(L, fi, 3, "shape", p->n, data + per * (size_t)k);
-    frames[k] = data + per * (size_t)k;
+    double *x = data + per * (size_t)k;
+    tfl_read_vec3(L, fi, 3, "shape", (uint32_t)m, x);
+    for (uint32_t j = (uint32_t)m; j < p->n; ++j) {
+      uint32_t a = parent[j];
+      while (a >= (uint32_t)m) a = parent[a];
+      memcpy(x + 3 * (size_t)j, x + 3 * (size_t)a, 3 * sizeof(double));
+    }
+    frames[k] = x;
     lua_pop(L, 1);
   }
   tf_status st = tf_sim_render_sheet_png(p->sim, &d, frames, (uint32_t)count, cols, path);
@@ -661,6 +704,9 @@ static const luaL_Reg SIM_METHODS[] = {{"advance", l_advance},
                                        {"energy", l_energy},
                                        {"set", l_set},
                                        {"triangles", l_triangles},
+                                       {"topology", l_topology},
+                                       {"origins", l_origins},
+                                       {"parents", l_parents},
                                        {"get", l_get},
                                        {"pin", l_pin},
                                        {"pin_targets", l_pin_targets},

@@ -32,6 +32,7 @@ static uint32_t first_nonfinite(const tf_sim *s) {
 tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
   double t0 = now_seconds();
   sim_state_copy(s, &s->saved, &s->state);
+  if (s->tear) s->tear->changed = 0;
   tf_stats st = s->stats;
   st.steps = st.newton_iterations = st.cg_iterations = st.max_newton_per_step =
       st.unconverged_steps = 0;
@@ -69,6 +70,7 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
     }
     st.steps++;
     uint32_t vbad = bad ? s->solver.check_vertex : first_nonfinite(s);
+    if (!bad && vbad == UINT32_MAX && s->tear && tear_after_step(s) != TF_OK) bad = STEP_NOMEM;
     if (!bad && vbad == UINT32_MAX) {
       if (hi < 1.0) {
         lo = hi, hi = 1.0; /* the rest of a split substep */

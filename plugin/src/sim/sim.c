@@ -60,6 +60,7 @@ uint32_t sim_reserve_plastic(tf_sim *s, uint32_t count) {
 void sim_destroy(tf_sim *s) {
   if (!s) return;
   tf_mem mem;
+  tear_free(&s->mem, s->tear);
   amg_destroy(&s->mem, s->solver.amg);
   if (s->solver.Hpar.xptr) bsr_par_free(&s->mem, &s->solver.Hpar, s->solver.H.n);
   pool_destroy(&s->mem, s->pool);
@@ -159,6 +160,7 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
     s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr,
                                eadj ? eadj : s->model.mesh.adj, &s->solver.H, s->model.rest);
     if (s->solver.amg && !amg_set_pool(&s->mem, s->solver.amg, s->pool)) {
+      tear_free(&s->mem, s->tear);
       amg_destroy(&s->mem, s->solver.amg);
       s->solver.amg = NULL;
     }

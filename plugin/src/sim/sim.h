@@ -39,6 +39,7 @@ typedef struct sim_params {
   /* contact: thickness m, friction coefficients, ground plane n . x = h (n = 0: no ground) */
   double thickness, friction, ground_normal[3], ground_height, ground_friction;
   double self_contact; /* 1: the surface keeps its own layers apart (contact/self.c), 0: off */
+  double tear_strain;  /* an edge breaks past this strain (tear.c); 0: never */
   double time; /* s: the clock (0 at create, advanced per frame), settable so a restored state
                 * restores it: time-dependent wind reads it */
   tf_solver_settings solver;
@@ -269,6 +270,9 @@ struct tf_sim {
   sim_flesh *flesh;
   elem_drag *drag;
   struct sim_contact *contact; /* NULL until a collider or the ground exists (contact/) */
+  struct sim_tear *tear;       /* NULL until tear_strain is first set (tear.c) */
+  tf_cloth_def cloth_def;      /* cloth: the create's settings without its arrays, which tearing
+                                * rebuilds the simulation from (tear.c) */
   int owns_mesh;               /* cloth owns its trimesh; flesh's is a view of its tets' boundary */
 
   uint64_t frames; /* advances completed since create: named in failure messages */
@@ -299,6 +303,29 @@ TF_LOCAL void sim_sets_post_step(tf_sim *s, double dt);
 TF_LOCAL tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t n);
 TF_LOCAL void sim_default_params(sim_params *p);
 TF_LOCAL void sim_destroy(tf_sim *s);
+
+/* tear.c: tearing of cloth (TF_PARAM_TEAR_STRAIN) */
+typedef struct sim_tear {
+  uint32_t n, tris; /* the arrays' sizes: vertices and triangles now */
+  uint32_t n0;      /* vertices at create */
+  uint32_t *origin; /* (n) each vertex's vertex at create */
+  uint32_t *parent; /* (n) the vertex it was split from (itself for the mesh's own): lower */
+  uint32_t *nbr;    /* (tris x 3) the triangle across the edge opposite corner k, or UINT32_MAX */
+  uint8_t *cut;     /* (tris x 3) that edge broke */
+  double *map;      /* (n) per-vertex tear strain, NULL: the uniform parameter */
+  uint64_t serial;  /* splits since create */
+  uint32_t torn;    /* edges broken since create */
+  int changed;      /* the last advance split the mesh */
+} sim_tear;
+/* tearing's data (topology, rest lengths) for the current mesh; TF_E_NOMEM */
+TF_LOCAL tf_status tear_enable(tf_sim *s);
+TF_LOCAL void tear_free(tf_mem *m, sim_tear *t);
+/* after each accepted step: break the edges past their strain and, when vertices split, rebuild
+ * the simulation on the split mesh in place (s keeps its address). TF_OK (torn or not), or
+ * TF_E_NOMEM with a message, the simulation then as before the split */
+TF_LOCAL tf_status tear_after_step(tf_sim *s);
+/* a per-vertex tear strain map (values: host_n) */
+TF_LOCAL tf_status tear_set_map(tf_sim *s, const double *values);
 TF_LOCAL tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 TF_LOCAL void sim_params_derive(tf_sim *s);

@@ -88,6 +88,10 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   tf_sim *s = sim_new(&def->allocator, def->logger, SIM_CLOTH, def->threads, err, errn);
   if (!s) return TF_E_NOMEM;
   s->index_base = def->index_base;
+  /* the settings tearing rebuilds from (tear.c), without the host's arrays */
+  s->cloth_def = *def;
+  s->cloth_def.rest_positions = NULL, s->cloth_def.triangles = NULL;
+  s->cloth_def.initial_positions = NULL, s->cloth_def.vertex_masses = NULL;
   uint32_t n = def->vert_count;
   s->model.n = n;
   tf_status st = trimesh_build(&s->mem, &s->model.mesh, n, def->triangles, def->tri_count,
