@@ -2,8 +2,8 @@
 -- A banner that rips in a gust: 1.2 m x 0.6 m, hung by its two top corners, sewn from two halves
 -- along its middle (the seam group tears at 4 % opening strain, the cloth itself at 60 %). Calm
 -- air for a second, then a gust across it: the seam opens from the top edge down and the two
--- halves fly free of each other, each flapping from its own corner. The cache is an OBJ sequence
--- (the vertex count grows when the seam splits).
+-- halves fly free of each other, each flapping from its own corner, self-contact keeping their
+-- folds apart. The cache is an OBJ sequence (the vertex count grows when the seam splits).
 --   lua5.4 examples/run.lua examples/tear/banner.lua --out banner.obj --sheet banner.png
 local tauform = require "tauform"
 local key = tauform.key
@@ -23,6 +23,7 @@ return {
   tau = 0.5,
   bend = 2e-5,
   tear = { strain = 0.6, groups = { seam = 0.04 } },
+  contact = { thickness = 0.003, self = 1 },  -- the halves' folds never pass through themselves
   view = { 0.6, -1.5, 0.3 },
   wind = {
     velocity = key{ { 1, { 0, 0, 0 } }, { 24, { 0, 0, 0 } }, { 36, { 1, 12, 0 } }, { 60, { 1, 4, 0 } }, { 96, { 0.5, 3, 0 } } },

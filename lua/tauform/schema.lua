@@ -380,7 +380,7 @@ tbl("rig.tear", {
      .. "across it) passes the strain breaks, and where broken edges cut a vertex's triangles apart the vertex "
      .. "splits, so the cloth rips and its pieces fly free with their momentum. groups weaken (or strengthen) "
      .. "named vertex groups; an edge takes the mean of its two ends'. The vertex count grows: the runner then "
-     .. "writes an OBJ sequence (a PC2 or MDD cache cannot change its vertex count). Not with contact yet.",
+     .. "writes an OBJ sequence (a PC2 or MDD cache cannot change its vertex count).",
   example = [[tear = { strain = 0.5, groups = { seam = 0.05 } }]],
   rig = true,
   { "strain", param = "tear_strain", doc = "the opening strain past which an edge breaks (0: never)" },

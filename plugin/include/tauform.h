@@ -418,8 +418,7 @@ typedef enum tf_param {
   /* 1.13: tearing of cloth (membrane or springs), 1 value, [0, 10], default 0 (never), keyable,
    * per-vertex map: after each accepted step an interior edge whose strain (length over rest
    * length, less 1) passes the mean of its two vertices' values breaks, and where the broken
-   * edges cut a vertex's ring of triangles apart the vertex splits (tf_sim_get_topology). Not
-   * with contact (colliders, ground, self_contact) yet: TF_E_UNSUPPORTED either way round */
+   * edges cut a vertex's ring of triangles apart the vertex splits (tf_sim_get_topology) */
   TF_PARAM_TEAR_STRAIN = 35,
   TF_PARAM_COUNT_
 } tf_param;

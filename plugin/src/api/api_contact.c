@@ -41,8 +41,6 @@ tf_status tf_sim_add_collider(tf_sim *sim, const tf_collider_def *def, uint32_t 
   memcpy(&d, def, def->struct_size < sizeof d ? def->struct_size : sizeof d);
   FAIL_IF(sim, sim->par.integrator != TF_INTEGRATOR_TAU, TF_E_UNSUPPORTED,
           "%s: contact needs the tau integrator (the strain-rate baseline has none)", fn);
-  FAIL_IF(sim, sim->tear != NULL, TF_E_UNSUPPORTED,
-          "%s: contact on a cloth that tears (tear_strain) is not supported yet", fn);
   FAIL_IF(sim, d.vert_count < 3 || d.tri_count < 1, TF_E_BAD_MESH,
           "%s: %u vertices and %u triangles (a collider "
           "needs at least one triangle)",

@@ -70,19 +70,6 @@ static tf_status sim_param_check(tf_sim *sim, const char *fn, tf_param param, co
   const char *why = "";
   if (!param_fits_kind(sim, param, &why))
     return sim_fail(sim, TF_E_UNSUPPORTED, "%s%s is %s", fn, param_find(param)->name, why);
-  /* tearing rebuilds the simulation on the split mesh; contact's state does not follow yet */
-  if (param == TF_PARAM_TEAR_STRAIN && values[0] > 0.0 && sim->contact)
-    return sim_fail(sim, TF_E_UNSUPPORTED,
-                    "%stear_strain: tearing a cloth that has contact (colliders, a ground or "
-                    "self_contact) is not supported yet",
-                    fn);
-  const int contact_on = (param == TF_PARAM_SELF_CONTACT && values[0] != 0.0) ||
-                         (param == TF_PARAM_GROUND_NORMAL &&
-                          (values[0] != 0.0 || values[1] != 0.0 || values[2] != 0.0));
-  if (contact_on && sim->tear)
-    return sim_fail(sim, TF_E_UNSUPPORTED,
-                    "%s%s: contact on a cloth that tears (tear_strain) is not supported yet", fn,
-                    param_find(param)->name);
   if (sim->kind == SIM_FLESH && param == TF_PARAM_POISSON && !(values[0] < 0.5))
     return sim_fail(
         sim, TF_E_INVALID_ARG,
@@ -138,12 +125,6 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   const char *why = "";
   FAIL_IF(sim, (plastic || tear) && !param_fits_kind(sim, param, &why), TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: %s is %s", param_find(param)->name, why);
-  FAIL_IF(sim, tear && sim->contact, TF_E_UNSUPPORTED,
-          "tf_sim_set_param_map: tear_strain: tearing a cloth that has contact (colliders, a "
-          "ground or self_contact) is not supported yet");
-  FAIL_IF(sim, param == TF_PARAM_SELF_CONTACT && sim->tear, TF_E_UNSUPPORTED,
-          "tf_sim_set_param_map: self_contact on a cloth that tears (tear_strain) is not "
-          "supported yet");
   FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->kind != SIM_CLOTH, TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: bend_stiffness is a cloth parameter");
   FAIL_IF(sim, param == TF_PARAM_BEND_STIFFNESS && sim->spring, TF_E_UNSUPPORTED,

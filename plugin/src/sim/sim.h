@@ -312,10 +312,11 @@ typedef struct sim_tear {
   uint32_t *parent; /* (n) the vertex it was split from (itself for the mesh's own): lower */
   uint32_t *nbr;    /* (tris x 3) the triangle across the edge opposite corner k, or UINT32_MAX */
   uint8_t *cut;     /* (tris x 3) that edge broke */
-  double *map;      /* (n) per-vertex tear strain, NULL: the uniform parameter */
-  uint64_t serial;  /* splits since create */
-  uint32_t torn;    /* edges broken since create */
-  int changed;      /* the last advance split the mesh */
+  double *map;      /* (n) per-vertex tear strain, when has_map (else the uniform parameter) */
+  int has_map;
+  uint64_t serial; /* splits since create */
+  uint32_t torn;   /* edges broken since create */
+  int changed;     /* the last advance split the mesh */
 } sim_tear;
 /* tearing's data (topology, rest lengths) for the current mesh; TF_E_NOMEM */
 TF_LOCAL tf_status tear_enable(tf_sim *s);

@@ -41,10 +41,7 @@ tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *
     return TF_E_NOMEM;
   for (uint32_t k = 0; k < count; ++k) field[k] = values[k];
   /* a uniform tear strain replaces its map */
-  if (param == TF_PARAM_TEAR_STRAIN && s->tear && s->tear->map) {
-    MEM_FREE_ARRAY(&s->mem, s->tear->map, s->tear->n);
-    s->tear->map = NULL;
-  }
+  if (param == TF_PARAM_TEAR_STRAIN && s->tear) s->tear->has_map = 0;
   /* a uniform bending stiffness replaces any per-vertex map */
   if (param == TF_PARAM_BEND_STIFFNESS && s->hinge) elem_hinge_set_bend(s->hinge, values[0]);
   if (param == TF_PARAM_BEND_STIFFNESS && s->shell) elem_shell_set_bend(s->shell, values[0]);

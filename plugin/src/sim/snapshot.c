@@ -9,10 +9,10 @@
  * Layout: a header (magic, format, byte order, library version, kind, sizes, the mesh's
  * fingerprint, the payload's length and checksum), then the payload in a fixed order: the
  * parameters (sim_params as bytes: the library version pins its layout), the frame count, the
- * state arrays (with the plastic rest state), the pins, the bending rigidities and spring cloth's
- * plastic limits (keyed maps), and contact's persistent state (colliders' poses, adaptive
- * stiffness, vertices inside bodies, the self-contact map). What a
- * step recomputes from these (the pieces' pinned flags, held triangles, the friction lag, the
+ * state arrays (with the plastic rest state), the pins, the bending rigidities and the plastic
+ * limits (keyed maps), tearing's state (broken edges, the vertices' lineage, its map), and
+ * contact's persistent state (colliders' poses, adaptive stiffness, vertices inside bodies, the
+ * self-contact map). What a step recomputes from these (the pieces' pinned flags, held triangles, the friction lag, the
  * multigrid hierarchy, which has no history across steps) is not saved. Loading checks the
  * whole buffer before it changes anything, so a refused snapshot leaves the simulation as it was.
  * Checksums are FNV-1a (64 bit): a guard against truncation and damage, not against forgery. */
@@ -26,6 +26,9 @@
 
 static const char SNAP_MAGIC[8] = {'t', 'a', 'u', 'f', 'o', 'r', 'm', 'S'};
 enum { SNAP_FORMAT = 1 };
+/* snap_header.has_contact's bits: what the payload holds besides the state every simulation has
+ * (a field of format 1, whose bit 0 it was) */
+enum { SNAP_CONTACT = 1u, SNAP_TEAR = 2u, SNAP_TEAR_MAP = 4u };
 static const uint32_t SNAP_ENDIAN = 0x01020304u;
 
 typedef struct snap_header {
@@ -124,6 +127,15 @@ static void io_payload(snap_io *io, tf_sim *s) {
       io_bytes(io, p->yield, sizeof(double) * p->count);
       io_bytes(io, p->limit, sizeof(double) * p->count);
     }
+  sim_tear *t = s->tear; /* tearing: its broken edges, counts, the vertices' lineage, its map */
+  if (t) {
+    io_bytes(io, t->cut, 3 * (size_t)t->tris);
+    io_bytes(io, &t->torn, sizeof t->torn);
+    io_bytes(io, &t->serial, sizeof t->serial);
+    io_bytes(io, t->origin, sizeof(uint32_t) * t->n);
+    io_bytes(io, t->parent, sizeof(uint32_t) * t->n);
+    if (t->has_map) io_bytes(io, t->map, sizeof(double) * t->n);
+  }
   sim_contact *c = s->contact;
   if (!c) return;
   for (uint32_t k = 0; k < c->col_count; ++k) io_collider(io, c->col[k]);
@@ -152,7 +164,8 @@ static snap_header header_of(const tf_sim *s) {
   h.tris = s->model.mesh.tri_count;
   h.pins = s->pins.host;
   h.bends = bend_count(s);
-  h.has_contact = s->contact != NULL;
+  h.has_contact = (s->contact ? SNAP_CONTACT : 0u) | (s->tear ? SNAP_TEAR : 0u) |
+                  (s->tear && s->tear->has_map ? SNAP_TEAR_MAP : 0u);
   h.colliders = s->contact ? s->contact->col_count : 0;
   h.contact_n = s->contact ? s->contact->n : 0;
   h.mesh = mesh_fingerprint(s);
@@ -213,8 +226,13 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
            (unsigned long long)(sizeof h + h.payload));
   if (fnv1a(FNV_START, b + sizeof h, h.payload) != h.checksum)
     REFUSE("the snapshot is damaged (its checksum does not match)");
-  if (h.has_contact && s->contact && h.contact_n != s->contact->n)
+  if ((h.has_contact & SNAP_CONTACT) && s->contact && h.contact_n != s->contact->n)
     REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
+  if (h.has_contact & ~(SNAP_CONTACT | SNAP_TEAR | SNAP_TEAR_MAP) ||
+      ((h.has_contact & SNAP_TEAR_MAP) && !(h.has_contact & SNAP_TEAR)))
+    REFUSE("the snapshot's sections (%u) are not a combination this library writes", h.has_contact);
+  if ((h.has_contact & SNAP_TEAR) && s->kind != SIM_CLOTH)
+    REFUSE("the snapshot has tearing, which only cloth has");
   sim_params par;
   memcpy(&par, b + sizeof h, sizeof par);
   if (par.integrator != TF_INTEGRATOR_TAU && par.integrator != TF_INTEGRATOR_STRAIN_RATE)
@@ -225,13 +243,16 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
     tf_sim probe = *s;
     probe.pins.count = probe.pins.host = h.pins;
     sim_contact cprobe;
-    if (h.has_contact && !s->contact) {
+    if ((h.has_contact & SNAP_CONTACT) && !s->contact) {
       memset(&cprobe, 0, sizeof cprobe);
       cprobe.n = h.contact_n;
       probe.contact = &cprobe;
-    } else if (!h.has_contact) {
+    } else if (!(h.has_contact & SNAP_CONTACT)) {
       probe.contact = NULL;
     }
+    sim_tear tprobe = {.n = s->model.n, .tris = s->model.mesh.tri_count};
+    tprobe.has_map = (h.has_contact & SNAP_TEAR_MAP) != 0;
+    probe.tear = (h.has_contact & SNAP_TEAR) ? &tprobe : NULL;
     snap_io io = {0};
     io_payload(&io, &probe);
     if (sizeof par + io.pos != h.payload)
@@ -339,6 +360,13 @@ static const char *payload_mistake(const tf_sim *s) {
   for (uint32_t k = 0; hg && k < hg->count; ++k)
     if (!(fabs(hg->theta[k] - hg->theta0[k]) <= 2.0 * TF_PI))
       return "a hinge's rest angle is beyond a turn from its own or not finite";
+  const sim_tear *t = s->tear; /* a lineage that points back, flags that are flags */
+  for (uint32_t i = 0; t && i < t->n; ++i)
+    if (t->origin[i] > i || t->parent[i] > i || t->origin[t->parent[i]] != t->origin[i] ||
+        (t->has_map && !(t->map[i] >= 0.0 && t->map[i] <= 10.0)))
+      return "a vertex's original or parent vertex, or its tear strain, is not one tearing makes";
+  for (size_t k = 0; t && k < 3 * (size_t)t->tris; ++k)
+    if (t->cut[k] > 1) return "a broken-edge flag is neither 0 nor 1";
   const sim_contact *c = s->contact;
   if (!c) return NULL;
   if (!(c->kappa_scale >= 1.0) || !isfinite(c->kappa_scale))
@@ -366,13 +394,25 @@ static void apply(tf_sim *s, const unsigned char *b) {
   sim_params_derive(s);
   s->pins.count = s->pins.host = h.pins;
   sim_contact *keep = s->contact;
-  if (!h.has_contact) s->contact = NULL; /* nothing of contact in the payload */
+  if (!(h.has_contact & SNAP_CONTACT)) s->contact = NULL; /* nothing of contact in the payload */
+  sim_tear *tkeep = s->tear;
+  if (!(h.has_contact & SNAP_TEAR)) s->tear = NULL; /* nor of tearing */
+  if (tkeep) tkeep->has_map = (h.has_contact & SNAP_TEAR_MAP) != 0;
   snap_io io = {.in = b + sizeof h + sizeof(sim_params),
                 .size = h.payload - sizeof(sim_params),
                 .reading = 1};
   io_payload(&io, s);
   s->contact = keep;
-  if (keep && !h.has_contact) { /* saved before contact existed: as contact_init leaves it */
+  s->tear = tkeep;
+  if (tkeep) tkeep->changed = 0;
+  if (tkeep && !(h.has_contact & SNAP_TEAR)) { /* saved before tearing existed: the mesh as made */
+    memset(tkeep->cut, 0, 3 * (size_t)tkeep->tris);
+    tkeep->torn = 0;
+    tkeep->serial = 0;
+    for (uint32_t i = 0; i < tkeep->n; ++i) tkeep->origin[i] = tkeep->parent[i] = i;
+  }
+  if (keep && !(h.has_contact &
+                SNAP_CONTACT)) { /* saved before contact existed: as contact_init leaves it */
     keep->cover_valid = 0;
     keep->kappa_scale = 1.0;
     keep->inside_check = keep->tangle_check = 1;
@@ -401,13 +441,15 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf) {
   const char *why = NULL;
   if (par.air_density > 0.0 && elem_drag_enable_air(s, s->drag) != TF_OK)
     why = "out of memory for the air model";
-  else if (h.has_contact && contact_enable(s) != TF_OK)
+  else if ((h.has_contact & SNAP_CONTACT) && contact_enable(s) != TF_OK)
     why = "out of memory for contact";
+  else if ((h.has_contact & SNAP_TEAR) && tear_enable(s) != TF_OK)
+    why = "out of memory for tearing";
   if (why) {
     MEM_FREE_ARRAY(&s->mem, backup, own);
     return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: %s", why);
   }
-  if (h.has_contact && h.contact_n != s->contact->n) {
+  if ((h.has_contact & SNAP_CONTACT) && h.contact_n != s->contact->n) {
     MEM_FREE_ARRAY(&s->mem, backup, own);
     REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
   }

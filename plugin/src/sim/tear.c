@@ -20,12 +20,14 @@
  * The rebuild: the simulation is created anew on the split mesh (sim_create_cloth: element sets,
  * Hessian pattern, multigrid, pieces) and everything a step carries over is moved onto it:
  * state (per vertex from its parent, the carrier per piece), parameters, per-element maps and
- * plastic rest shapes (matched by their vertices' parents, or by triangle), pins, air. Then the
+ * plastic rest shapes (matched by their vertices' parents, or by triangle), pins, air, contact
+ * (colliders, each vertex's contact state). Then the
  * two are swapped in place so the host's handle stays valid. A rebuild allocates, so it happens
  * only on the step that splits; a step that tears nothing allocates nothing. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/contact.h"
 #include "core/vec3.h"
 #include "sim/sim.h"
 
@@ -49,10 +51,11 @@ tf_status tear_enable(tf_sim *s) {
   t->tris = m->tri_count;
   t->origin = mem_array(&s->mem, t->n, sizeof *t->origin);
   t->parent = mem_array(&s->mem, t->n, sizeof *t->parent);
+  t->map = mem_array(&s->mem, t->n, sizeof *t->map);
   t->nbr = mem_array(&s->mem, 3 * (size_t)t->tris, sizeof *t->nbr);
   t->cut = mem_array(&s->mem, 3 * (size_t)t->tris, sizeof *t->cut);
   uint32_t *flaps = mem_array(&s->mem, 3 * (size_t)t->tris, sizeof *flaps);
-  int ok = t->origin && t->parent && t->nbr && t->cut && flaps &&
+  int ok = t->origin && t->parent && t->map && t->nbr && t->cut && flaps &&
            trimesh_tri_flaps(&s->mem, m, flaps, t->nbr);
   MEM_FREE_ARRAY(&s->mem, flaps, 3 * (size_t)t->tris);
   if (!ok) return tear_free(&s->mem, t), TF_E_NOMEM;
@@ -65,8 +68,8 @@ tf_status tear_set_map(tf_sim *s, const double *values) {
   tf_status st = tear_enable(s);
   if (st != TF_OK) return st;
   sim_tear *t = s->tear;
-  if (!t->map && !(t->map = mem_array(&s->mem, t->n, sizeof *t->map))) return TF_E_NOMEM;
   memcpy(t->map, values, sizeof(double) * t->n);
+  t->has_map = 1;
   double mean = 0.0;
   for (uint32_t i = 0; i < t->n; ++i) mean += values[i] / t->n;
   s->par.tear_strain = mean; /* get_param reports the map's mean, as for the other maps */
@@ -93,7 +96,7 @@ static double opening(const tf_sim *s, uint32_t f, int k) {
 /* the breaking strain of the edge from a to b (0: it never breaks) */
 static double threshold(const tf_sim *s, uint32_t a, uint32_t b) {
   const sim_tear *t = s->tear;
-  return t->map ? 0.5 * (t->map[a] + t->map[b]) : s->par.tear_strain;
+  return t->has_map ? 0.5 * (t->map[a] + t->map[b]) : s->par.tear_strain;
 }
 
 /* the corner of triangle g whose opposite edge borders triangle f */
@@ -210,8 +213,32 @@ static int carry_elements(tf_sim *n, const tf_sim *o, const uint32_t *from) {
   return 1;
 }
 
+/* contact: the colliders move over (o gives them up), each vertex's state comes from its parent,
+ * and the next advance looks again for vertices inside bodies and for crossings. A split's new
+ * copies sit on their parents, which self-contact leaves alone: pairs closer than the gap in the
+ * rest shape are not candidates (contact/self.c), and a copy's rest position is its parent's */
+static tf_status carry_contact(tf_sim *n, tf_sim *o, const uint32_t *from) {
+  if (!o->contact) return TF_OK;
+  if (contact_enable(n) != TF_OK) return TF_E_NOMEM;
+  sim_contact *c = n->contact, *d = o->contact;
+  c->col = d->col, c->col_count = d->col_count, c->col_cap = d->col_cap;
+  d->col = NULL, d->col_count = d->col_cap = 0;
+  for (uint32_t i = 0; i < c->n; ++i) {
+    const uint32_t j = from[i];
+    c->below[i] = d->below[j];
+    c->inside[i] = d->inside[j];
+    c->inside_frames[i] = d->inside_frames[j];
+    c->self_off[i] = d->self_off[j];
+    c->tangled[i] = d->tangled[j];
+    v3_copy(c->outside + 3 * (size_t)i, d->outside + 3 * (size_t)j);
+  }
+  c->kappa_scale = d->kappa_scale;
+  c->inside_check = c->tangle_check = 1;
+  return TF_OK;
+}
+
 /* everything a step carries over, from o onto the freshly created n (vertex i's parent from[i]) */
-static tf_status carry_over(tf_sim *n, const tf_sim *o, const uint32_t *from) {
+static tf_status carry_over(tf_sim *n, tf_sim *o, const uint32_t *from) {
   n->par = o->par;
   n->index_base = o->index_base;
   n->frames = o->frames;
@@ -230,7 +257,7 @@ static tf_status carry_over(tf_sim *n, const tf_sim *o, const uint32_t *from) {
     const uint32_t c = n->model.mesh.comp[i], d = o->model.mesh.comp[from[i]];
     memcpy(n->state.carrier + 9 * (size_t)c, o->state.carrier + 9 * (size_t)d, 9 * sizeof(double));
   }
-  if (!carry_elements(n, o, from)) return TF_E_NOMEM;
+  if (!carry_elements(n, o, from) || carry_contact(n, o, from) != TF_OK) return TF_E_NOMEM;
   /* pins: their vertices kept their indices */
   sim_pins *P = &n->pins;
   const sim_pins *Q = &o->pins;
@@ -325,14 +352,14 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
     double *rest = mem_array(m, 3 * (size_t)count, sizeof *rest);
     uint32_t *origin = mem_array(m, count, sizeof *origin);
     uint32_t *par = mem_array(m, count, sizeof *par);
-    double *map = t->map ? mem_array(m, count, sizeof *map) : NULL;
+    double *map = mem_array(m, count, sizeof *map);
     tf_sim *N = NULL;
-    if (rest && origin && par && (map || !t->map)) {
+    if (rest && origin && par && map) {
       for (uint32_t i = 0; i < count; ++i) {
         v3_copy(rest + 3 * (size_t)i, s->model.rest + 3 * (size_t)from[i]);
         origin[i] = t->origin[from[i]];
         par[i] = i < n ? t->parent[i] : from[i];
-        if (map) map[i] = t->map[from[i]];
+        map[i] = t->map[from[i]];
       }
       tf_cloth_def d = s->cloth_def;
       d.rest_positions = rest, d.vert_count = count, d.triangles = tris, d.tri_count = nt;
@@ -361,9 +388,12 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
       memcpy(&old, s, sizeof old);
       memcpy(s, N, sizeof old);
       memcpy(N, &old, sizeof old);
-      /* the one pointer into the struct itself: the Hessian's threaded product (sim_alloc) */
+      /* the pointers into the struct itself: the Hessian's threaded product (sim_alloc) and the
+       * broad phase's allocator (contact_init) */
       s->solver.H.par = &s->solver.Hpar;
       N->solver.H.par = &N->solver.Hpar;
+      if (s->contact) s->contact->bp.mem = &s->mem;
+      if (N->contact) N->contact->bp.mem = &N->mem;
       sim_destroy(N);
       m = &s->mem;
       st = TF_OK;
@@ -387,7 +417,7 @@ done:
 
 tf_status tear_after_step(tf_sim *s) {
   sim_tear *t = s->tear;
-  if (!t || (!t->map && !(s->par.tear_strain > 0.0))) return TF_OK;
+  if (!t || (!t->has_map && !(s->par.tear_strain > 0.0))) return TF_OK;
   const uint32_t *tris = s->model.mesh.tris;
   uint32_t broke = 0;
   uint8_t *touched = NULL;
