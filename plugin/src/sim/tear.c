@@ -325,6 +325,9 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
     double area_all = 0.0;
     for (uint32_t r = ptr[v]; r < ptr[v + 1]; ++r)
       area_all += trimesh_rest_area(&s->model.mesh, s->model.rest, ring[r]);
+    /* a ring of zero rest area (degenerate triangles): a share per triangle instead */
+    const int by_count = !(area_all > 0.0);
+    if (by_count) area_all = (double)(ptr[v + 1] - ptr[v]);
     const uint32_t keep = find(parent, ring[ptr[v]]);
     for (uint32_t r = ptr[v]; r < ptr[v + 1]; ++r) {
       const uint32_t root = find(parent, ring[r]);
@@ -334,7 +337,7 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
       for (uint32_t q = ptr[v]; q < ptr[v + 1]; ++q) {
         const uint32_t f = ring[q];
         if (find(parent, f) != root) continue;
-        area += trimesh_rest_area(&s->model.mesh, s->model.rest, f);
+        area += by_count ? 1.0 : trimesh_rest_area(&s->model.mesh, s->model.rest, f);
         for (int k = 0; k < 3; ++k)
           if (tris[3 * (size_t)f + k] == v) tris[3 * (size_t)f + k] = copy;
       }
