@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "solve/newton.h"
+#include "solve/pcg.h"
 #include "tf_test.h"
 
 /* uniform in [-1, 1) from a 32-bit LCG (Numerical Recipes constants) */
@@ -648,4 +649,34 @@ TF_TEST(solve_pairs_newton_pairs_match_wide_pattern) {
   ENSURE(!rx.converged || rx.iterations > rw.iterations);
   pairmat_free(&mem, &pm);
   ENSURE(mem.live_bytes == 0);
+}
+
+/* PCG on a matrix that is not positive definite along its first direction: two vertices with
+ * identity diagonal blocks coupled by 2 I (eigenvalues 3 and -1) and b = (e1, -e1), so
+ * p0 = M^-1 b = b and p0^T A p0 = -2. x = 0 would read as a converged zero correction with the
+ * residual untouched (found by a Newton loop that stopped early, issue 16's notes); the solve
+ * returns p0, a descent direction (b^T x > 0), not converged */
+TF_TEST(pcg_negative_curvature_at_first_direction) {
+  const uint32_t adj_ptr[3] = {0, 2, 4}, adj[4] = {0, 1, 0, 1};
+  uint32_t row_ptr[3], col[3], diag[2];
+  double val[27] = {0};
+  bsr A;
+  memset(&A, 0, sizeof A);
+  A.val = val;
+  bsr_init_upper(&A, 2, adj_ptr, adj, row_ptr, col, diag);
+  for (int d = 0; d < 3; ++d) {
+    A.val[9 * (size_t)A.diag[0] + 4 * d] = 1.0;
+    A.val[9 * (size_t)A.diag[1] + 4 * d] = 1.0;
+    A.val[9 * (size_t)bsr_slot(&A, 0, 1) + 4 * d] = 2.0;
+  }
+  double b[6] = {1, 0, 0, -1, 0, 0}, x[6], r[6], z[6], p[6], q[6], pinv[18];
+  pcg_work w = {r, z, p, q, pinv};
+  pcg_result res;
+  pcg_solve(&A, b, x, NULL, 1e-8, 100, NULL, &w, &res);
+  double bx = 0.0;
+  for (int k = 0; k < 6; ++k) bx += b[k] * x[k];
+  TF_NOTE("negative curvature at the first direction: %u iterations, converged %d, b.x = %g",
+          res.iterations, res.converged, bx);
+  ENSURE(!res.converged && res.iterations == 0 && bx > 0.0);
+  ENSURE(memcmp(x, b, sizeof x) == 0);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * PCG (Saad, Iterative Methods for Sparse Linear Systems, alg. 9.1) on H + pair blocks with
  * inverted 3x3 diagonal blocks of H as preconditioner. A non-positive curvature p^T A p ends the
- * solve with the current iterate, which is still a descent direction for the Newton step. */
+ * solve with the current iterate, which is still a descent direction for the Newton step (or,
+ * at the first direction, with that direction itself). */
 #include "solve/pcg.h"
 
 #include <math.h>
@@ -125,8 +126,15 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
     }
     double pq = dot(pool, w->p, w->q, m);
     if (!(pq > 0.0)) {
-      /* not positive definite along p: keep x; a NaN in A is a breakdown, not a solution */
-      if (isnan(pq)) rz = NAN;
+      /* not positive definite along p: keep x; a NaN in A is a breakdown, not a solution. At the
+       * first direction x is still 0, which a Newton loop would read as a correction below its
+       * tolerance, "converged" with a net force left: return the preconditioned steepest descent
+       * p = M^-1 b instead (Nocedal & Wright, alg. 7.1, Newton-CG with negative curvature at its
+       * first iterate), a descent direction for the line search */
+      if (isnan(pq))
+        rz = NAN;
+      else if (it == 0)
+        memcpy(x, w->p, m * sizeof *x);
       break;
     }
     double alpha = rz / pq;
