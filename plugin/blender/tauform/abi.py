@@ -118,8 +118,12 @@ PARAM = {
     "turbulence_seed": 16, "gust": 17, "gust_period": 18, "youngs_modulus": 19, "time": 20,
     "thickness": 21, "friction": 22, "ground_normal": 23, "ground_height": 24,
     "ground_friction": 25, "self_contact": 26, "bend_poisson": 27,
+    "shear_stiffness": 28, "bend_spring_stiffness": 29,  # 1.11
+    "plastic_yield": 30, "plastic_limit": 31, "plastic_time": 32,
+    "bend_yield": 33, "bend_plastic_limit": 34,
+    "tear_strain": 35,  # 1.13
 }
-PARAM_COUNT = 28
+PARAM_COUNT = 36
 FOR_CLOTH, FOR_FLESH = 1, 2
 E_SCRIPT = 9
 

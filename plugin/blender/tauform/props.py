@@ -143,6 +143,16 @@ def object_settings(lib):
                                   "directions (libtauform TF_BEND_HINGE)")],
         description="The bending energy, read at the start frame. Default from libtauform")
     a["bend_poisson"] = P("bend_poisson", "Bend Poisson", animatable=False)
+    # plasticity (cloth and flesh; the bend limits: cloth)
+    a["use_plastic"] = BoolProperty(
+        name="Plasticity", default=False, options=NOT_ANIMATABLE,
+        description="Rest shapes that yield past an elastic limit, up to a plastic limit: a "
+                    "stretched elbow stays bagged, a fold keeps a crease, a dent in flesh stays")
+    a["plastic_yield"] = P("plastic_yield", "Yield")
+    a["plastic_limit"] = P("plastic_limit", "Plastic Limit")
+    a["plastic_time"] = P("plastic_time", "Flow Time")
+    a["bend_yield"] = P("bend_yield", "Bend Yield")
+    a["bend_plastic_limit"] = P("bend_plastic_limit", "Bend Limit")
     # flesh material
     a["youngs"] = P("youngs_modulus", "Young's Modulus", soft=(100, 1e7))
     a["flesh_poisson"] = P("poisson", "Poisson", default=(fd.poisson,), hi=0.4999)

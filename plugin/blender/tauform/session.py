@@ -291,6 +291,13 @@ class Session:
         elif material:
             put("youngs_modulus", "Young's Modulus", (se.youngs,))
             put("poisson", "Poisson", (se.flesh_poisson,))
+        if material and se.use_plastic:  # a rig's plastic table is the rig's
+            put("plastic_yield", "Yield", (se.plastic_yield,))
+            put("plastic_limit", "Plastic Limit", (se.plastic_limit,))
+            put("plastic_time", "Flow Time", (se.plastic_time,))
+            if self.kind == "CLOTH":
+                put("bend_yield", "Bend Yield", (se.bend_yield,))
+                put("bend_plastic_limit", "Bend Limit", (se.bend_plastic_limit,))
         if se.use_air:
             wv = list(se.wind)
             turb, seed = se.turbulence, se.turbulence_seed

@@ -106,6 +106,24 @@ class TAUFORM_PT_shape(SubPanel, bpy.types.Panel):
             sub.prop(s, "bend_max")
 
 
+class TAUFORM_PT_plastic(SubPanel, bpy.types.Panel):
+    bl_label = "Plasticity"
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.tauform, "use_plastic", text="")
+
+    def draw(self, context):
+        s = context.object.tauform
+        col = self.layout.column()
+        col.use_property_split = True
+        col.active = s.use_plastic
+        for p in ("plastic_yield", "plastic_limit", "plastic_time"):
+            col.prop(s, p)
+        if s.kind == "CLOTH":
+            col.prop(s, "bend_yield")
+            col.prop(s, "bend_plastic_limit")
+
+
 class TAUFORM_PT_wind(SubPanel, bpy.types.Panel):
     bl_label = "Air and Wind"
 
@@ -232,5 +250,5 @@ class TAUFORM_PT_missing(bpy.types.Panel):
 
 
 classes = (TAUFORM_PT_main, TAUFORM_PT_material, TAUFORM_PT_damping, TAUFORM_PT_shape,
-           TAUFORM_PT_wind, TAUFORM_PT_contact, TAUFORM_PT_solver, TAUFORM_PT_rig,
+           TAUFORM_PT_plastic, TAUFORM_PT_wind, TAUFORM_PT_contact, TAUFORM_PT_solver, TAUFORM_PT_rig,
            TAUFORM_PT_cache, TAUFORM_PT_collider)
