@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "core/eigen3.h"
+#include "core/eigen_sym.h"
 #include "core/vec3.h"
 
 /* C = A B (n x n) */
@@ -42,17 +43,12 @@ static int mat_inverse(int n, const double *A, double *r) {
   return 1;
 }
 
-/* A (n x n symmetric) = V diag(w) V^T */
+/* A (n x n symmetric) = V diag(w) V^T (core/eigen3.h's closed form for 3, Jacobi for 2) */
 static void sym_eigen(int n, const double *A, double *w, double *V) {
-  if (n == 3) {
+  if (n == 3)
     eigen3_sym(A, w, V);
-    return;
-  }
-  const double m = 0.5 * (A[0] + A[3]), h = 0.5 * (A[0] - A[3]), r = hypot(h, A[1]);
-  const double th = 0.5 * atan2(A[1], h), c = cos(th), s = sin(th);
-  w[0] = m + r;
-  w[1] = m - r;
-  V[0] = c, V[1] = -s, V[2] = s, V[3] = c;
+  else
+    eigen_sym(A, n, w, V);
 }
 
 /* X^T X of a rows x n matrix X */
@@ -66,7 +62,7 @@ static void gram(int rows, int n, const double *X, double *C) {
 }
 
 double plastic_stretches(const double *dm, const double *dm0, int n, double lp[3]) {
-  double inv[9], Fp[9], C[9], w[3], V[9];
+  double inv[9], Fp[9], C[9] = {0}, w[3], V[9];
   if (!mat_inverse(n, dm, inv)) return NAN;
   mat_mul(n, inv, dm0, Fp);
   gram(n, n, Fp, C);
@@ -96,7 +92,7 @@ static void flow(int n, const double *V, const double *delta, double *dm) {
 typedef int (*limit_rule)(int n, const double *lp, double *lc, double p);
 
 static void apply_limit(int n, const double *dm0, double p, limit_rule rule, double *dm) {
-  double inv[9], Fp[9], C[9], w[3], Vp[9], lp[3], lc[3], d[3], R[9], Rt[9];
+  double inv[9], Fp[9], C[9] = {0}, w[3], Vp[9], lp[3], lc[3], d[3], R[9], Rt[9];
   if (!mat_inverse(n, dm, inv)) return;
   mat_mul(n, inv, dm0, Fp);
   gram(n, n, Fp, C);
@@ -170,7 +166,7 @@ static void blend(int n, const double *dm0, const double *dm_target, double rate
 
 int plastic_flow_tri(const double Fe[6], const double dm0[4], double A0, double y, double p,
                      double rate, double dm[4], double *area) {
-  double C[4], w[2], V[4], delta[2];
+  double C[4] = {0}, w[2], V[4], delta[2];
   gram(3, 2, Fe, C);
   sym_eigen(2, C, w, V);
   int moved = 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/vec3.h"
+#include "contact/contact.h"
 #include "sim/sim.h"
 
 static const uint32_t AMG_MIN_VERTICES = 400;
@@ -140,8 +141,13 @@ tf_status sim_alloc(tf_sim *s, char *err, size_t errn) {
   if (!bsr_par_init(&s->mem, &sv->Hpar, &sv->H))
     return snprintf(err, errn, "out of memory allocating the Hessian (%u vertices)", n), TF_E_NOMEM;
   sv->Hpar.pool = s->pool;
-  sv->H.par = &sv->Hpar;
+  sim_rebind(s);
   return TF_OK;
+}
+
+void sim_rebind(tf_sim *s) {
+  s->solver.H.par = &s->solver.Hpar;
+  if (s->contact) s->contact->bp.mem = &s->mem;
 }
 
 tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t errn) {

@@ -303,6 +303,9 @@ TF_LOCAL void sim_sets_post_step(tf_sim *s, double dt);
 TF_LOCAL tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t n);
 TF_LOCAL void sim_default_params(sim_params *p);
 TF_LOCAL void sim_destroy(tf_sim *s);
+/* the simulation's pointers into its own struct (the Hessian's threaded product, the broad
+ * phase's allocator), set again after the struct moved (tear.c swaps two in place) */
+TF_LOCAL void sim_rebind(tf_sim *s);
 
 /* tear.c: tearing of cloth (TF_PARAM_TEAR_STRAIN) */
 typedef struct sim_tear {

@@ -18,8 +18,7 @@ static int plastic_param(tf_param p, int *limit) {
 /* every set's limits of that family: uniform, or from a per-vertex map */
 static void plastic_set(tf_sim *s, int bend, int limit, double uniform, const double *per_vertex) {
   for (uint32_t k = 0; k < s->set_count; ++k) {
-    const elem_set *set = &s->sets[k];
-    elem_plastic *p = set->ops->plastic ? set->ops->plastic(set->data, bend) : NULL;
+    elem_plastic *p = elem_set_plastic(&s->sets[k], bend);
     if (p) elem_plastic_set(p, limit, uniform, per_vertex);
   }
 }

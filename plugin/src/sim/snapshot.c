@@ -65,12 +65,6 @@ static double *bend_values(const tf_sim *s) {
   return s->hinge ? s->hinge->bend : s->shell ? s->shell->bend : NULL;
 }
 
-/* set k's plastic limits of the strain (bend 0) or of the bending (1), NULL for none */
-static elem_plastic *set_plastic(const tf_sim *s, uint32_t k, int bend) {
-  const elem_set *set = &s->sets[k];
-  return set->ops->plastic ? set->ops->plastic(set->data, bend) : NULL;
-}
-
 /* One list of the payload's fields (io_payload) serves size, save and load: io_bytes counts,
  * writes into out, or reads from in (bounds-checked) */
 typedef struct snap_io {
@@ -122,7 +116,7 @@ static void io_payload(snap_io *io, tf_sim *s) {
   if (bend_count(s)) io_bytes(io, bend_values(s), sizeof(double) * bend_count(s));
   for (uint32_t k = 0; k < s->set_count; ++k) /* plastic limits: keyable maps, like the bending */
     for (int bend = 0; bend < 2; ++bend) {
-      elem_plastic *p = set_plastic(s, k, bend);
+      elem_plastic *p = elem_set_plastic(&s->sets[k], bend);
       if (!p) continue;
       io_bytes(io, p->yield, sizeof(double) * p->count);
       io_bytes(io, p->limit, sizeof(double) * p->count);
@@ -318,7 +312,7 @@ static const char *payload_mistake(const tf_sim *s) {
   const double max_yield[2] = {10.0, SNAP_MAX_CURVATURE}, max_limit[2] = {0.9, SNAP_MAX_CURVATURE};
   for (uint32_t k = 0; k < s->set_count; ++k)
     for (int bend = 0; bend < 2; ++bend) {
-      const elem_plastic *p = set_plastic(s, k, bend);
+      const elem_plastic *p = elem_set_plastic(&s->sets[k], bend);
       for (uint32_t e = 0; p && e < p->count; ++e)
         if (!(p->yield[e] > 0.0 && p->yield[e] <= max_yield[bend]) ||
             !(p->limit[e] >= 0.0 && p->limit[e] <= max_limit[bend]))
@@ -458,7 +452,7 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf) {
   if (why) apply(s, backup); /* back as it was: its own snapshot (same sizes, its own values) */
   for (uint32_t k = 0; k < s->set_count; ++k) /* whether a set is plastic follows its limits */
     for (int bend = 0; bend < 2; ++bend) {
-      elem_plastic *p = set_plastic(s, k, bend);
+      elem_plastic *p = elem_set_plastic(&s->sets[k], bend);
       if (p) elem_plastic_refresh(p);
     }
   MEM_FREE_ARRAY(&s->mem, backup, own);

@@ -391,12 +391,8 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
       memcpy(&old, s, sizeof old);
       memcpy(s, N, sizeof old);
       memcpy(N, &old, sizeof old);
-      /* the pointers into the struct itself: the Hessian's threaded product (sim_alloc) and the
-       * broad phase's allocator (contact_init) */
-      s->solver.H.par = &s->solver.Hpar;
-      N->solver.H.par = &N->solver.Hpar;
-      if (s->contact) s->contact->bp.mem = &s->mem;
-      if (N->contact) N->contact->bp.mem = &N->mem;
+      sim_rebind(s);
+      sim_rebind(N);
       sim_destroy(N);
       m = &s->mem;
       st = TF_OK;

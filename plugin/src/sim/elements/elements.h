@@ -129,6 +129,11 @@ TF_LOCAL void elem_plastic_set(elem_plastic *p, int limit, double uniform,
 /* on from the plastic limits (after they were loaded) */
 TF_LOCAL void elem_plastic_refresh(elem_plastic *p);
 
+/* a set's plastic limits of its strain (bend 0) or its bending (1); NULL for none */
+static inline elem_plastic *elem_set_plastic(const elem_set *set, int bend) {
+  return set->ops->plastic ? set->ops->plastic(set->data, bend) : NULL;
+}
+
 /* the arguments every set's kernel gets, gathered once per eval */
 typedef struct elem_ctx {
   const tf_sim *s;
