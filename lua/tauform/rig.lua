@@ -20,6 +20,10 @@
 --         targets = function(frame, rest) return {x1, y1, z1, ...} end,  -- or full control
 --         release = 48 },                                 -- optional: free from frame 48 on
 --     },
+--     pokes = { { at = {x, y, z}, radius = 0.1,            -- a force on a spot (rest coordinates),
+--                 force = {0, 2, 0} or curve, frames = {10, 12} } },  -- N in all, or a group
+--     response = { levels = {20, 0, 0, 80},               -- percent per level: vertices .. rigid
+--                  groups = { belly = {0, 0, 100} } },     -- (Palazzi's multilevel distribution)
 --     wind = { velocity = {10, 0, 0} or curve,             -- m/s; air density 1.225 by default
 --              drag = 1.2, lift = 0.6, density = 1.225,
 --              turbulence = { amplitude = 2, scale = 1, time = 0.5, seed = 0 },  -- m/s, m, s
@@ -187,6 +191,7 @@ function M.load(spec, opt)
       check_param(self, "tear.groups." .. name, v)
     end
   end
+  self:check_response(spec.response)
   if spec.wind ~= nil then
     local w = spec.wind
     if type(w) ~= "table" then fail(self, "field 'wind' must be a table { velocity = ..., ... }") end
@@ -513,6 +518,142 @@ function Rig:output(sim, out)
   return sim:positions(out)
 end
 
+-- response = { levels = {...}, groups = { name = {...} } }: every percentage a number, curve or
+-- function (the sum of 100 is checked by the library each frame, which knows the level count)
+function Rig:check_response(r)
+  if r == nil then return end
+  local function list(path, l)
+    if type(l) ~= "table" or #l == 0 then fail(self, "%s: expected a list of percentages per level, got %s", path, type(l)) end
+    for k, v in pairs(l) do
+      if math.type(k) ~= "integer" or k < 1 or k > #l then fail(self, "%s: expected a list, got a key %s", path, tostring(k)) end
+      if type(v) ~= "number" and type(v) ~= "function" and not keyframes.is_curve(v) then
+        fail(self, "%s[%d]: expected a number, a keyframe curve or a function(frame), got %s", path, k, type(v))
+      end
+    end
+  end
+  list("response.levels", r.levels)
+  if r.groups ~= nil and type(r.groups) ~= "table" then fail(self, "response.groups: expected a table { name = levels }") end
+  for name, l in pairs(r.groups or {}) do
+    if self.kind ~= "flesh" then
+      local ok, err = pcall(meshlib.group, self.mesh, name)
+      if not ok then fail(self, "response.groups: %s", err) end
+    else
+      fail(self, "response.groups: flesh has no named vertex groups (give the whole body's levels)")
+    end
+    list("response.groups." .. tostring(name), l)
+  end
+end
+
+-- each poke's vertices and weights (summing to 1), from the rest positions
+function Rig:resolve_pokes()
+  local rest, n = self.mesh.vertices, self.n
+  self.pokes = {}
+  for k, s in ipairs(self.spec.pokes or {}) do
+    local path = ("pokes[%d]"):format(k)
+    local ids, w = {}, {}
+    if s.at then
+      local r = s.radius or 0
+      local best, bd = nil, math.huge
+      for i = 1, n do
+        local dx, dy, dz = rest[3 * i - 2] - s.at[1], rest[3 * i - 1] - s.at[2], rest[3 * i] - s.at[3]
+        local d2 = dx * dx + dy * dy + dz * dz
+        if d2 < bd then best, bd = i, d2 end
+        if r > 0 and d2 < r * r then
+          ids[#ids + 1], w[#w + 1] = i, (1 - d2 / (r * r)) ^ 2
+        end
+      end
+      if #ids == 0 then ids, w = { best }, { 1 } end
+    else
+      if s.group then
+        local ok, g = pcall(meshlib.group, self.mesh, s.group)
+        if not ok then fail(self, "%s.group: %s", path, g) end
+        for _, i in ipairs(g) do ids[#ids + 1] = i end
+      elseif s.indices then
+        for j, i in ipairs(s.indices) do
+          if math.type(i) ~= "integer" or i < 1 or i > n then fail(self, "%s.indices[%d]: %s is not a vertex 1..%d", path, j, tostring(i), n) end
+          ids[#ids + 1] = i
+        end
+      elseif s.select then
+        for i = 1, n do
+          if s.select(rest[3 * i - 2], rest[3 * i - 1], rest[3 * i]) then ids[#ids + 1] = i end
+        end
+      else
+        fail(self, "%s needs at, group, indices or select", path)
+      end
+      for j = 1, #ids do w[j] = 1 end
+    end
+    if #ids == 0 then fail(self, "%s selects no vertex", path) end
+    local sum = 0
+    for j = 1, #w do sum = sum + w[j] end
+    for j = 1, #w do w[j] = w[j] / sum end
+    self.pokes[k] = { spec = s, ids = ids, w = w, path = path }
+  end
+end
+
+-- the pokes' forces for the advance into `frame` (nil when none acts), n vertices
+function Rig:poke_forces(frame, n)
+  local f, any = nil, false
+  for _, p in ipairs(self.pokes or {}) do
+    local fr = p.spec.frames
+    if fr == nil or (frame >= fr[1] and frame <= fr[2]) then
+      local F = sample(self, p.path .. ".force", p.spec.force, frame, true)
+      if F and (F[1] ~= 0 or F[2] ~= 0 or F[3] ~= 0) then
+        if not f then
+          f = {}
+          for i = 1, 3 * n do f[i] = 0 end
+        end
+        for j, i in ipairs(p.ids) do
+          for c = 1, 3 do f[3 * i - 3 + c] = f[3 * i - 3 + c] + p.w[j] * F[c] end
+        end
+        any = true
+      end
+    end
+  end
+  return any and f or nil
+end
+
+-- the pokes' forces and the response's percentages at `frame`, set when they changed
+function Rig:apply_response(sim, frame)
+  local spec = self.spec
+  if spec.pokes then
+    local n = sim:vert_count() -- a torn cloth's copies take no poke
+    local f = self:poke_forces(frame, n)
+    if f or self.poking then
+      local ok, err = pcall(sim.set_forces, sim, f)
+      if not ok then fail(self, "frame %g: pokes: %s", frame, why(err)) end
+    end
+    self.poking = f ~= nil
+  end
+  local r = spec.response
+  if not r then return end
+  local function levels(path, l)
+    local out = {}
+    for k, v in ipairs(l) do
+      out[k] = sample(self, ("%s[%d]"):format(path, k), v, frame)
+      if type(out[k]) ~= "number" then fail(self, "frame %g: %s[%d] is not a number", frame, path, k) end
+    end
+    return out
+  end
+  local sets = { { levels("response.levels", r.levels) } }
+  local names = {}
+  for name in pairs(r.groups or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    sets[#sets + 1] = { levels("response.groups." .. name, r.groups[name]), self.mesh.groups[name], name }
+  end
+  local key = {}
+  for _, s in ipairs(sets) do key[#key + 1] = table.concat(s[1], ",") end
+  key = table.concat(key, ";")
+  if key == self.response_key then return end
+  for _, s in ipairs(sets) do
+    local ok, err = pcall(sim.set_response, sim, s[1], s[2])
+    if not ok then
+      fail(self, "frame %g: response%s: %s", frame, s[3] and (".groups." .. s[3]) or ".levels", why(err))
+    end
+  end
+  self.response_key = key
+end
+
 -- the simulation at the rest mesh, with the rig's values at its first frame and its pins set
 function Rig:create()
   local spec = self.spec
@@ -531,6 +672,8 @@ function Rig:create()
   for k, p in ipairs(self.pins) do
     if #p.ids == 0 then fail(self, "pins[%d] selects no vertex", k) end
   end
+  self:resolve_pokes()
+  self.poking, self.response_key = false, nil
   self.pinned_key = nil
   self:set_pins(sim, first)
   -- self-contact opt-out: the listed groups do not collide with each other (static)
@@ -699,6 +842,7 @@ function Rig:apply(sim, frame)
     if not pok then fail(self, "frame %g: pin targets: %s", frame, why(perr)) end
   end
   self:apply_colliders(sim, frame)
+  self:apply_response(sim, frame)
   if spec.frame then spec.frame(frame, sim, self) end
 end
 

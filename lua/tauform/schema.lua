@@ -273,6 +273,9 @@ return {
   { "tear", type = "table", sub = "rig.tear",
     doc = "cloth: edges that break past a strain, the cloth splitting there (a weak seam as a group)" },
   { "pins", type = "array", items = "rig.pins[i]", doc = "pinned vertices and how their targets move" },
+  { "pokes", type = "array", items = "rig.pokes[i]", doc = "external forces on a spot, a region or a group, keyed" },
+  { "response", type = "table", sub = "rig.response",
+    doc = "how external forces spread: local (level 0) to the whole body (the last level), in percent per level" },
   { "wind", type = "table", sub = "rig.wind", doc = "air: wind velocity, drag, lift, turbulence and gusts" },
   { "contact", type = "table", sub = "rig.contact", doc = "contact thickness and friction of the cloth or skin" },
   { "ground", type = "table", sub = "rig.ground", doc = "a ground plane (none without this table)" },
@@ -386,6 +389,34 @@ tbl("rig.tear", {
   { "strain", param = "tear_strain", doc = "the opening strain past which an edge breaks (0: never)" },
   { "groups", type = "table", map = { type = { "number" }, keyed = true, unit = "" },
     doc = "{ group name = strain (number, curve or function) }" },
+})
+tbl("rig.pokes[i]", {
+  rig = true,
+  doc = "An external force (a poke, a push on a region): its total force, keyed, spread over the chosen vertices "
+     .. "(a smooth bump (1 - (d/r)^2)^2 of the rest distance d within radius r of at; or a group, indices or "
+     .. "select, evenly). It acts while the frame is within frames. The response decides how the body answers it.",
+  example = [[pokes = { { at = { 1, 0, 0 }, radius = 0.1, force = key{ { 10, { 0, 2, 0 } }, { 12, { 0, 0, 0 } } } } }]],
+  { "at", type = "vec3", unit = "m", doc = "the centre, in rest coordinates (the poke follows the material)" },
+  { "radius", unit = "m", default = 0, bounds = ">= 0", doc = "with at: the bump's radius (0: the nearest vertex)" },
+  { "group", type = "string", doc = "cloth: a vertex group of the mesh, instead of at" },
+  { "indices", type = "array", doc = "1-based vertex numbers, instead of at" },
+  { "select", type = "function", doc = "function(x, y, z) -> true for the rest positions to push, instead of at" },
+  { "force", type = "vec3", keyed = true, unit = "N", required = true, doc = "the total force" },
+  { "frames", type = "frames", doc = "{first, last}: frames (inclusive) whose advance it acts in; default all" },
+})
+tbl("rig.response", {
+  rig = true,
+  doc = "Palazzi's multilevel response: each external force (pokes, wind) is shared among levels, level 0 the "
+     .. "vertices (a local dent), each next level patches twice as large over the rest shape, the last the body "
+     .. "as one rigid piece; a level pushes its patches rigidly with the force and torque it receives, so the "
+     .. "body's total force and torque are kept. Percentages per level from level 0, summing to 100 (the levels "
+     .. "after the given ones get 0; sim:response_levels() lists the levels and their sizes in metres). Gravity, "
+     .. "pins and contact are not shared. Keyed: each percentage a number, curve or function of the frame.",
+  example = [[response = { levels = { 20, 0, 0, 80 }, groups = { belly = { 0, 0, 100 } } }]],
+  { "levels", type = "array", required = true, map = { type = { "number" }, keyed = true, unit = "%" },
+    doc = "percent per level from level 0, summing to 100" },
+  { "groups", type = "table", own_check = true,
+    doc = "{ group name = levels }: other percentages for the forces on a vertex group" },
 })
 tbl("rig.pins[i]", {
   rig = true,
@@ -994,7 +1025,7 @@ local SECTIONS = {
   { "Method options", { "render options", "sim:collider", "collider:set" } },
   { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.box", "tauform.mesh.load_obj options" } },
   { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
-              "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.plastic.bend_yield", "rig.plastic.bend_limit", "rig.tear", "rig.pins[i]", "rig.pins[i].rotate",
+              "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.plastic.bend_yield", "rig.plastic.bend_limit", "rig.tear", "rig.pins[i]", "rig.pins[i].rotate", "rig.pokes[i]", "rig.response",
               "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
               "rig.contact", "rig.ground", "rig.colliders[i]" } },
   { "Running", { "tauform.run options" } },

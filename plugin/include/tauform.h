@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 13
+#define TF_VERSION_MINOR 14
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -569,6 +569,40 @@ TF_API tf_status tf_sim_get_vertex_parents(const tf_sim *sim, uint32_t *out_pare
                                            uint32_t vert_count);
 
 /* ---------------------------------------------------------------------------------------------
+ * 1.14: external forces and the response (Palazzi 1993, ch. 4: multilevel force distribution).
+ * A force on one spot of a body acts there: within a step it spreads only as far as the material
+ * carries it. The response shares each external force among levels of a hierarchy over the body:
+ * level 0 is the vertices (a local dent), each next level a grid of patches twice as large over
+ * the rest shape, the last the body as one rigid piece. A level's share of the forces on a patch
+ * (their total force and torque) is spread back over the patch as a rigid push, by mass, with the
+ * torque as a rotation: the total force and torque on the body are exactly those given, whatever
+ * the percentages; 100 % on level 0 is the simulation without the response, bit for bit. Shared:
+ * the host's forces (tf_sim_set_forces) and the air's (wind). Not shared: gravity and the pins'
+ * carrier force (already rigid pushes), the pins and contact (inside the step's minimization,
+ * which spreads them over the body already). The response changes where a force acts, never the
+ * rest shape or how fast the body comes to rest (tau). */
+/* Levels of the response: their count, and each level's size into out_sizes (Nullable, the
+ * first min(count, capacity)): 0 for level 0 (the vertices), a grid level's patch spacing in
+ * metres, the rest shape's longest side for the last (rigid) level. Fixed by the rest shape: a
+ * finer mesh of the same shape has more levels below the same coarse ones. 0 for NULL. */
+TF_API uint32_t tf_sim_response_levels(const tf_sim *sim, double *out_sizes, uint32_t capacity);
+/* The response's percentages per level (count of them, 1 .. tf_sim_response_levels, level 0
+ * first; the levels after them get 0), each in [0, 100], summing to 100 (within 1e-6). For the
+ * forces applied at the given vertices (Nullable: every vertex; vertex_count of them), so a
+ * vertex group answers globally while the rest stays local. Keyable: takes effect at the next
+ * advance. Bad input is refused by name (TF_E_INVALID_ARG) and changes nothing. */
+TF_API tf_status tf_sim_set_response(tf_sim *sim, const double *percent, uint32_t count,
+                                     const uint32_t *vertices, uint32_t vertex_count);
+/* The percentages a force at `vertex` is shared by, into out_percent (capacity count, at least
+ * 1): the first min(count, levels). */
+TF_API tf_status tf_sim_get_response(const tf_sim *sim, uint32_t vertex, double *out_percent,
+                                     uint32_t count);
+/* External forces on the vertices, N, (vert_count x 3), each component finite and within 1e9 N,
+ * held for every substep until replaced; NULL with vert_count 0 removes them. A rig's pokes and
+ * region pushes come through here. Shared among the levels by the response. */
+TF_API tf_status tf_sim_set_forces(tf_sim *sim, const double *forces, uint32_t vert_count);
+
+/* ---------------------------------------------------------------------------------------------
  * 1.5: colliders. A collider is a triangle mesh the host moves every frame (a skinned body is a
  * deforming mesh: give all its positions; a rigid one can be given a matrix). Within an advance it
  * moves linearly from its last pose to the new one. The simulation's cloth or skin never crosses
@@ -859,6 +893,13 @@ typedef struct tf_api {
                                       uint32_t vert_count);
   tf_status (*sim_get_vertex_parents)(const tf_sim *sim, uint32_t *out_parents,
                                       uint32_t vert_count);
+  /* 1.14 */
+  uint32_t (*sim_response_levels)(const tf_sim *sim, double *out_sizes, uint32_t capacity);
+  tf_status (*sim_set_response)(tf_sim *sim, const double *percent, uint32_t count,
+                                const uint32_t *vertices, uint32_t vertex_count);
+  tf_status (*sim_get_response)(const tf_sim *sim, uint32_t vertex, double *out_percent,
+                                uint32_t count);
+  tf_status (*sim_set_forces)(tf_sim *sim, const double *forces, uint32_t vert_count);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -72,7 +72,7 @@ describe("rig", function()
                      'rig: tau: expected a number, a keyframe curve or a function(frame), got string "fast"')
     assert.has_error(function() tauform.rig.load(grid_rig{ wobble = 1 }) end,
                      "rig: wobble: unknown field (fields: mesh, flesh, material, fps, frames, substeps, tau, settle, "
-                     .. "kappa, gravity, bend, plastic, tear, pins, wind, contact, ground, colliders, solver, view, frame, setup, name)")
+                     .. "kappa, gravity, bend, plastic, tear, pins, pokes, response, wind, contact, ground, colliders, solver, view, frame, setup, name)")
     assert.has_error(function() tauform.rig.load(grid_rig{ pins = { { group = "nope" } } }) end)
     -- the library's own checks read as the rig's: 1-based, without the binding's argument wrapper
     local twice = tauform.rig.load(grid_rig{ pins = { { indices = { 1, 2, 2 } } } })

@@ -200,12 +200,21 @@ describe("every documented field is accepted", function()
     local bend_limit_map = { value = 20, groups = { row0 = 40 } }
     local creased_mapped = { mesh = m, plastic = { bend_yield = { value = 5 }, bend_limit = bend_limit_map } }
     local torn = { mesh = m, tear = { strain = 0.5, groups = { row0 = 0.2 } } }
+    local poke_at = { at = { 0.5, 0, 0.5 }, radius = 0.3, force = key{ { 1, { 0, 1, 0 } }, { 3, { 0, 0, 0 } } }, frames = { 1, 2 } }
+    local poke_group = { group = "row0", force = { 0, 0.1, 0 } }
+    local poke_idx = { indices = { 6 }, force = function() return { 0, 0, 0.1 } end }
+    local poke_sel = { select = function(x) return x > 0.9 end, force = { 0.1, 0, 0 } }
+    local response = { levels = { key{ { 1, 50 }, { 3, 50 } }, function() return 50 end }, -- 2 levels here
+                       groups = { row0 = { 100 } } }
+    local poked = { mesh = m, pokes = { poke_at, poke_group, poke_idx, poke_sel }, response = response }
     assert.are.same(fields("rig.plastic"), union(plastic, creased.plastic))
     assert.are.same(fields("rig.plastic.yield"), keys(yield_map))
     assert.are.same(fields("rig.plastic.limit"), keys(limit_map))
     assert.are.same(fields("rig.plastic.bend_limit"), keys(bend_limit_map))
     assert.are.same(fields("rig.tear"), keys(torn.tear))
-    assert.are.same(fields("rig"), union(cloth, settled, flesh, sprung, creased, torn))
+    assert.are.same(fields("rig.pokes[i]"), union(poke_at, poke_group, poke_idx, poke_sel))
+    assert.are.same(fields("rig.response"), keys(response))
+    assert.are.same(fields("rig"), union(cloth, settled, flesh, sprung, creased, torn, poked))
     assert.are.same(fields("rig.material (cloth)"), union(material, settled.material, massed.material, sprung.material))
     assert.are.same(fields("rig.material (flesh)"), keys(flesh.material))
     assert.are.same(fields("rig.material.regions[name]"), keys(flesh.material.regions[1]))
@@ -219,7 +228,7 @@ describe("every documented field is accepted", function()
     assert.are.same(fields("rig.contact"), keys(contact))
     assert.are.same(fields("rig.ground"), keys(ground))
     assert.are.same(fields("rig.colliders[i]"), union(plate, body))
-    for _, spec in ipairs({ cloth, settled, massed, sprung, creased, creased_mapped, torn, flesh, filled }) do
+    for _, spec in ipairs({ cloth, settled, massed, sprung, creased, creased_mapped, torn, poked, flesh, filled }) do
       local rig = tauform.rig.load(spec)
       local sim <close> = rig:create()
       rig:apply(sim, 2)

@@ -71,6 +71,10 @@
   X(sim_load_state, tf_sim_load_state)                       \
   X(sim_get_topology, tf_sim_get_topology)                   \
   X(sim_get_vertex_origins, tf_sim_get_vertex_origins)       \
-  X(sim_get_vertex_parents, tf_sim_get_vertex_parents)
+  X(sim_get_vertex_parents, tf_sim_get_vertex_parents)       \
+  X(sim_response_levels, tf_sim_response_levels)             \
+  X(sim_set_response, tf_sim_set_response)                   \
+  X(sim_get_response, tf_sim_get_response)                   \
+  X(sim_set_forces, tf_sim_set_forces)
 
 #endif

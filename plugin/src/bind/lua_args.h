@@ -87,5 +87,7 @@ extern const luaL_Reg TFL_FLESH_LIB[];
  * collider metatable, registered by tfl_open_contact */
 extern const luaL_Reg TFL_CONTACT_METHODS[];
 void tfl_open_contact(lua_State *L);
+/* lua_response.c: sim:response_levels, set_response, response and set_forces (merged likewise) */
+extern const luaL_Reg TFL_RESPONSE_METHODS[];
 
 #endif

@@ -738,6 +738,7 @@ int tf_luaopen_core(lua_State *L) {
     luaL_newlib(L, SIM_METHODS);
     luaL_setfuncs(L, TFL_FLESH_METHODS, 0);
     luaL_setfuncs(L, TFL_CONTACT_METHODS, 0);
+    luaL_setfuncs(L, TFL_RESPONSE_METHODS, 0);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, l_gc), lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, l_close), lua_setfield(L, -2, "__close");

@@ -62,6 +62,7 @@ void sim_destroy(tf_sim *s) {
   if (!s) return;
   tf_mem mem;
   tear_free(&s->mem, s->tear);
+  levels_free(&s->mem, s->levels);
   amg_destroy(&s->mem, s->solver.amg);
   if (s->solver.Hpar.xptr) bsr_par_free(&s->mem, &s->solver.Hpar, s->solver.H.n);
   pool_destroy(&s->mem, s->pool);

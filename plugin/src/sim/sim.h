@@ -15,6 +15,7 @@
 #include "mesh/trimesh.h"
 #include "solve/amg.h"
 #include "solve/newton.h"
+#include "levels/levels.h"
 #include "sim/elements/elements.h"
 
 #define SIM_ERR_SIZE 512
@@ -271,6 +272,7 @@ struct tf_sim {
   elem_drag *drag;
   struct sim_contact *contact; /* NULL until a collider or the ground exists (contact/) */
   struct sim_tear *tear;       /* NULL until tear_strain is first set (tear.c) */
+  struct sim_levels *levels;   /* NULL until the host first sets forces or a response (levels/) */
   tf_cloth_def cloth_def;      /* cloth: the create's settings without its arrays, which tearing
                                 * rebuilds the simulation from (tear.c) */
   int owns_mesh;               /* cloth owns its trimesh; flesh's is a view of its tets' boundary */
@@ -415,6 +417,11 @@ TF_LOCAL void pins_set(tf_sim *s, const uint32_t *indices, const double *weights
 TF_LOCAL void pins_derive(tf_sim *s);
 /* the end-of-frame targets of the next advance (pins.host x 3, finite) */
 TF_LOCAL void pins_set_targets(tf_sim *s, const double *targets);
+
+/* forces.c: f += the host's external forces and the air's (when wind_active) at (x, v), shared
+ * among the levels by the response (levels/); with every share on level 0 exactly the forces
+ * added as they come */
+TF_LOCAL void sim_external_forces(tf_sim *s, const double *x, const double *v, double *f);
 
 /* wind.c */
 TF_LOCAL int wind_active(const sim_params *p);

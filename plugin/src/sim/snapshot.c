@@ -10,7 +10,8 @@
  * fingerprint, the payload's length and checksum), then the payload in a fixed order: the
  * parameters (sim_params as bytes: the library version pins its layout), the frame count, the
  * state arrays (with the plastic rest state), the pins, the bending rigidities and the plastic
- * limits (keyed maps), tearing's state (broken edges, the vertices' lineage, its map), and
+ * limits (keyed maps), tearing's state (broken edges, the vertices' lineage, its map), the
+ * host's external forces and the response's shares per vertex and level (levels/), and
  * contact's persistent state (colliders' poses, adaptive stiffness, vertices inside bodies, the
  * self-contact map). What a step recomputes from these (the pieces' pinned flags, held triangles, the friction lag, the
  * multigrid hierarchy, which has no history across steps) is not saved. Loading checks the
@@ -28,7 +29,7 @@ static const char SNAP_MAGIC[8] = {'t', 'a', 'u', 'f', 'o', 'r', 'm', 'S'};
 enum { SNAP_FORMAT = 1 };
 /* snap_header.has_contact's bits: what the payload holds besides the state every simulation has
  * (a field of format 1, whose bit 0 it was) */
-enum { SNAP_CONTACT = 1u, SNAP_TEAR = 2u, SNAP_TEAR_MAP = 4u };
+enum { SNAP_CONTACT = 1u, SNAP_TEAR = 2u, SNAP_TEAR_MAP = 4u, SNAP_LEVELS = 8u };
 static const uint32_t SNAP_ENDIAN = 0x01020304u;
 
 typedef struct snap_header {
@@ -130,6 +131,11 @@ static void io_payload(snap_io *io, tf_sim *s) {
     io_bytes(io, t->parent, sizeof(uint32_t) * t->n);
     if (t->has_map) io_bytes(io, t->map, sizeof(double) * t->n);
   }
+  sim_levels *lv = s->levels; /* the host's forces and the response */
+  if (lv) {
+    io_bytes(io, lv->share, sizeof(double) * lv->n * lv->count);
+    io_bytes(io, lv->force, sizeof(double) * 3 * lv->n);
+  }
   sim_contact *c = s->contact;
   if (!c) return;
   for (uint32_t k = 0; k < c->col_count; ++k) io_collider(io, c->col[k]);
@@ -159,7 +165,8 @@ static snap_header header_of(const tf_sim *s) {
   h.pins = s->pins.host;
   h.bends = bend_count(s);
   h.has_contact = (s->contact ? SNAP_CONTACT : 0u) | (s->tear ? SNAP_TEAR : 0u) |
-                  (s->tear && s->tear->has_map ? SNAP_TEAR_MAP : 0u);
+                  (s->tear && s->tear->has_map ? SNAP_TEAR_MAP : 0u) |
+                  (s->levels ? SNAP_LEVELS : 0u);
   h.colliders = s->contact ? s->contact->col_count : 0;
   h.contact_n = s->contact ? s->contact->n : 0;
   h.mesh = mesh_fingerprint(s);
@@ -222,7 +229,7 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
     REFUSE("the snapshot is damaged (its checksum does not match)");
   if ((h.has_contact & SNAP_CONTACT) && s->contact && h.contact_n != s->contact->n)
     REFUSE("the snapshot's contact surface has %u vertices, this %u", h.contact_n, s->contact->n);
-  if (h.has_contact & ~(SNAP_CONTACT | SNAP_TEAR | SNAP_TEAR_MAP) ||
+  if (h.has_contact & ~(SNAP_CONTACT | SNAP_TEAR | SNAP_TEAR_MAP | SNAP_LEVELS) ||
       ((h.has_contact & SNAP_TEAR_MAP) && !(h.has_contact & SNAP_TEAR)))
     REFUSE("the snapshot's sections (%u) are not a combination this library writes", h.has_contact);
   if ((h.has_contact & SNAP_TEAR) && s->kind != SIM_CLOTH)
@@ -247,6 +254,8 @@ tf_status sim_snapshot_check(tf_sim *s, const void *buf, size_t size, sim_params
     sim_tear tprobe = {.n = s->model.n, .tris = s->model.mesh.tri_count};
     tprobe.has_map = (h.has_contact & SNAP_TEAR_MAP) != 0;
     probe.tear = (h.has_contact & SNAP_TEAR) ? &tprobe : NULL;
+    sim_levels lprobe = {.n = s->model.n, .count = levels_count(s, NULL)};
+    probe.levels = (h.has_contact & SNAP_LEVELS) ? &lprobe : NULL;
     snap_io io = {0};
     io_payload(&io, &probe);
     if (sizeof par + io.pos != h.payload)
@@ -361,6 +370,18 @@ static const char *payload_mistake(const tf_sim *s) {
       return "a vertex's original or parent vertex, or its tear strain, is not one tearing makes";
   for (size_t k = 0; t && k < 3 * (size_t)t->tris; ++k)
     if (t->cut[k] > 1) return "a broken-edge flag is neither 0 nor 1";
+  const sim_levels *lv = s->levels; /* shares that are fractions summing to 1, forces in range */
+  for (uint32_t i = 0; lv && i < lv->n; ++i) {
+    double sum = 0.0;
+    for (uint32_t k = 0; k < lv->count; ++k) {
+      const double p = lv->share[(size_t)i * lv->count + k];
+      if (!(p >= 0.0 && p <= 1.0)) return "a response share is not in [0, 1]";
+      sum += p;
+    }
+    if (!(fabs(sum - 1.0) <= 1e-9)) return "a vertex's response shares do not sum to 100 %";
+  }
+  if (lv && !within(lv->force, 3 * (size_t)lv->n, LEVELS_MAX_FORCE))
+    return "an external force is not finite or beyond 1e9 N";
   const sim_contact *c = s->contact;
   if (!c) return NULL;
   if (!(c->kappa_scale >= 1.0) || !isfinite(c->kappa_scale))
@@ -391,6 +412,8 @@ static void apply(tf_sim *s, const unsigned char *b) {
   if (!(h.has_contact & SNAP_CONTACT)) s->contact = NULL; /* nothing of contact in the payload */
   sim_tear *tkeep = s->tear;
   if (!(h.has_contact & SNAP_TEAR)) s->tear = NULL; /* nor of tearing */
+  sim_levels *lkeep = s->levels;
+  if (!(h.has_contact & SNAP_LEVELS)) s->levels = NULL; /* nor of forces and response */
   if (tkeep) tkeep->has_map = (h.has_contact & SNAP_TEAR_MAP) != 0;
   snap_io io = {.in = b + sizeof h + sizeof(sim_params),
                 .size = h.payload - sizeof(sim_params),
@@ -398,6 +421,13 @@ static void apply(tf_sim *s, const unsigned char *b) {
   io_payload(&io, s);
   s->contact = keep;
   s->tear = tkeep;
+  s->levels = lkeep;
+  if (lkeep && !(h.has_contact & SNAP_LEVELS)) { /* saved before any: no forces, all local */
+    memset(lkeep->share, 0, sizeof(double) * lkeep->n * lkeep->count);
+    memset(lkeep->force, 0, sizeof(double) * 3 * lkeep->n);
+    for (size_t i = 0; i < lkeep->n; ++i) lkeep->share[i * lkeep->count] = 1.0;
+  }
+  if (lkeep) levels_refresh(lkeep);
   if (tkeep) tkeep->changed = 0;
   if (tkeep && !(h.has_contact & SNAP_TEAR)) { /* saved before tearing existed: the mesh as made */
     memset(tkeep->cut, 0, 3 * (size_t)tkeep->tris);
@@ -439,6 +469,8 @@ tf_status sim_snapshot_load(tf_sim *s, const void *buf) {
     why = "out of memory for contact";
   else if ((h.has_contact & SNAP_TEAR) && tear_enable(s) != TF_OK)
     why = "out of memory for tearing";
+  else if ((h.has_contact & SNAP_LEVELS) && (levels_enable(s) != TF_OK || levels_build(s) != TF_OK))
+    why = "out of memory for the response's levels";
   if (why) {
     MEM_FREE_ARRAY(&s->mem, backup, own);
     return sim_fail(s, TF_E_NOMEM, "tf_sim_load_state: %s", why);

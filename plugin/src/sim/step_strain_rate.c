@@ -40,7 +40,7 @@ void step_strain_rate(tf_sim *s, double dt) {
     }
   }
   /* aerodynamics, explicit like the rest of this integrator */
-  if (wind_active(&s->par)) elem_drag_forces(s, s->drag, x, v, s->work.time, fd);
+  sim_external_forces(s, x, v, fd); /* the host's and the air's, through the levels */
   /* eqs. 4.8-4.9; hard pins follow their targets */
   for (uint32_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) {

@@ -130,14 +130,13 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
     for (int k = 0; k < 3; ++k) fi[k] = m * (s->par.gravity[k] - s->work.afict_step[3 * i + k]);
   }
 
-  /* aerodynamics at (x_n, v_n): its value joins f, its drag derivative the objective
-   * (elements/drag.c) */
+  /* the host's forces and the aerodynamics at (x_n, v_n), through the levels: their value joins
+   * f, the drag's derivative the objective (elements/drag.c) */
   s->drag->on = wind_active(&s->par);
   s->work.dt = dt;
-  if (s->drag->on) {
-    elem_drag_forces(s, s->drag, x, v, s->work.time, s->work.f);
+  sim_external_forces(s, x, v, s->work.f);
+  if (s->drag->on)
     for (size_t k = 0; k < 3 * (size_t)n; ++k) s->drag->ydrag[k] = x[k] + dt * v[k];
-  }
 
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
    * deformable part f_d = f - M Pi M^-1 f, and w_n = u_n - Pi u_n */

@@ -237,6 +237,24 @@ static tf_status carry_contact(tf_sim *n, tf_sim *o, const uint32_t *from) {
   return TF_OK;
 }
 
+/* the response: each vertex's shares from its parent; the host's force stays on the vertex it
+ * was given to (a split's copies take none: the total is kept). The levels are the same (the
+ * rest shape is), their patches the new pieces' */
+static tf_status carry_levels(tf_sim *n, const tf_sim *o, const uint32_t *from) {
+  const sim_levels *b = o->levels;
+  if (!b) return TF_OK;
+  if (levels_enable(n) != TF_OK) return TF_E_NOMEM;
+  sim_levels *a = n->levels;
+  if (a->count != b->count) return TF_E_NOMEM; /* the rest box is the same: cannot happen */
+  for (uint32_t i = 0; i < a->n; ++i) {
+    memcpy(a->share + (size_t)i * a->count, b->share + (size_t)from[i] * b->count,
+           sizeof(double) * a->count);
+    if (from[i] == i) v3_copy(a->force + 3 * (size_t)i, b->force + 3 * (size_t)i);
+  }
+  levels_refresh(a);
+  return levels_local(a) ? TF_OK : levels_build(n);
+}
+
 /* everything a step carries over, from o onto the freshly created n (vertex i's parent from[i]) */
 static tf_status carry_over(tf_sim *n, tf_sim *o, const uint32_t *from) {
   n->par = o->par;
@@ -257,7 +275,9 @@ static tf_status carry_over(tf_sim *n, tf_sim *o, const uint32_t *from) {
     const uint32_t c = n->model.mesh.comp[i], d = o->model.mesh.comp[from[i]];
     memcpy(n->state.carrier + 9 * (size_t)c, o->state.carrier + 9 * (size_t)d, 9 * sizeof(double));
   }
-  if (!carry_elements(n, o, from) || carry_contact(n, o, from) != TF_OK) return TF_E_NOMEM;
+  if (!carry_elements(n, o, from) || carry_contact(n, o, from) != TF_OK ||
+      carry_levels(n, o, from) != TF_OK)
+    return TF_E_NOMEM;
   /* pins: their vertices kept their indices */
   sim_pins *P = &n->pins;
   const sim_pins *Q = &o->pins;
