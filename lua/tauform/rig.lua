@@ -22,8 +22,8 @@
 --     },
 --     pokes = { { at = {x, y, z}, radius = 0.1,            -- a force on a spot (rest coordinates),
 --                 force = {0, 2, 0} or curve, frames = {10, 12} } },  -- N in all, or a group
---     response = { levels = {20, 0, 0, 80},               -- percent per level: vertices .. rigid
---                  groups = { belly = {0, 0, 100} } },     -- (Palazzi's multilevel distribution)
+--     response = { levels = {20}, global = 80,            -- percent per level from the vertices,
+--                  groups = { belly = {0, 0, 100} } },     -- global: the body as one piece (Palazzi)
 --     wind = { velocity = {10, 0, 0} or curve,             -- m/s; air density 1.225 by default
 --              drag = 1.2, lift = 0.6, density = 1.225,
 --              turbulence = { amplitude = 2, scale = 1, time = 0.5, seed = 0 },  -- m/s, m, s
@@ -518,8 +518,9 @@ function Rig:output(sim, out)
   return sim:positions(out)
 end
 
--- response = { levels = {...}, groups = { name = {...} } }: every percentage a number, curve or
--- function (the sum of 100 is checked by the library each frame, which knows the level count)
+-- response = { levels = {...}, global = pct, groups = { name = {...} or { levels, global } } }:
+-- every percentage a number, curve or function (the sum of 100 is checked by the library each
+-- frame, which knows the level count)
 function Rig:check_response(r)
   if r == nil then return end
   local function list(path, l)
@@ -531,7 +532,14 @@ function Rig:check_response(r)
       end
     end
   end
-  list("response.levels", r.levels)
+  local function one(path, s)
+    if s.levels == nil and s.global == nil then fail(self, "%s: give levels, global or both", path) end
+    if s.levels ~= nil then list(path .. ".levels", s.levels) end
+    if s.global ~= nil and type(s.global) ~= "number" and type(s.global) ~= "function" and not keyframes.is_curve(s.global) then
+      fail(self, "%s.global: expected a number, a keyframe curve or a function(frame), got %s", path, type(s.global))
+    end
+  end
+  one("response", r)
   if r.groups ~= nil and type(r.groups) ~= "table" then fail(self, "response.groups: expected a table { name = levels }") end
   for name, l in pairs(r.groups or {}) do
     if self.kind ~= "flesh" then
@@ -540,13 +548,23 @@ function Rig:check_response(r)
     else
       fail(self, "response.groups: flesh has no named vertex groups (give the whole body's levels)")
     end
-    list("response.groups." .. tostring(name), l)
+    local path = "response.groups." .. tostring(name)
+    if type(l) ~= "table" then fail(self, "%s: expected a list of percentages or { levels, global }", path) end
+    if #l > 0 then list(path, l) else
+      for k in pairs(l) do
+        if k ~= "levels" and k ~= "global" then fail(self, "%s.%s: unknown field (fields: levels, global)", path, tostring(k)) end
+      end
+      one(path, l)
+    end
   end
 end
 
--- each poke's vertices and weights (summing to 1), from the rest positions
-function Rig:resolve_pokes()
+-- each poke's vertices and weights (summing to 1), from the rest positions and the masses: a push
+-- on a region accelerates it evenly (a light vertex, a flesh lattice node mostly outside the
+-- skin, takes its small share), shaped by the bump around `at`
+function Rig:resolve_pokes(sim)
   local rest, n = self.mesh.vertices, self.n
+  local mass = (self.spec.pokes and #self.spec.pokes > 0) and sim:masses() or {}
   self.pokes = {}
   for k, s in ipairs(self.spec.pokes or {}) do
     local path = ("pokes[%d]"):format(k)
@@ -559,7 +577,7 @@ function Rig:resolve_pokes()
         local d2 = dx * dx + dy * dy + dz * dz
         if d2 < bd then best, bd = i, d2 end
         if r > 0 and d2 < r * r then
-          ids[#ids + 1], w[#w + 1] = i, (1 - d2 / (r * r)) ^ 2
+          ids[#ids + 1], w[#w + 1] = i, (1 - d2 / (r * r)) ^ 2 * mass[i]
         end
       end
       if #ids == 0 then ids, w = { best }, { 1 } end
@@ -580,7 +598,7 @@ function Rig:resolve_pokes()
       else
         fail(self, "%s needs at, group, indices or select", path)
       end
-      for j = 1, #ids do w[j] = 1 end
+      for j = 1, #ids do w[j] = mass[ids[j]] end
     end
     if #ids == 0 then fail(self, "%s selects no vertex", path) end
     local sum = 0
@@ -626,15 +644,28 @@ function Rig:apply_response(sim, frame)
   end
   local r = spec.response
   if not r then return end
-  local function levels(path, l)
+  local count = #sim:response_levels()
+  -- the percentages per level: the list from level 0, and global on the last (rigid) level
+  local function levels(path, s)
+    if #s > 0 then s = { levels = s } end
     local out = {}
-    for k, v in ipairs(l) do
-      out[k] = sample(self, ("%s[%d]"):format(path, k), v, frame)
-      if type(out[k]) ~= "number" then fail(self, "frame %g: %s[%d] is not a number", frame, path, k) end
+    for k, v in ipairs(s.levels or {}) do
+      out[k] = sample(self, ("%s.levels[%d]"):format(path, k), v, frame)
+      if type(out[k]) ~= "number" then fail(self, "frame %g: %s.levels[%d] is not a number", frame, path, k) end
+    end
+    if s.global ~= nil then
+      local g = sample(self, path .. ".global", s.global, frame)
+      if type(g) ~= "number" then fail(self, "frame %g: %s.global is not a number", frame, path) end
+      if #out >= count then
+        fail(self, "frame %g: %s: %d levels and global, but the body has %d levels (the last is global)",
+             frame, path, #out, count)
+      end
+      for k = #out + 1, count - 1 do out[k] = 0 end
+      out[count] = g
     end
     return out
   end
-  local sets = { { levels("response.levels", r.levels) } }
+  local sets = { { levels("response", r) } }
   local names = {}
   for name in pairs(r.groups or {}) do names[#names + 1] = name end
   table.sort(names)
@@ -648,7 +679,7 @@ function Rig:apply_response(sim, frame)
   for _, s in ipairs(sets) do
     local ok, err = pcall(sim.set_response, sim, s[1], s[2])
     if not ok then
-      fail(self, "frame %g: response%s: %s", frame, s[3] and (".groups." .. s[3]) or ".levels", why(err))
+      fail(self, "frame %g: response%s: %s", frame, s[3] and (".groups." .. s[3]) or "", why(err))
     end
   end
   self.response_key = key
@@ -672,7 +703,7 @@ function Rig:create()
   for k, p in ipairs(self.pins) do
     if #p.ids == 0 then fail(self, "pins[%d] selects no vertex", k) end
   end
-  self:resolve_pokes()
+  self:resolve_pokes(sim)
   self.poking, self.response_key = false, nil
   self.pinned_key = nil
   self:set_pins(sim, first)

@@ -393,8 +393,9 @@ tbl("rig.tear", {
 tbl("rig.pokes[i]", {
   rig = true,
   doc = "An external force (a poke, a push on a region): its total force, keyed, spread over the chosen vertices "
-     .. "(a smooth bump (1 - (d/r)^2)^2 of the rest distance d within radius r of at; or a group, indices or "
-     .. "select, evenly). It acts while the frame is within frames. The response decides how the body answers it.",
+     .. "by mass (the region accelerates evenly), shaped by a smooth bump (1 - (d/r)^2)^2 of the rest distance d "
+     .. "within radius r of at (or a group, indices or select). It acts while the frame is within frames. The "
+     .. "response decides how the body answers it.",
   example = [[pokes = { { at = { 1, 0, 0 }, radius = 0.1, force = key{ { 10, { 0, 2, 0 } }, { 12, { 0, 0, 0 } } } } }]],
   { "at", type = "vec3", unit = "m", doc = "the centre, in rest coordinates (the poke follows the material)" },
   { "radius", unit = "m", default = 0, bounds = ">= 0", doc = "with at: the bump's radius (0: the nearest vertex)" },
@@ -412,11 +413,12 @@ tbl("rig.response", {
      .. "body's total force and torque are kept. Percentages per level from level 0, summing to 100 (the levels "
      .. "after the given ones get 0; sim:response_levels() lists the levels and their sizes in metres). Gravity, "
      .. "pins and contact are not shared. Keyed: each percentage a number, curve or function of the frame.",
-  example = [[response = { levels = { 20, 0, 0, 80 }, groups = { belly = { 0, 0, 100 } } }]],
-  { "levels", type = "array", required = true, map = { type = { "number" }, keyed = true, unit = "%" },
-    doc = "percent per level from level 0, summing to 100" },
+  example = [[response = { levels = { 20 }, global = 80, groups = { collar = { levels = { 100 } } } }]],
+  { "levels", type = "array", map = { type = { "number" }, keyed = true, unit = "%" },
+    doc = "percent per level from level 0, summing to 100 with global" },
+  { "global", keyed = true, unit = "%", doc = "percent on the last level (the body as one rigid piece)" },
   { "groups", type = "table", own_check = true,
-    doc = "{ group name = levels }: other percentages for the forces on a vertex group" },
+    doc = "{ group name = levels, or { levels = ..., global = ... } }: other percentages for the forces on a vertex group" },
 })
 tbl("rig.pins[i]", {
   rig = true,

@@ -537,6 +537,8 @@ TF_API tf_status tf_sim_get_energy(const tf_sim *sim, double *out_energy);
 /* Rest positions (vert_count x 3), e.g. to choose vertices to pin in a generated tet mesh. */
 TF_API tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out_positions,
                                            uint32_t vert_count);
+/* 1.14: each vertex's lumped mass, kg (vert_count) */
+TF_API tf_status tf_sim_get_masses(const tf_sim *sim, double *out_masses, uint32_t vert_count);
 /* The triangles the simulation's vertices carry (tri_count x 3, 0-based): a cloth's own mesh, or a
  * flesh body's tet boundary (outward), e.g. to display or cache a body without a render surface. */
 TF_API uint32_t tf_sim_tri_count(const tf_sim *sim);
@@ -900,6 +902,7 @@ typedef struct tf_api {
   tf_status (*sim_get_response)(const tf_sim *sim, uint32_t vertex, double *out_percent,
                                 uint32_t count);
   tf_status (*sim_set_forces)(tf_sim *sim, const double *forces, uint32_t vert_count);
+  tf_status (*sim_get_masses)(const tf_sim *sim, double *out_masses, uint32_t vert_count);
 } tf_api;
 
 TF_API const tf_api *tf_get_api(uint32_t abi_major);

@@ -204,8 +204,8 @@ describe("every documented field is accepted", function()
     local poke_group = { group = "row0", force = { 0, 0.1, 0 } }
     local poke_idx = { indices = { 6 }, force = function() return { 0, 0, 0.1 } end }
     local poke_sel = { select = function(x) return x > 0.9 end, force = { 0.1, 0, 0 } }
-    local response = { levels = { key{ { 1, 50 }, { 3, 50 } }, function() return 50 end }, -- 2 levels here
-                       groups = { row0 = { 100 } } }
+    local response = { levels = { key{ { 1, 50 }, { 3, 50 } } }, global = function() return 50 end, -- 2 levels
+                       groups = { row0 = { 100 }, col0 = { levels = { 20 }, global = 80 } } }
     local poked = { mesh = m, pokes = { poke_at, poke_group, poke_idx, poke_sel }, response = response }
     assert.are.same(fields("rig.plastic"), union(plastic, creased.plastic))
     assert.are.same(fields("rig.plastic.yield"), keys(yield_map))

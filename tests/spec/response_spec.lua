@@ -84,6 +84,11 @@ describe("response", function()
     local loc = corner_less_mean(poke_rig({ 100 }))
     local mid = corner_less_mean(poke_rig({ 50, 0, 0, 50 }))
     local glob = corner_less_mean(poke_rig({ 0, 0, 0, tauform.key{ { 1, 100 }, { 36, 100 } } }))
+    -- global names the last level whatever the count: the same run
+    local spec_global = tauform.rig.load{ mesh = sheet(), material = { density = 0.2, stretch = 500 }, tau = 0.2,
+      fps = 50, frames = { 1, 36 }, pins = { { group = "rowN" } },
+      pokes = { { at = { 2, 0, 0 }, force = { 0, 0.2, 0 }, frames = { 25, 30 } } }, response = { global = 100 } }
+    assert.are.equal(glob, corner_less_mean(spec_global))
     assert.is_true(loc > mid and mid > glob, ("%g %g %g"):format(loc, mid, glob))
     assert.is_true(glob < 0.3 * loc, ("local %g, global %g"):format(loc, glob))
   end)
@@ -98,12 +103,13 @@ describe("response", function()
     assert.truthy(load_err({ pokes = { { at = { 0, 0, 0 }, forse = { 0, 1, 0 } } } }):find("pokes[1].forse: unknown field", 1, true))
     assert.truthy(load_err({ response = { levels = { 100 }, groups = { bely = { 100 } } } }):find("response.groups", 1, true))
     assert.truthy(load_err({ response = { levels = { 100, "a" } } }):find("response.levels[2]", 1, true))
+    assert.truthy(load_err({ response = { groups = { row0 = { global = 50, lvls = {} } }, global = 1 } }):find("lvls: unknown field", 1, true))
     -- a sum that is not 100 is found at the frame it happens, named
     local rig = poke_rig({ 50, tauform.key{ { 1, 50 }, { 10, 40 } } })
     local sim = rig:create()
     local ok, e = pcall(function() for f = 2, 12 do rig:apply(sim, f); sim:advance(0.02, 1) end end)
     sim:close()
     assert.is_false(ok)
-    assert.truthy(tostring(e):find("response.levels: ", 1, true) and tostring(e):find("sum to", 1, true), tostring(e))
+    assert.truthy(tostring(e):find("frame 2: response: ", 1, true) and tostring(e):find("sum to", 1, true), tostring(e))
   end)
 end)

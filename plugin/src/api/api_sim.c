@@ -373,6 +373,12 @@ tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out, uint32_t ver
   return TF_OK;
 }
 
+tf_status tf_sim_get_masses(const tf_sim *sim, double *out, uint32_t vert_count) {
+  READ_ARGS("tf_sim_get_masses");
+  memcpy(out, sim->model.mass, sizeof(double) * vert_count);
+  return TF_OK;
+}
+
 uint32_t tf_sim_tri_count(const tf_sim *sim) {
   uint32_t nt = 0;
   if (sim) sim_host_triangles(sim, &nt);

@@ -75,6 +75,7 @@
   X(sim_response_levels, tf_sim_response_levels)             \
   X(sim_set_response, tf_sim_set_response)                   \
   X(sim_get_response, tf_sim_get_response)                   \
-  X(sim_set_forces, tf_sim_set_forces)
+  X(sim_set_forces, tf_sim_set_forces)                       \
+  X(sim_get_masses, tf_sim_get_masses)
 
 #endif

@@ -5,6 +5,7 @@
  *                                    vertex or the 1-based vertices v; returns sim
  *   sim:response(vertex)             -> the percentages a force at vertex is shared by
  *   sim:set_forces(forces | nil)     N per vertex (flat or nested), nil removes them; returns sim
+ *   sim:masses()                     -> { m_1, ..., m_n } kg, the lumped vertex masses
  * Bad input raises with the library's message (which names the level, vertex or value). */
 #include <string.h>
 
@@ -82,8 +83,19 @@ static int l_set_forces(lua_State *L) {
   return 1;
 }
 
+static int l_masses(lua_State *L) {
+  lsim *p = tfl_check_open(L);
+  double *m = tfl_checked_array(L, 1, p->n, sizeof(double), "masses");
+  if (tf_sim_get_masses(p->sim, m, p->n) != TF_OK)
+    return luaL_error(L, "sim:masses: %s", tf_sim_last_error(p->sim));
+  lua_createtable(L, (int)p->n, 0);
+  for (uint32_t i = 0; i < p->n; ++i) lua_pushnumber(L, m[i]), lua_rawseti(L, -2, i + 1);
+  return 1;
+}
+
 const luaL_Reg TFL_RESPONSE_METHODS[] = {{"response_levels", l_response_levels},
                                          {"set_response", l_set_response},
                                          {"response", l_response},
                                          {"set_forces", l_set_forces},
+                                         {"masses", l_masses},
                                          {NULL, NULL}};
