@@ -43,38 +43,7 @@ end
 ---------------------------------------------------------------------------------------------
 -- measures on the finest grid points (flat x, y, z lists from D.points)
 
-local function mean_point(p)
-  local n, m = #p // 3, { 0, 0, 0 }
-  for i = 1, #p, 3 do
-    for a = 1, 3 do m[a] = m[a] + p[i + a - 1] / n end
-  end
-  return m
-end
-
-local function dist(ax, ay, az, bx, by, bz)
-  return math.sqrt((ax - bx) ^ 2 + (ay - by) ^ 2 + (az - bz) ^ 2)
-end
-
--- each point's distance to the mesh centre: unchanged by rigid motion, so their change is bending
-local function radii(p)
-  local m, r = mean_point(p), {}
-  for i = 1, #p, 3 do r[#r + 1] = dist(p[i], p[i + 1], p[i + 2], m[1], m[2], m[3]) end
-  return r
-end
-
-local function shape_change(p, r0)
-  local r, worst = radii(p), 0
-  for i = 1, #r do worst = math.max(worst, math.abs(r[i] - r0[i])) end
-  return worst
-end
-
--- |corner displacement - mean displacement|: how much the kicked corner moved apart from the mesh
-local function deviation(p, p0)
-  local m, m0 = mean_point(p), mean_point(p0)
-  local s = 0
-  for a = 1, 3 do s = s + ((p[a] - p0[a]) - (m[a] - m0[a])) ^ 2 end
-  return math.sqrt(s)
-end
+local mean_point, radii, shape_change, deviation = D.mean_point, D.radii, D.shape_change, D.deviation
 
 -- side-view coordinate: along the horizontal diagonal from corner (0, 0) to (N-1, N-1)
 local function along(x, z) return (x + z) * SQRT_HALF end

@@ -669,4 +669,39 @@ end
 -- the grid points of level k as { {x, y, z}, ... }
 function M.level_points(mesh, k) return level_points(mesh.levels[(k or 0) + 1]) end
 
+-- measures on a flat point list {x1, y1, z1, ...} (from M.points), for the runner and the specs
+
+-- the points' mean
+function M.mean_point(p)
+  local n, m = #p // 3, { 0, 0, 0 }
+  for i = 1, #p, 3 do
+    for a = 1, 3 do m[a] = m[a] + p[i + a - 1] / n end
+  end
+  return m
+end
+
+-- each point's distance to the mean: unchanged by rigid motion, so their change is bending
+function M.radii(p)
+  local m, r = M.mean_point(p), {}
+  for i = 1, #p, 3 do
+    r[#r + 1] = math.sqrt((p[i] - m[1]) ^ 2 + (p[i + 1] - m[2]) ^ 2 + (p[i + 2] - m[3]) ^ 2)
+  end
+  return r
+end
+
+-- the largest change of a point's distance to the mean from r0 (M.radii of the start)
+function M.shape_change(p, r0)
+  local r, worst = M.radii(p), 0
+  for i = 1, #r do worst = math.max(worst, math.abs(r[i] - r0[i])) end
+  return worst
+end
+
+-- |corner displacement - mean displacement| of the first point (grid point (0, 0)) from p0
+function M.deviation(p, p0)
+  local m, m0 = M.mean_point(p), M.mean_point(p0)
+  local s = 0
+  for a = 1, 3 do s = s + ((p[a] - p0[a]) - (m[a] - m0[a])) ^ 2 end
+  return math.sqrt(s)
+end
+
 return M

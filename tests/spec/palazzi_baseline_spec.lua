@@ -11,28 +11,7 @@ local function kick(step)
   return step == 1 and { { row = 0, col = 0, force = { 0, 2.0, 0 } } } or nil
 end
 
-local function mean_point(p)
-  local n, m = #p // 3, { 0, 0, 0 }
-  for i = 1, #p, 3 do
-    for a = 1, 3 do m[a] = m[a] + p[i + a - 1] / n end
-  end
-  return m
-end
-
--- each grid point's distance to the mesh centre (rigid motion keeps them)
-local function radii(p)
-  local m, r = mean_point(p), {}
-  for i = 1, #p, 3 do
-    r[#r + 1] = math.sqrt((p[i] - m[1]) ^ 2 + (p[i + 1] - m[2]) ^ 2 + (p[i + 2] - m[3]) ^ 2)
-  end
-  return r
-end
-
-local function bend(p, r0)
-  local r, worst = radii(p), 0
-  for i = 1, #r do worst = math.max(worst, math.abs(r[i] - r0[i])) end
-  return worst
-end
+local mean_point, radii, bend = D.mean_point, D.radii, D.shape_change
 
 -- the kicked mesh after `steps` 0.2 s steps: its points and how far it bent on the way
 local function kicked(pct, steps, opt)
@@ -48,12 +27,7 @@ local function kicked(pct, steps, opt)
   return mesh, p0, most
 end
 
-local function corner_deviation(p, p0)
-  local m, m0 = mean_point(p), mean_point(p0)
-  local s = 0
-  for a = 1, 3 do s = s + ((p[a] - p0[a]) - (m[a] - m0[a])) ^ 2 end
-  return math.sqrt(s)
-end
+local corner_deviation = D.deviation
 
 describe("palazzi displacement constraints", function()
   it("closes the endpoint gaps of a scrambled mesh below the error; segments stay rigid", function()

@@ -34,66 +34,72 @@ static int patches_of(const tf_sim *s, const sim_levels *lv, uint32_t k, uint32_
   return 8;
 }
 
-static void distribute_level(tf_sim *s, sim_levels *lv, uint32_t k, const double *x,
-                             const double *in, double *out) {
-  level_patch *P = lv->acc + lv->first[k], *end = lv->acc + lv->first[k + 1];
-  memset(P, 0, (size_t)(end - P) * sizeof *P);
-  P = lv->acc;
-  const uint32_t n = lv->n, L = lv->count;
+/* one vertex's part in one patch: its weight w in the patch, mass m, level share sk, position,
+ * force in and (prolongation) force out */
+typedef void (*patch_visit)(level_patch *p, double w, double m, double sk, const double *xi,
+                            const double *fi, double *oi);
+
+/* visit every (free vertex, patch of level k) pair with a weight */
+static void each_patch(const tf_sim *s, sim_levels *lv, uint32_t k, const double *x,
+                       const double *in, double *out, patch_visit visit) {
   uint32_t id[8];
   double w[8];
-  /* restriction: mass, centre and force of each patch */
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < lv->n; ++i) {
     if (s->pins.fixed[i]) continue;
-    const double sk = lv->share[(size_t)i * L + k], m = s->model.mass[i];
-    const double *xi = x + 3 * (size_t)i, *fi = in + 3 * (size_t)i;
-    for (int q = 0, c = patches_of(s, lv, k, i, id, w); q < c; ++q) {
-      if (w[q] == 0.0) continue;
-      level_patch *p = P + id[q];
-      p->m += w[q] * m;
-      v3_axpy(p->mx, w[q] * m, xi);
-      v3_axpy(p->F, w[q] * sk, fi);
-    }
+    const double sk = lv->share[(size_t)i * lv->count + k], m = s->model.mass[i];
+    const size_t j = 3 * (size_t)i;
+    for (int q = 0, c = patches_of(s, lv, k, i, id, w); q < c; ++q)
+      if (w[q] != 0.0) visit(lv->acc + id[q], w[q], m, sk, x + j, in + j, out + j);
   }
-  for (level_patch *p = lv->acc + lv->first[k]; p < end; ++p)
+}
+
+/* restriction: mass, first moment and force */
+static void add_mass(level_patch *p, double w, double m, double sk, const double *xi,
+                     const double *fi, double *oi) {
+  (void)oi;
+  p->m += w * m;
+  v3_axpy(p->mx, w * m, xi);
+  v3_axpy(p->F, w * sk, fi);
+}
+
+/* then the inertia and torque about the centre (p->mx by now) */
+static void add_inertia(level_patch *p, double w, double m, double sk, const double *xi,
+                        const double *fi, double *oi) {
+  (void)oi;
+  double r[3], t[3];
+  v3_sub(r, xi, p->mx);
+  v3_cross(t, r, fi);
+  v3_axpy(p->T, w * sk, t);
+  const double rr = v3_norm2(r), wm = w * m;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) p->I[3 * a + b] += wm * ((a == b ? rr : 0.0) - r[a] * r[b]);
+}
+
+/* prolongation: the patch's rigid push, by mass */
+static void add_push(level_patch *p, double w, double m, double sk, const double *xi,
+                     const double *fi, double *oi) {
+  (void)sk, (void)fi;
+  double r[3], push[3];
+  v3_sub(r, xi, p->mx);
+  v3_cross(push, p->alpha, r);
+  v3_add(push, push, p->a);
+  v3_axpy(oi, w * m, push);
+}
+
+static void distribute_level(tf_sim *s, sim_levels *lv, uint32_t k, const double *x,
+                             const double *in, double *out) {
+  level_patch *first = lv->acc + lv->first[k], *end = lv->acc + lv->first[k + 1];
+  memset(first, 0, (size_t)(end - first) * sizeof *first);
+  each_patch(s, lv, k, x, in, out, add_mass);
+  for (level_patch *p = first; p < end; ++p)
     if (p->m > 0.0) v3_scale(p->mx, p->mx, 1.0 / p->m); /* now the centre c_P */
-  /* its inertia and torque about the centre */
-  for (uint32_t i = 0; i < n; ++i) {
-    if (s->pins.fixed[i]) continue;
-    const double sk = lv->share[(size_t)i * L + k], m = s->model.mass[i];
-    const double *xi = x + 3 * (size_t)i, *fi = in + 3 * (size_t)i;
-    for (int q = 0, c = patches_of(s, lv, k, i, id, w); q < c; ++q) {
-      if (w[q] == 0.0) continue;
-      level_patch *p = P + id[q];
-      double r[3], t[3], wm = w[q] * m;
-      v3_sub(r, xi, p->mx);
-      v3_cross(t, r, fi);
-      v3_axpy(p->T, w[q] * sk, t);
-      double rr = v3_norm2(r);
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) p->I[3 * a + b] += wm * ((a == b ? rr : 0.0) - r[a] * r[b]);
-    }
-  }
-  for (level_patch *p = lv->acc + lv->first[k]; p < end; ++p) {
+  each_patch(s, lv, k, x, in, out, add_inertia);
+  for (level_patch *p = first; p < end; ++p) {
     if (!(p->m > 0.0)) continue;
     v3_scale(p->a, p->F, 1.0 / p->m);
     eigen3_pinv_solve(p->I, p->T, PATCH_PINV_CUT, p->alpha);
   }
-  /* prolongation: each patch's rigid push over its vertices, by mass */
-  for (uint32_t i = 0; i < n; ++i) {
-    if (s->pins.fixed[i]) continue;
-    const double m = s->model.mass[i], *xi = x + 3 * (size_t)i;
-    double *oi = out + 3 * (size_t)i;
-    for (int q = 0, c = patches_of(s, lv, k, i, id, w); q < c; ++q) {
-      if (w[q] == 0.0) continue;
-      const level_patch *p = P + id[q];
-      double r[3], push[3];
-      v3_sub(r, xi, p->mx);
-      v3_cross(push, p->alpha, r);
-      v3_add(push, push, p->a);
-      v3_axpy(oi, w[q] * m, push);
-    }
-  }
+  each_patch(s, lv, k, x, in, out, add_push);
 }
 
 void levels_distribute(tf_sim *s, const double *x, const double *in, double *out) {

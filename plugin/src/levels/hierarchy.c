@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sorted.h"
 #include "levels/levels.h"
 #include "sim/sim.h"
 
@@ -144,19 +145,6 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* the index of key in the sorted unique keys[0..count) */
-static uint32_t find(const uint64_t *keys, uint32_t count, uint64_t key) {
-  uint32_t lo = 0, hi = count;
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] <= key)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 tf_status levels_build(tf_sim *s) {
   sim_levels *lv = s->levels;
   if (!lv || lv->patch || lv->count < 2) return TF_OK;
@@ -192,7 +180,7 @@ tf_status levels_build(tf_sim *s) {
     for (size_t q = 0; q < n * 8; ++q)
       if (q == 0 || sorted[q] != sorted[u - 1]) sorted[u++] = sorted[q];
     for (size_t q = 0; q < n * 8; ++q)
-      patch[(k - 1) * n * 8 + q] = total + find(sorted, u, mine[q]);
+      patch[(k - 1) * n * 8 + q] = total + sorted_floor_u64(sorted, u, mine[q]);
     MEM_FREE_ARRAY(m, mine, n * 8);
     total += u;
   }

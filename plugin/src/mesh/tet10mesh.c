@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sorted.h"
 #include "energy/neohookean_tet10.h"
 
 static int key_cmp(const void *pa, const void *pb) {
@@ -30,16 +31,7 @@ void tet10mesh_free(tf_mem *m, tet10mesh *q) {
 /* the node of edge (a, b): keys sorted and unique, edge e is node corner_count + e */
 static uint32_t edge_node(const uint64_t *keys, uint32_t count, uint32_t corners, uint32_t a,
                           uint32_t b) {
-  uint64_t k = edge_key(a, b);
-  uint32_t lo = 0, hi = count;
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (keys[mid] <= k)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return corners + lo;
+  return corners + sorted_floor_u64(keys, count, edge_key(a, b));
 }
 
 tf_status tet10mesh_build(tf_mem *m, const tetmesh *t, tet10mesh *q) {
