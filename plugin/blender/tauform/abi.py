@@ -8,7 +8,9 @@
 import ctypes as C
 
 ABI_MAJOR = 1
-MIN_MINOR = 10  # colliders (tf_collider_def) in 1.5, self_contact 1.6, bend_model 1.7, element 1.9, threads 1.10
+# colliders (tf_collider_def) in 1.5, self_contact 1.6, bend_model 1.7, element 1.9, threads 1.10,
+# the response 1.14
+MIN_MINOR = 14
 
 P_DOUBLE = C.POINTER(C.c_double)
 P_UINT32 = C.POINTER(C.c_uint32)
@@ -163,6 +165,8 @@ PROTOTYPES = {
     "tf_sim_add_collider": (_I, (_VP, C.POINTER(ColliderDef), P_UINT32)),
     "tf_sim_move_collider": (_I, (_VP, _U32, P_DOUBLE, _U32)),
     "tf_sim_set_collider": (_I, (_VP, _U32, _D, _D)),
+    "tf_sim_response_levels": (_U32, (_VP, P_DOUBLE, _U32)),
+    "tf_sim_set_response": (_I, (_VP, P_DOUBLE, _U32, P_UINT32, _U32)),
     "tf_rig_load": (_I, (C.POINTER(RigDef), C.POINTER(_VP)) + _ERR),
     "tf_rig_destroy": (None, (_VP,)),
     "tf_rig_sim": (_VP, (_VP,)),

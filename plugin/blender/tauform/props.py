@@ -153,6 +153,22 @@ def object_settings(lib):
     a["plastic_time"] = P("plastic_time", "Flow Time")
     a["bend_yield"] = P("bend_yield", "Bend Yield")
     a["bend_plastic_limit"] = P("bend_plastic_limit", "Bend Limit")
+    # the response (Palazzi's multilevel force distribution): how far the wind's push reaches
+    a["use_response"] = BoolProperty(
+        name="Response", default=False, options=NOT_ANIMATABLE,
+        description="Share the external forces (the wind's) between the vertices and the whole "
+                    "body: the body answers as one piece, the stiffness and settling unchanged")
+    a["response_global"] = FloatProperty(
+        name="Global", default=100.0, min=0.0, max=100.0, subtype="PERCENTAGE",
+        description="Share of each external force moving the whole body as one rigid piece "
+                    "(its force and torque kept); the rest acts where it is applied")
+    a["response_group"] = StringProperty(
+        name="Response Group", options=NOT_ANIMATABLE,
+        description="Vertex group (cloth) whose vertices (weight above 0) use Group Global "
+                    "instead; empty: none")
+    a["response_group_global"] = FloatProperty(
+        name="Group Global", default=0.0, min=0.0, max=100.0, subtype="PERCENTAGE",
+        description="Global share for the forces on the response group's vertices")
     # flesh material
     a["youngs"] = P("youngs_modulus", "Young's Modulus", soft=(100, 1e7))
     a["flesh_poisson"] = P("poisson", "Poisson", default=(fd.poisson,), hi=0.4999)

@@ -66,6 +66,13 @@ class Session:
         self.n = md.vert_count
         self.pins, self.pin_weights = self._pins(obj, s, md)
         self.bend_weights = self._bend_weights(obj, s, md)
+        self.response_group, self.response_key = None, None
+        if s.response_group:
+            if self.kind != "CLOTH":
+                raise InputError("'%s': a response group is for cloth (flesh's vertices are the "
+                                 "library's lattice, not the mesh's)" % obj.name)
+            w = self._group(obj, md, s.response_group, "response group")
+            self.response_group = array("I", sorted(i for i in w if w[i] > 0.0))
         self.self_exclude = None
         if s.self_exclude_group and self.kind == "CLOTH":
             w = self._group(obj, md, s.self_exclude_group, "self collision exclude group")
@@ -90,7 +97,8 @@ class Session:
 
     @staticmethod
     def _group_names(obj, s):
-        return tuple(g for g in (s.pin_group, s.bend_group, s.self_exclude_group) if g)
+        return tuple(g for g in (s.pin_group, s.bend_group, s.self_exclude_group,
+                                 s.response_group) if g)
 
     @staticmethod
     def _group(obj, md, name, what):
@@ -372,6 +380,30 @@ class Session:
                                  % (self.obj_name, frame, self._err()))
         if self.colliders is not None and len(self.colliders) and frame != self.start:
             self.colliders.move(inp.scene, inp.depsgraph, frame)
+        if self.rig is None:  # a rig's response table is the rig's
+            self._set_response(inp.settings, frame)
+
+    def _set_response(self, se, frame):
+        """The Response panel's global share for the whole body and the response group: on
+        level 0 the rest (tf_sim_set_response), set when it changed."""
+        glob = typed(se.response_global) if se.use_response else 0.0
+        grp = typed(se.response_group_global) if se.use_response else 0.0
+        key = (glob, grp if self.response_group else None)
+        if key == self.response_key:
+            return
+        levels = self.dll.tf_sim_response_levels(self.sim, None, 0)
+        sets = [(glob, None)]
+        if self.response_group:
+            sets.append((grp, self.response_group))
+        for g, ids in sets:
+            pct = (C.c_double * levels)(*([0.0] * levels))
+            pct[0], pct[levels - 1] = 100.0 - g, g  # the vertices, and the body as one piece
+            cids = (C.c_uint32 * len(ids)).from_buffer(ids) if ids else None
+            if self.dll.tf_sim_set_response(self.sim, pct, levels, cids,
+                                            len(ids) if ids else 0) != 0:
+                raise InputError("'%s', frame %d: response: %s"
+                                 % (self.obj_name, frame, self._err()))
+        self.response_key = key
 
     def _set_self_exclude(self):
         """The exclude group's vertices (weight > 0) opt out of self collision with each other

@@ -124,6 +124,25 @@ class TAUFORM_PT_plastic(SubPanel, bpy.types.Panel):
             col.prop(s, "bend_plastic_limit")
 
 
+class TAUFORM_PT_response(SubPanel, bpy.types.Panel):
+    bl_label = "Response"
+
+    def draw_header(self, context):
+        self.layout.prop(context.object.tauform, "use_response", text="")
+
+    def draw(self, context):
+        s, ob = context.object.tauform, context.object
+        col = self.layout.column()
+        col.use_property_split = True
+        col.active = s.use_response
+        col.prop(s, "response_global")
+        if s.kind == "CLOTH":
+            col.prop_search(s, "response_group", ob, "vertex_groups")
+            sub = col.column()
+            sub.active = bool(s.response_group)
+            sub.prop(s, "response_group_global")
+
+
 class TAUFORM_PT_wind(SubPanel, bpy.types.Panel):
     bl_label = "Air and Wind"
 
@@ -250,5 +269,5 @@ class TAUFORM_PT_missing(bpy.types.Panel):
 
 
 classes = (TAUFORM_PT_main, TAUFORM_PT_material, TAUFORM_PT_damping, TAUFORM_PT_shape,
-           TAUFORM_PT_plastic, TAUFORM_PT_wind, TAUFORM_PT_contact, TAUFORM_PT_solver, TAUFORM_PT_rig,
-           TAUFORM_PT_cache, TAUFORM_PT_collider)
+           TAUFORM_PT_plastic, TAUFORM_PT_response, TAUFORM_PT_wind, TAUFORM_PT_contact,
+           TAUFORM_PT_solver, TAUFORM_PT_rig, TAUFORM_PT_cache, TAUFORM_PT_collider)
