@@ -270,10 +270,11 @@ static int poke_sheet(double global, double mid, double kappa, poke_result *r) {
  * the corner of a free plate moving 7x its mean) is below 5 % of the all-local run's. Mixes
  * interpolate in order. After the push the sheet comes back to the same rest shape, in about the
  * same time: the response changes where the force acts, never the step's damping (tau). Not in
- * exactly the same time: a push spread over the sheet loads more of its slowest mode (the swing
- * under gravity, decaying as exp(-tau lambda t)) than a dent does, so the time to come within 2 %
- * of rest varies by up to 7 % between the mixes (measured: 1.94 .. 2.12 s); from one state the
- * percentages change nothing at all (response_leaves_free_motion_alone) */
+ * exactly the same time: each run starts the settle from its own shape, a mix of modes each
+ * decaying at its own rate (a dent leaves the corner's soft fold, a push the sheet's swing), so
+ * the time to come within 2 % of rest varies by up to 7 % between the mixes (measured: 1.94 ..
+ * 2.12 s); from one state the percentages change nothing at all
+ * (response_leaves_free_motion_alone) */
 TF_TEST(response_poke_moves_the_sheet_as_a_whole) {
   const double mix[] = {0, 25, 50, 75, 100};
   static poke_result r[5];
