@@ -630,17 +630,15 @@ function Rig:poke_forces(frame, n)
   return any and f or nil
 end
 
--- the pokes' forces and the response's percentages at `frame`, set when they changed
+-- the pokes' forces and the response's percentages at `frame`
 function Rig:apply_response(sim, frame)
   local spec = self.spec
   if spec.pokes then
     local n = sim:vert_count() -- a torn cloth's copies take no poke
-    local f = self:poke_forces(frame, n)
-    if f or self.poking then
-      local ok, err = pcall(sim.set_forces, sim, f)
-      if not ok then fail(self, "frame %g: pokes: %s", frame, why(err)) end
-    end
-    self.poking = f ~= nil
+    -- every frame, none acting too: a state loaded into the simulation (a resumed run) may hold
+    -- the forces of a poke that has ended
+    local ok, err = pcall(sim.set_forces, sim, self:poke_forces(frame, n))
+    if not ok then fail(self, "frame %g: pokes: %s", frame, why(err)) end
   end
   local r = spec.response
   if not r then return end
@@ -672,17 +670,13 @@ function Rig:apply_response(sim, frame)
   for _, name in ipairs(names) do
     sets[#sets + 1] = { levels("response.groups." .. name, r.groups[name]), self.mesh.groups[name], name }
   end
-  local key = {}
-  for _, s in ipairs(sets) do key[#key + 1] = table.concat(s[1], ",") end
-  key = table.concat(key, ";")
-  if key == self.response_key then return end
+  -- every frame, unchanged too: a state loaded into the simulation holds its own frame's shares
   for _, s in ipairs(sets) do
     local ok, err = pcall(sim.set_response, sim, s[1], s[2])
     if not ok then
       fail(self, "frame %g: response%s: %s", frame, s[3] and (".groups." .. s[3]) or "", why(err))
     end
   end
-  self.response_key = key
 end
 
 -- the simulation at the rest mesh, with the rig's values at its first frame and its pins set
@@ -704,7 +698,6 @@ function Rig:create()
     if #p.ids == 0 then fail(self, "pins[%d] selects no vertex", k) end
   end
   self:resolve_pokes(sim)
-  self.poking, self.response_key = false, nil
   self.pinned_key = nil
   self:set_pins(sim, first)
   -- self-contact opt-out: the listed groups do not collide with each other (static)

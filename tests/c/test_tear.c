@@ -373,3 +373,39 @@ TF_TEST(tear_slit_in_a_snapshot) {
   free(snap);
   for (int k = 0; k < 2; ++k) tf_sim_destroy(sim[k]), scene_free(&sc[k]);
 }
+
+/* the response through a split: every copy answers as the vertex it was split from (a group's
+ * shares follow the seam), the host's forces stay on the vertices they were given to (their sum
+ * kept), and the levels are those of the same rest shape */
+TF_TEST(tear_carries_the_response) {
+  scene sc;
+  tf_sim *sim = sheet(&sc, 0.04, 0);
+  ENSURE(sim);
+  const uint32_t L = tf_sim_response_levels(sim, NULL, 0);
+  double body[16] = {0}, seam[16] = {0}, got[16], f[3 * NV] = {0};
+  body[0] = 70.0, body[L - 1] = 30.0, seam[0] = 100.0;
+  uint32_t row[NX + 1];
+  for (uint32_t i = 0; i <= NX; ++i) row[i] = (NY / 2) * (NX + 1) + i;
+  ENSURE(tf_sim_set_response(sim, body, L, NULL, 0) == TF_OK);
+  ENSURE(tf_sim_set_response(sim, seam, L, row, NX + 1) == TF_OK);
+  f[3 * 40 + 2] = 1e-3, f[3 * row[5] + 2] = -2e-3; /* a push off the seam, one on it */
+  ENSURE(tf_sim_set_forces(sim, f, NV) == TF_OK);
+  const uint32_t n = pull(sim, NULL);
+  ENSURE(n == NV + NX + 1);
+  ENSURE(tf_sim_response_levels(sim, NULL, 0) == L);
+  uint32_t parent[NV + NX + 1];
+  ENSURE(tf_sim_get_vertex_parents(sim, parent, n) == TF_OK);
+  for (uint32_t i = 0; i < n; ++i) {
+    ENSURE(tf_sim_get_response(sim, i, got, L) == TF_OK);
+    const int on_seam = parent[i] / (NX + 1) == NY / 2;
+    ENSURE_MSG(got[0] == (on_seam ? 100.0 : 70.0), "vertex %u (from %u): %g %% on level 0", i,
+               parent[i], got[0]);
+  }
+  const sim_levels *lv = sim->levels;
+  double sum = 0.0;
+  for (uint32_t i = 0; i < n; ++i) sum += lv->force[3 * i + 2];
+  ENSURE(lv->force[3 * 40 + 2] == 1e-3 && lv->force[3 * row[5] + 2] == -2e-3);
+  ENSURE_NEAR(sum, -1e-3, 1e-18);
+  tf_sim_destroy(sim);
+  scene_free(&sc);
+}

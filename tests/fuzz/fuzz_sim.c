@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   double weights[4], targets[12];
   for (int op = 0, ops = fz_u8(&f) % 12; op < ops && f.n; ++op) {
     uint8_t k = fz_u8(&f);
-    switch (k % 4) {
+    switch (k % 6) {
       case 0: { /* a parameter, sometimes with the wrong count */
         double v[3] = {fz_double(&f), fz_double(&f), fz_double(&f)};
         tf_param p = (tf_param)(fz_u8(&f) % (TF_PARAM_COUNT_ + 1));
@@ -127,6 +127,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (uint32_t i = 0; i < 3 * npin; ++i) targets[i] = 0.1 * (int8_t)fz_u8(&f) / 16.0;
         if (fz_u8(&f) == 3) targets[0] = fz_double(&f);
         check_call(sim, tf_sim_set_pin_targets(sim, targets, npin), "tf_sim_set_pin_targets");
+        break;
+      }
+      case 4: { /* external forces on a few vertices, sometimes absurd or the wrong count */
+        double *fv = calloc(3 * (size_t)nv, sizeof(double));
+        FUZZ_CHECK(fv, "calloc");
+        for (int q = fz_u8(&f) % 4; q > 0; --q) fv[fz_u8(&f) % (3 * nv)] = fz_double(&f);
+        uint32_t count = (k >> 3) & 1 ? nv - fz_u8(&f) % 2 : nv;
+        check_call(sim, tf_sim_set_forces(sim, (k >> 4) & 1 ? NULL : fv, count),
+                   "tf_sim_set_forces");
+        free(fv);
+        break;
+      }
+      case 5: { /* the response: percentages (summing to 100 or not) for all or a few vertices */
+        double pct[18];
+        uint32_t count = fz_u8(&f) % 18, grp[3];
+        for (uint32_t i = 0; i < count; ++i) pct[i] = (k >> 3) & 1 ? fz_double(&f) : 0.0;
+        if (count && !((k >> 3) & 1)) pct[fz_u8(&f) % count] = 100.0;
+        for (int i = 0; i < 3; ++i) grp[i] = fz_u8(&f) % (nv + 1);
+        st = tf_sim_set_response(sim, pct, count, (k >> 4) & 1 ? grp : NULL, (k >> 4) & 1 ? 3 : 0);
+        check_call(sim, st, "tf_sim_set_response");
         break;
       }
       default: { /* a frame */

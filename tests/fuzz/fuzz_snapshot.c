@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * Fuzz target: tf_sim_load_state on damaged snapshots. A small cloth (pins, a collider, the
- * ground) and a small flesh block each save a snapshot after a frame; the input then overwrites
+ * ground; with the mode's bit 3 external forces and a response) and a small flesh block each save
+ * a snapshot after a frame; the input then overwrites
  * bytes of one of them at positions it chooses and, when its first byte says so, makes the
  * checksum right again, so the values behind it (parameters, indices, counts) are reached. Every
  * load either succeeds, after which a frame advances or fails with a message and every position is
@@ -19,7 +20,17 @@ static void reseal(uint8_t *b, size_t size) {
   memcpy(b + HEADER - sizeof h, &h, sizeof h);
 }
 
-static tf_sim *make_cloth(void) {
+/* a poke on vertex 1 and 40 % of it on the rigid level: the snapshot's response section */
+static void respond(tf_sim *sim) {
+  const uint32_t n = tf_sim_vert_count(sim), L = tf_sim_response_levels(sim, NULL, 0);
+  double f[3 * 16] = {0}, pct[16] = {0};
+  f[3 + 2] = 0.01;
+  pct[0] = 60.0, pct[L - 1] = 40.0;
+  tf_sim_set_forces(sim, f, n);
+  tf_sim_set_response(sim, pct, L, NULL, 0);
+}
+
+static tf_sim *make_cloth(int forces) {
   double pos[3 * 16], col[9] = {0, 0, -0.05, 0.4, 0, -0.05, 0, 0.4, -0.05};
   uint32_t tris[3 * 18], nt = 0, ct[3] = {0, 1, 2}, pins[2] = {0, 3};
   for (uint32_t j = 0; j < 4; ++j)
@@ -47,11 +58,12 @@ static tf_sim *make_cloth(void) {
   tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3);
   tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1);
   tf_sim_set_pins(sim, pins, NULL, 2);
+  if (forces) respond(sim);
   tf_sim_advance(sim, 1.0 / 24, 1);
   return sim;
 }
 
-static tf_sim *make_flesh(void) {
+static tf_sim *make_flesh(int forces) {
   double pos[24];
   for (int k = 0; k < 8; ++k)
     pos[3 * k] = 0.1 * (k & 1), pos[3 * k + 1] = 0.1 * (k >> 1 & 1),
@@ -63,6 +75,7 @@ static tf_sim *make_flesh(void) {
   if (tf_flesh_create(&d, &sim, NULL, 0) != TF_OK) return NULL;
   uint32_t pins[1] = {0};
   tf_sim_set_pins(sim, pins, NULL, 1);
+  if (forces) respond(sim);
   tf_sim_advance(sim, 1.0 / 24, 1);
   return sim;
 }
@@ -75,7 +88,7 @@ static void positions(tf_sim *sim, double *x) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_bytes f = {data, size};
   uint8_t mode = fz_u8(&f);
-  tf_sim *sim = (mode & 1) ? make_flesh() : make_cloth();
+  tf_sim *sim = (mode & 1) ? make_flesh(mode & 8) : make_cloth(mode & 8);
   FUZZ_CHECK(sim != NULL, "the scene was not created");
   size_t n = tf_sim_state_size(sim);
   uint8_t *buf = malloc(n + 8);

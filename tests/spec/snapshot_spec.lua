@@ -77,7 +77,8 @@ end)
 describe("checkpoints", function()
   local module_dir = package.searchpath("tauform", package.cpath):match("^(.*)/[^/]*$")
   -- a small rig with what a resume must carry: moving hard pins (their carrier's low-passed
-  -- changes), soft pins, keyed tau and wind with turbulence (the clock)
+  -- changes), soft pins, keyed tau and wind with turbulence (the clock), a poke that ends at the
+  -- checkpoint (the loaded forces must be taken off) and a response
   local rig = tmpname(".lua")
   local f = assert(io.open(rig, "w"))
   f:write([[
@@ -91,6 +92,9 @@ return {
   wind = { velocity = { 1, 2, 0 }, turbulence = { amplitude = 0.5 } },
   pins = { { group = "row0", translate = function(fr) return { 0.2 * math.sin(0.002 * fr * fr), 0, 0 } end },
            { indices = { 60 }, weight = 0.5 } },
+  pokes = { { at = { 0.5, 0, -0.5 }, radius = 0.3, force = { 0, 0.5, 0 }, frames = { 35, 41 } } },
+  response = { levels = { function(fr) return fr < 30 and 50 or fr < 42 and 20 or 50 end },
+               global = function(fr) return fr < 30 and 50 or fr < 42 and 80 or 50 end },
 }
 ]])
   f:close()

@@ -147,7 +147,7 @@ static int cmp_u64(const void *a, const void *b) {
 
 tf_status levels_build(tf_sim *s) {
   sim_levels *lv = s->levels;
-  if (!lv || lv->patch || lv->count < 2) return TF_OK;
+  if (!lv || lv->acc) return TF_OK; /* built (a body of two levels has no grid patches) */
   tf_mem *m = &s->mem;
   const size_t n = lv->n, L = lv->count, grids = L - 2;
   uint32_t *patch = grids ? mem_array(m, n * grids * 8, sizeof *patch) : NULL;
