@@ -29,7 +29,7 @@ static int patches_of(const tf_sim *s, const sim_levels *lv, uint32_t k, uint32_
     w[0] = 1.0;
     return 1;
   }
-  levels_corners(lv, k, s->model.rest + 3 * (size_t)i, NULL, w);
+  memcpy(w, lv->w + 8 * (size_t)i, 8 * sizeof *w);
   memcpy(id, lv->patch + ((size_t)(k - 1) * lv->n + i) * 8, 8 * sizeof *id);
   return 8;
 }
@@ -90,6 +90,9 @@ static void distribute_level(tf_sim *s, sim_levels *lv, uint32_t k, const double
                              const double *in, double *out) {
   level_patch *first = lv->acc + lv->first[k], *end = lv->acc + lv->first[k + 1];
   memset(first, 0, (size_t)(end - first) * sizeof *first);
+  if (k + 1 < lv->count) /* a grid level: its weights once, for the three passes */
+    for (uint32_t i = 0; i < lv->n; ++i)
+      levels_corners(lv, k, s->model.rest + 3 * (size_t)i, NULL, lv->w + 8 * (size_t)i);
   each_patch(s, lv, k, x, in, out, add_mass);
   for (level_patch *p = first; p < end; ++p)
     if (p->m > 0.0) v3_scale(p->mx, p->mx, 1.0 / p->m); /* now the centre c_P */

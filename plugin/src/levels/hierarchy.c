@@ -68,6 +68,7 @@ void levels_free(tf_mem *m, sim_levels *lv) {
   size_t n = lv->n, L = lv->count;
   MEM_FREE_ARRAY(m, lv->patch, lv->patch ? n * (L - 2) * 8 : 0);
   MEM_FREE_ARRAY(m, lv->acc, lv->acc ? lv->first[L] : 0);
+  MEM_FREE_ARRAY(m, lv->w, lv->w ? n * 8 : 0);
   MEM_FREE_ARRAY(m, lv->share, n * L);
   MEM_FREE_ARRAY(m, lv->force, 3 * n);
   MEM_FREE_ARRAY(m, lv->dist, 3 * n);
@@ -188,12 +189,16 @@ tf_status levels_build(tf_sim *s) {
   total += s->model.mesh.comp_count;
   lv->first[L] = total;
   level_patch *acc = mem_array(m, total, sizeof *acc);
+  double *w = grids ? mem_array(m, n * 8, sizeof *w) : NULL;
   MEM_FREE_ARRAY(m, keys, keys ? n * 8 : 0);
-  if (!acc) {
+  if (!acc || (grids && !w)) {
     MEM_FREE_ARRAY(m, patch, patch ? n * grids * 8 : 0);
+    MEM_FREE_ARRAY(m, acc, acc ? total : 0);
+    MEM_FREE_ARRAY(m, w, w ? n * 8 : 0);
     return TF_E_NOMEM;
   }
   lv->patch = patch;
   lv->acc = acc;
+  lv->w = w;
   return TF_OK;
 }

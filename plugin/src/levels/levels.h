@@ -46,6 +46,7 @@ typedef struct sim_levels {
   uint32_t *patch;                /* (n x (count - 2) x 8) each vertex's corners' patches */
   uint32_t first[LEVELS_MAX + 1]; /* level k's patches are acc[first[k] .. first[k + 1]) */
   level_patch *acc;
+  double *w; /* (n x 8) the grid level in hand's weights, computed once per distribution */
   /* the response */
   double *share;            /* (n x count) the fraction of a force at vertex i level k receives */
   double *force;            /* (n x 3) N: the host's external forces (tf_sim_set_forces) */
