@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/morton.h"
 #include "core/vec3.h"
 #include "energy/neohookean_tet10.h"
 #include "mesh/tet_embed.h"
@@ -71,12 +72,58 @@ static tf_status build_nodes(tf_sim *s, const double *pos, uint32_t nv, char *er
   return TF_OK;
 }
 
+static tf_status build_elements(tf_sim *s, const tf_flesh_def *def, const double *pos, uint32_t nv,
+                                uint32_t nt, const uint32_t *perm, char *err, size_t errn);
+
+/* The tets in Morton order of their centroids (perm: new -> the host's index), once the host's
+ * order has served the checks' messages: the element loops run over spatial blocks
+ * (elements/colour.c), and with the tets stored in that order each block's rest data, slots and
+ * corners are contiguous instead of scattered as a mesher numbers them (TetGen's FLESH-20k: 1.62x
+ * on two threads against one before). Nothing the host sees is indexed by tet but its materials,
+ * which are read through perm. 0 when out of memory */
+static int order_tets(tf_mem *m, tetmesh *T, const double *pos, uint32_t *perm) {
+  const uint32_t nt = T->tet_count;
+  double *cen = mem_array(m, 3 * (size_t)nt, sizeof *cen);
+  uint32_t *copy = mem_array(m, 4 * (size_t)nt, sizeof *copy);
+  int ok = cen && copy;
+  for (uint32_t t = 0; ok && t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      double c = 0.0;
+      for (int a = 0; a < 4; ++a) c += pos[3 * (size_t)T->tets[4 * (size_t)t + a] + k];
+      cen[3 * (size_t)t + k] = 0.25 * c;
+    }
+  ok = ok && morton_order(m, nt, cen, perm);
+  if (ok) {
+    memcpy(copy, T->tets, sizeof(uint32_t) * 4 * nt);
+    for (uint32_t t = 0; t < nt; ++t)
+      memcpy(T->tets + 4 * (size_t)t, copy + 4 * (size_t)perm[t], 4 * sizeof(uint32_t));
+  }
+  MEM_FREE_ARRAY(m, cen, cen ? 3 * (size_t)nt : 0);
+  MEM_FREE_ARRAY(m, copy, copy ? 4 * (size_t)nt : 0);
+  return ok;
+}
+
 static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos,
                              const uint32_t *tets, uint32_t nv, uint32_t nt, char *err,
                              size_t errn) {
   sim_flesh *F = s->flesh;
   tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
   if (st != TF_OK) return st;
+  uint32_t *perm = mem_array(&s->mem, nt ? nt : 1, sizeof *perm);
+  if (!perm || !order_tets(&s->mem, &F->tet, pos, perm)) {
+    MEM_FREE_ARRAY(&s->mem, perm, perm ? (nt ? nt : 1) : 0);
+    return snprintf(err, errn, "out of memory ordering %u tets", nt), TF_E_NOMEM;
+  }
+  st = build_elements(s, def, pos, nv, nt, perm, err, errn);
+  MEM_FREE_ARRAY(&s->mem, perm, nt ? nt : 1);
+  return st;
+}
+
+/* the tets' rest data, materials, slots and colours, tet t being the host's perm[t] */
+static tf_status build_elements(tf_sim *s, const tf_flesh_def *def, const double *pos, uint32_t nv,
+                                uint32_t nt, const uint32_t *perm, char *err, size_t errn) {
+  sim_flesh *F = s->flesh;
+  tf_status st;
   F->element = def->element;
   /* each tet's rest shape is state: plasticity moves it (elements/tet.c) */
   F->plastic_at = sim_reserve_plastic(s, 9 * F->tet.tet_count);
@@ -118,7 +165,7 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *p
     memcpy(F->dm + 9 * (size_t)t, F->rest[t].dm_inv, sizeof F->rest[t].dm_inv);
     F->volume[t] = F->rest[t].volume;
     F->swapped[t] = (uint8_t)F->rest[t].swapped;
-    F->mat[t] = def->tets && def->tet_materials ? def->tet_materials[t] : 0;
+    F->mat[t] = def->tets && def->tet_materials ? def->tet_materials[perm[t]] : 0;
     F->fill[t] = 1.0;
     density[t] = F->mat[t] ? def->materials[F->mat[t] - 1].density : def->density;
     const uint32_t *nd = F->nodes + (size_t)npt * t;
