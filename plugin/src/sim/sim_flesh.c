@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/morton.h"
 #include "core/vec3.h"
 #include "energy/neohookean_tet10.h"
 #include "mesh/tet_embed.h"
@@ -83,22 +82,13 @@ static tf_status build_elements(tf_sim *s, const tf_flesh_def *def, const double
  * which are read through perm. 0 when out of memory */
 static int order_tets(tf_mem *m, tetmesh *T, const double *pos, uint32_t *perm) {
   const uint32_t nt = T->tet_count;
-  double *cen = mem_array(m, 3 * (size_t)nt, sizeof *cen);
   uint32_t *copy = mem_array(m, 4 * (size_t)nt, sizeof *copy);
-  int ok = cen && copy;
-  for (uint32_t t = 0; ok && t < nt; ++t)
-    for (int k = 0; k < 3; ++k) {
-      double c = 0.0;
-      for (int a = 0; a < 4; ++a) c += pos[3 * (size_t)T->tets[4 * (size_t)t + a] + k];
-      cen[3 * (size_t)t + k] = 0.25 * c;
-    }
-  ok = ok && morton_order(m, nt, cen, perm);
+  int ok = copy && elem_spatial_order(m, nt, T->tets, 4, NULL, pos, perm);
   if (ok) {
     memcpy(copy, T->tets, sizeof(uint32_t) * 4 * nt);
     for (uint32_t t = 0; t < nt; ++t)
       memcpy(T->tets + 4 * (size_t)t, copy + 4 * (size_t)perm[t], 4 * sizeof(uint32_t));
   }
-  MEM_FREE_ARRAY(m, cen, cen ? 3 * (size_t)nt : 0);
   MEM_FREE_ARRAY(m, copy, copy ? 4 * (size_t)nt : 0);
   return ok;
 }

@@ -39,9 +39,8 @@ static int cmp_u32(const void *pa, const void *pb) {
   return a < b ? -1 : a > b;
 }
 
-/* the elements along a Morton curve of their centroids (ties by index): perm (elems) */
-static int spatial_order(tf_mem *m, uint32_t elems, const uint32_t *verts, uint32_t stride,
-                         const uint32_t *width, const double *pos, uint32_t *perm) {
+int elem_spatial_order(tf_mem *m, uint32_t elems, const uint32_t *verts, uint32_t stride,
+                       const uint32_t *width, const double *pos, uint32_t *perm) {
   double *cen = mem_array(m, 3 * (size_t)elems, sizeof *cen);
   if (!cen) return 0;
   for (uint32_t e = 0; e < elems; ++e) {
@@ -141,7 +140,7 @@ tf_status elem_colours_build(tf_mem *m, elem_colours *c, uint32_t nv, uint32_t e
     MEM_FREE_ARRAY(m, c->ptr, c->count + 1);
     MEM_FREE_ARRAY(m, c->order, c->blocks);
     c->ptr = c->order = NULL;
-    st = spatial_order(m, elems, verts, stride, width, pos, c->perm) ? TF_OK : TF_E_NOMEM;
+    st = elem_spatial_order(m, elems, verts, stride, width, pos, c->perm) ? TF_OK : TF_E_NOMEM;
     /* each block's elements in increasing index: their data is then read forwards, which the
      * memory prefetch follows (in curve order the tet loop of FLESH-20k took 2x as long) */
     for (uint32_t b = 0; st == TF_OK && b * ELEM_BLOCK < elems; ++b) {

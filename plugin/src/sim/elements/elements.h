@@ -88,6 +88,10 @@ typedef double (*elem_kernel)(const void *ctx, uint32_t e);
 /* colour elements whose vertices are verts[stride e ..] (width[e] of them, or stride when width
  * is NULL), over nv vertices; pos (nv x 3, Nullable) the rest positions for a spatial blocking
  * when the elements' own order colours poorly */
+/* the elements (elems of stride vertex indices; width Nullable: each one's count of them) along a
+ * Morton curve of their centroids, ties by index: perm (elems). 0 when out of memory */
+TF_LOCAL int elem_spatial_order(tf_mem *m, uint32_t elems, const uint32_t *verts, uint32_t stride,
+                                const uint32_t *width, const double *pos, uint32_t *perm);
 TF_LOCAL tf_status elem_colours_build(tf_mem *m, elem_colours *c, uint32_t nv, uint32_t elems,
                                       const uint32_t *verts, uint32_t stride, const uint32_t *width,
                                       const double *pos);
