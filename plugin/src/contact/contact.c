@@ -86,6 +86,7 @@ static tf_status build_surface(tf_sim *s, sim_contact *c) {
 tf_status contact_init(tf_sim *s, sim_contact *c) {
   memset(c, 0, sizeof *c);
   broad_init(&c->bp, &s->mem);
+  for (int k = 0; k < 2; ++k) broad_cache_init(&c->self_cache[k], &s->mem);
   c->kappa_scale = 1.0;
   c->min_distance = INFINITY;
   c->inside_check = c->tangle_check = 1;
@@ -97,7 +98,8 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->anchor = mem_array(&s->mem, c->n, sizeof *c->anchor);
   c->self_off = mem_array(&s->mem, c->n, sizeof *c->self_off);
   c->xrel = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->xrel);
-  if (!c->xrel) return TF_E_NOMEM;
+  c->xrel0 = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->xrel0);
+  if (!c->xrel || !c->xrel0) return TF_E_NOMEM;
   c->tangled = mem_array(&s->mem, c->n, sizeof *c->tangled);
   if (!c->self_off || !c->tangled) return TF_E_NOMEM;
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
@@ -127,6 +129,7 @@ static void collider_free(tf_mem *m, contact_collider *k) {
   MEM_FREE_ARRAY(m, k->x1, n3);
   MEM_FREE_ARRAY(m, k->tris, 3 * (size_t)k->nt);
   MEM_FREE_ARRAY(m, k->edges, 2 * (size_t)k->ne);
+  for (int q = 0; q < 3; ++q) broad_cache_free(&k->cache[q]);
   mem_free(m, k, sizeof *k);
 }
 
@@ -142,6 +145,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->anchor, c->n);
   MEM_FREE_ARRAY(m, c->self_off, c->n);
   MEM_FREE_ARRAY(m, c->xrel, 3 * (size_t)c->n);
+  MEM_FREE_ARRAY(m, c->xrel0, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->tangled, c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->inside, c->n);
@@ -151,7 +155,15 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->pairs, c->pair_cap);
   MEM_FREE_ARRAY(m, c->fric, c->fric_cap);
   pairmat_free(m, &c->pm);
+  for (int k = 0; k < 2; ++k) broad_cache_free(&c->self_cache[k]);
   broad_free(&c->bp);
+}
+
+void contact_rebind(sim_contact *c, tf_mem *m) {
+  c->bp.mem = m;
+  for (int k = 0; k < 2; ++k) c->self_cache[k].mem = m;
+  for (uint32_t k = 0; k < c->col_count; ++k)
+    for (int q = 0; q < 3; ++q) c->col[k]->cache[q].mem = m;
 }
 
 int contact_ground_on(const tf_sim *s) {
@@ -182,6 +194,8 @@ tf_status contact_add_collider(tf_sim *s, const tf_collider_def *d, uint32_t *ou
   }
   contact_collider *k = mem_alloc(m, sizeof *k);
   if (!k) return TF_E_NOMEM;
+  memset(k, 0, sizeof *k);
+  for (int q = 0; q < 3; ++q) broad_cache_init(&k->cache[q], m);
   size_t n3 = 3 * (size_t)d->vert_count;
   k->nv = d->vert_count;
   k->nt = d->tri_count;
@@ -268,16 +282,17 @@ int contact_push_pair(tf_sim *s, contact_pair p) {
   return 1;
 }
 
-tf_status contact_query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b,
-                        double infl, size_t *count) {
+tf_status contact_query(tf_sim *s, broad_query q, broad_cache *k, const broad_mesh *a,
+                        const broad_mesh *b, double infl, size_t *count) {
   sim_contact *c = s->contact;
-  tf_status st = q(&c->bp, a, b, infl, c->buf, c->buf_cap, count);
-  if (st != TF_OK) return st;
-  if (*count > c->buf_cap) {
+  uint64_t grown = c->bp.grow_count; /* the broad phase's scratch and caches count too */
+  tf_status st = q(&c->bp, k, a, b, infl, c->buf, c->buf_cap, count);
+  if (st == TF_OK && *count > c->buf_cap) {
     if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, *count, sizeof *c->buf, &c->growths))
       return TF_E_NOMEM;
-    st = q(&c->bp, a, b, infl, c->buf, c->buf_cap, count);
+    st = q(&c->bp, k, a, b, infl, c->buf, c->buf_cap, count);
   }
+  c->growths += (uint32_t)(c->bp.grow_count - grown);
   return st;
 }
 
@@ -358,12 +373,13 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
     tf_status st;
     for (int kind = CONTACT_PT; kind <= CONTACT_EE; ++kind) {
       double infl = dhat + c->margin;
+      broad_cache *cache = &col->cache[kind];
       if (kind == CONTACT_PT)
-        st = contact_query(s, broad_vertex_tri, &me, &other, infl, &count);
+        st = contact_query(s, broad_vertex_tri_cached, cache, &me, &other, infl, &count);
       else if (kind == CONTACT_TP)
-        st = contact_query(s, broad_vertex_tri, &other, &me, infl, &count);
+        st = contact_query(s, broad_vertex_tri_cached, cache, &other, &me, infl, &count);
       else
-        st = contact_query(s, broad_edge_edge, &me, &other, infl, &count);
+        st = contact_query(s, broad_edge_edge_cached, cache, &me, &other, infl, &count);
       if (st != TF_OK) return st;
       for (size_t q = 0; q < count; ++q) {
         contact_pair p = {.kind = (uint8_t)kind,

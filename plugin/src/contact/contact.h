@@ -38,6 +38,7 @@ typedef struct contact_collider {
   int *edges;          /* (ne x 2) */
   double thickness, friction;
   int one_sided;
+  broad_cache cache[3]; /* the broad phase's supersets of the PT, TP and EE queries */
 } contact_collider;
 
 typedef enum contact_kind {
@@ -77,7 +78,8 @@ typedef struct sim_contact {
   uint32_t *vedge_start, *vedge; /* (n + 1), (2 edge_count): each vertex's edge neighbours */
   uint32_t tri_count, edge_count, n;
   broad bp;
-  broad_pair *buf; /* broad phase output */
+  broad_cache self_cache[2]; /* the self queries' supersets (SPT, SEE) */
+  broad_pair *buf;           /* broad phase output */
   size_t buf_cap;
   contact_pair *pairs; /* candidates of the current segment */
   size_t pair_count, pair_cap;
@@ -104,14 +106,14 @@ typedef struct sim_contact {
   /* self-contact's Hessian blocks between vertices the mesh does not couple (solve/pairmat.h),
    * reserved for every self candidate when the candidates are built */
   pairmat pm;
-  uint8_t *self_off;   /* (n) 1: the vertex opted out (tf_sim_set_param_map): no self pair joins two
+  uint8_t *self_off; /* (n) 1: the vertex opted out (tf_sim_set_param_map): no self pair joins two
                         opted-out sides */
-  uint8_t *tangled;    /* (n) 1: on an edge or triangle that crossed the surface at the advance's
+  uint8_t *tangled;  /* (n) 1: on an edge or triangle that crossed the surface at the advance's
                         start: out of self-contact until it comes apart (self.c) */
-  uint32_t tangles;    /* edge-triangle crossings found at the advance's start */
-  int tangle_check;    /* look for the surface's own crossings at the next advance */
-  double *xrel;        /* (n x 3) scratch: a motion's end less its mean translation (self.c) */
-  uint32_t self_pairs; /* self candidates of the current segment */
+  uint32_t tangles;  /* edge-triangle crossings found at the advance's start */
+  int tangle_check;  /* look for the surface's own crossings at the next advance */
+  double *xrel0, *xrel;    /* (n x 3) scratch: a motion's start and end less their means (self.c) */
+  uint32_t self_pairs;     /* self candidates of the current segment */
   uint32_t self_pairs_max; /* of the advance in progress: the largest segment's */
   double self_seconds;     /* of the advance in progress: finding self candidates */
   uint32_t
@@ -135,11 +137,12 @@ TF_LOCAL int contact_cannot_close(const tf_sim *s, const contact_pair *p, const 
                                   const double *x1, int colliders_move, double infl);
 /* a candidate into the pairs (grows them rarely); 0 when out of memory */
 TF_LOCAL int contact_push_pair(tf_sim *s, contact_pair p);
-/* a broad query into the contact's buffer, grown once if the candidates do not fit */
-typedef tf_status (*broad_query)(broad *, const broad_mesh *, const broad_mesh *, double,
-                                 broad_pair *, size_t, size_t *);
-TF_LOCAL tf_status contact_query(tf_sim *s, broad_query q, const broad_mesh *a, const broad_mesh *b,
-                                 double infl, size_t *count);
+/* a broad query through the cache k (Nullable) into the contact's buffer, grown once if the
+ * candidates do not fit */
+typedef tf_status (*broad_query)(broad *, broad_cache *, const broad_mesh *, const broad_mesh *,
+                                 double, broad_pair *, size_t, size_t *);
+TF_LOCAL tf_status contact_query(tf_sim *s, broad_query q, broad_cache *k, const broad_mesh *a,
+                                 const broad_mesh *b, double infl, size_t *count);
 /* self.c: self-contact is on */
 TF_LOCAL int contact_self_on(const tf_sim *s);
 /* the self candidates of x0 -> x1 (x1 Nullable) into the pairs, inflated by the gap plus margin;
@@ -167,6 +170,8 @@ extern const elem_ops ELEM_FRICTION;
 TF_LOCAL tf_status contact_enable(tf_sim *s);
 TF_LOCAL tf_status contact_init(tf_sim *s, sim_contact *c);
 TF_LOCAL void contact_free(tf_mem *m, sim_contact *c);
+/* the simulation's record moved (tearing swaps it in place): what keeps its memory follows */
+TF_LOCAL void contact_rebind(sim_contact *c, tf_mem *m);
 /* contact is on: a collider exists or the ground is set */
 TF_LOCAL int contact_active(const tf_sim *s);
 TF_LOCAL int contact_ground_on(const tf_sim *s);

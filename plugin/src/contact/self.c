@@ -59,26 +59,33 @@ static int left_out(const tf_sim *s, const contact_pair *p) {
   return off0 && off1;
 }
 
-/* the motion me (x0 -> x1) less its mean translation into *rel (x1 in c->xrel): every pair's
- * distance along the way is the same (both sides shift alike), but a sheet falling as a whole
- * no longer sweeps boxes over its whole fall (DRAPE-SELF-32: 285k self candidates at the
- * impact). Returns the largest remaining displacement, m */
+/* the motion me (x0 -> x1) seen from its own mean: each end less its mean position, into *rel
+ * (c->xrel0, c->xrel). Every pair's distance along the way is the same (both sides shift alike),
+ * but a sheet falling as a whole no longer sweeps boxes over its whole fall (DRAPE-SELF-32: 285k
+ * self candidates at the impact), and the boxes of a step's several queries (the swept start,
+ * the first iterate, Newton's segments) and of the next steps of a body at rest stay where they
+ * were, so the broad phase's cache holds them. Returns the largest remaining displacement, m */
 static double relative_motion(sim_contact *c, const broad_mesh *me, broad_mesh *rel) {
   *rel = *me;
-  if (!me->x1) return 0.0;
-  double t[3] = {0, 0, 0}, most = 0.0;
+  double t0[3] = {0, 0, 0}, t1[3] = {0, 0, 0}, most = 0.0;
   for (uint32_t i = 0; i < c->n; ++i)
-    for (int k = 0; k < 3; ++k) t[k] += (me->x1[3 * i + k] - me->x0[3 * i + k]) / c->n;
+    for (int k = 0; k < 3; ++k) {
+      t0[k] += me->x0[3 * i + k] / c->n;
+      if (me->x1) t1[k] += me->x1[3 * i + k] / c->n;
+    }
   for (uint32_t i = 0; i < c->n; ++i) {
     double d2 = 0.0;
     for (int k = 0; k < 3; ++k) {
       size_t j = 3 * (size_t)i + k;
-      c->xrel[j] = me->x1[j] - t[k];
-      d2 += (c->xrel[j] - me->x0[j]) * (c->xrel[j] - me->x0[j]);
+      c->xrel0[j] = me->x0[j] - t0[k];
+      if (!me->x1) continue;
+      c->xrel[j] = me->x1[j] - t1[k];
+      d2 += (c->xrel[j] - c->xrel0[j]) * (c->xrel[j] - c->xrel0[j]);
     }
     most = fmax(most, sqrt(d2));
   }
-  rel->x1 = c->xrel;
+  rel->x0 = c->xrel0;
+  rel->x1 = me->x1 ? c->xrel : NULL;
   return most;
 }
 
@@ -97,8 +104,10 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
   c->self_excluded = 0;
   for (int kind = CONTACT_SPT; kind <= CONTACT_SEE; ++kind) {
     size_t count = 0;
-    tf_status st = kind == CONTACT_SPT ? contact_query(s, broad_vertex_tri, me, me, infl, &count)
-                                       : contact_query(s, broad_edge_edge, me, me, infl, &count);
+    broad_cache *cache = &c->self_cache[kind - CONTACT_SPT];
+    tf_status st = kind == CONTACT_SPT
+                       ? contact_query(s, broad_vertex_tri_cached, cache, me, me, infl, &count)
+                       : contact_query(s, broad_edge_edge_cached, cache, me, me, infl, &count);
     if (st != TF_OK) return st;
     for (size_t q = 0; q < count; ++q) {
       uint32_t a = (uint32_t)c->buf[q].a, b = (uint32_t)c->buf[q].b;
@@ -181,7 +190,7 @@ uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *out, uint3
   }
   broad_mesh me = {x, NULL, (int)c->n, c->tris, (int)c->tri_count, c->edges, (int)c->edge_count};
   size_t count = 0;
-  if (contact_query(s, broad_vertex_tri, &me, &me, lmax, &count) != TF_OK) return 0;
+  if (contact_query(s, broad_vertex_tri_cached, NULL, &me, &me, lmax, &count) != TF_OK) return 0;
   uint32_t found = 0;
   for (size_t k = 0; k < count && k < c->buf_cap; ++k) {
     uint32_t v = (uint32_t)c->buf[k].a, t = (uint32_t)c->buf[k].b;

@@ -49,6 +49,25 @@ typedef struct broad {
   uint64_t grow_count; /* allocations made by queries (not by broad_reserve), for tests */
 } broad;
 
+/* A superset of one query's pairs, reused while every item stays inside the box it had when the
+ * superset was found. A query through a cache whose boxes all hold the query's boxes filters the
+ * stored pairs by the query's own box test, which gives exactly the pairs (and order) a fresh
+ * query gives: no hashing, and contact's many queries of one step (anchoring, two first iterates,
+ * Newton's segments; a body at rest for many steps) share one. Otherwise the query runs afresh
+ * with 1.5 times its inflation and is stored. One cache per query slot (the same two meshes). */
+typedef struct broad_cache {
+  tf_mem *mem;
+  broad_pair *pairs; /* count, sorted by (a, b): every pair of the wide query */
+  size_t count, cap;
+  double *qbox, *gbox;       /* the wide query's boxes of each side (6 per item), m */
+  size_t qbox_cap, gbox_cap; /* in doubles */
+  int q_count, g_count, valid;
+  uint64_t hits, misses; /* queries answered from the pairs, and rebuilds */
+} broad_cache;
+
+TF_LOCAL void broad_cache_init(broad_cache *k, tf_mem *mem);
+TF_LOCAL void broad_cache_free(broad_cache *k);
+
 /* Empty broad phase drawing memory from mem (kept, not owned). */
 TF_LOCAL void broad_init(broad *b, tf_mem *mem);
 /* Release every block; b can be initialized again. */
@@ -65,11 +84,19 @@ TF_LOCAL tf_status broad_reserve(broad *b, int max_items, size_t max_entries);
 TF_LOCAL tf_status broad_vertex_tri(broad *b, const broad_mesh *verts, const broad_mesh *tris,
                                     double inflation, broad_pair *out, size_t cap,
                                     size_t *out_count);
+/* The same through the cache k (Nullable: none), with the same results; TF_E_NOMEM also when
+ * the cache cannot grow (it is then invalid, nothing else changes). */
+TF_LOCAL tf_status broad_vertex_tri_cached(broad *b, broad_cache *k, const broad_mesh *verts,
+                                           const broad_mesh *tris, double inflation,
+                                           broad_pair *out, size_t cap, size_t *out_count);
 
 /* Edge-edge candidates: (edge of ea, edge of eb). The same pointer for both is the self query:
  * each unordered pair once with a < b, pairs sharing a vertex skipped. As broad_vertex_tri. */
 TF_LOCAL tf_status broad_edge_edge(broad *b, const broad_mesh *ea, const broad_mesh *eb,
                                    double inflation, broad_pair *out, size_t cap,
                                    size_t *out_count);
+TF_LOCAL tf_status broad_edge_edge_cached(broad *b, broad_cache *k, const broad_mesh *ea,
+                                          const broad_mesh *eb, double inflation, broad_pair *out,
+                                          size_t cap, size_t *out_count);
 
 #endif

@@ -148,7 +148,7 @@ tf_status sim_alloc(tf_sim *s, char *err, size_t errn) {
 
 void sim_rebind(tf_sim *s) {
   s->solver.H.par = &s->solver.Hpar;
-  if (s->contact) s->contact->bp.mem = &s->mem;
+  if (s->contact) contact_rebind(s->contact, &s->mem);
 }
 
 tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size_t errn) {

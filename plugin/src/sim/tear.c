@@ -223,6 +223,12 @@ static tf_status carry_contact(tf_sim *n, tf_sim *o, const uint32_t *from) {
   sim_contact *c = n->contact, *d = o->contact;
   c->col = d->col, c->col_count = d->col_count, c->col_cap = d->col_cap;
   d->col = NULL, d->col_count = d->col_cap = 0;
+  /* the broad phase's supersets hold the old surface's indices and o's memory */
+  for (uint32_t k = 0; k < c->col_count; ++k)
+    for (int q = 0; q < 3; ++q) {
+      broad_cache_free(&c->col[k]->cache[q]);
+      broad_cache_init(&c->col[k]->cache[q], &n->mem);
+    }
   for (uint32_t i = 0; i < c->n; ++i) {
     const uint32_t j = from[i];
     c->below[i] = d->below[j];
