@@ -352,6 +352,37 @@ static int touches_inside(const tf_sim *s, const contact_pair *p) {
   return 0;
 }
 
+/* anchoring (contact_anchor) asks only which pieces have a pair: a pair whose vertices' pieces
+ * all have one already (or are pinned: they need none) adds nothing, and once every piece is
+ * settled the rest of the query is skipped (a sheet lying on a body: the first pair settles it,
+ * where the whole query with the anchoring margin was the largest of the step's) */
+static int anchor_settled(const tf_sim *s, const contact_pair *p) {
+  uint32_t v[4];
+  int nv = contact_pair_vertices(s, p, v);
+  for (int q = 0; q < nv; ++q) {
+    const sim_comp *cc = &s->work.comp[s->model.mesh.comp[v[q]]];
+    if (!cc->pinned && !cc->anchored) return 0;
+  }
+  return 1;
+}
+
+static int all_settled(const tf_sim *s) {
+  for (uint32_t k = 0; k < s->model.mesh.comp_count; ++k)
+    if (!s->work.comp[k].pinned && !s->work.comp[k].anchored) return 0;
+  return 1;
+}
+
+/* the pair's vertices are near something: their pieces are anchored */
+static void anchor_pair(tf_sim *s, const contact_pair *p) {
+  uint32_t v[4];
+  int nv = contact_pair_vertices(s, p, v);
+  for (int q = 0; q < nv; ++q) {
+    sim_comp *cc = &s->work.comp[s->model.mesh.comp[v[q]]];
+    s->contact->anchor[v[q]] = 1;
+    if (!cc->pinned) cc->anchored = 1;
+  }
+}
+
 tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int colliders_move) {
   sim_contact *c = s->contact;
   const double *mass = s->model.mass;
@@ -372,6 +403,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
     size_t count = 0;
     tf_status st;
     for (int kind = CONTACT_PT; kind <= CONTACT_EE; ++kind) {
+      if (c->anchoring && all_settled(s)) return TF_OK;
       double infl = dhat + c->margin;
       broad_cache *cache = &col->cache[kind];
       if (kind == CONTACT_PT)
@@ -397,7 +429,9 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
           m = 0.5 * (mass[e[0]] + mass[e[1]]);
         }
         if (touches_inside(s, &p)) continue; /* pushed out by its own spring (barrier.c) */
+        if (c->anchoring && anchor_settled(s, &p)) continue;
         if (contact_cannot_close(s, &p, x0, x1, colliders_move, infl)) continue;
+        if (c->anchoring) anchor_pair(s, &p);
         contact_pair_init(s, &p, m, dhat, mu);
         if (!contact_push_pair(s, p)) return TF_E_NOMEM;
       }
@@ -411,6 +445,10 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
       double d1 = x1 ? v3_dot(n, x1 + 3 * (size_t)i) - h : d0;
       if (fmin(d0, d1) >= dhat + c->margin) continue;
       contact_pair p = {.kind = CONTACT_G, .a = i, .inside = c->below[i]};
+      if (c->anchoring) {
+        if (anchor_settled(s, &p)) continue;
+        anchor_pair(s, &p);
+      }
       contact_pair_init(s, &p, mass[i], dhat, mu);
       if (!contact_push_pair(s, p)) return TF_E_NOMEM;
     }

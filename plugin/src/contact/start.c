@@ -218,6 +218,8 @@ int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[4
 
 int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
   sim_contact *c = s->contact;
+  uint32_t nc = s->model.mesh.comp_count, before = 0, after = 0;
+  for (uint32_t q = 0; q < nc; ++q) before += s->work.comp[q].anchored != 0;
   memset(c->anchor, 0, c->n);
   /* the margin: a free piece's result differs from its prediction by its deformation, whose
    * rigid part the step then drops; half its largest predicted travel covers that */
@@ -227,29 +229,22 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
   /* not against itself: self-contact forces are internal (no net force or torque), so a free
    * piece's rigid modes need no anchoring for them, and the dropped rigid part of its correction
    * moves both sides of a fold alike. With the margin above, the self candidates of a sheet
-   * hitting a sphere at N = 128 ran to millions (24 GB) */
+   * hitting a sphere at N = 128 ran to millions (24 GB). The query anchors the pieces of the
+   * pairs it finds (contact_candidates) */
   c->anchoring = 1;
   tf_status st = contact_candidates(s, xn, xhat, 1);
   c->anchoring = 0;
   c->margin = 0.0;
-  if (st != TF_OK) {
-    memset(c->anchor, 1, c->n); /* out of memory: anchor everything, the safe side */
-  } else {
-    for (size_t k = 0; k < c->pair_count; ++k) {
-      uint32_t v[4];
-      int nv = contact_pair_vertices(s, &c->pairs[k], v);
-      for (int q = 0; q < nv; ++q) c->anchor[v[q]] = 1;
-    }
-  }
+  if (st != TF_OK) memset(c->anchor, 1, c->n); /* out of memory: anchor everything, the safe side */
   /* pushed-out vertices: their spring acts on the piece's rigid modes too */
   for (uint32_t i = 0; i < c->n; ++i)
     if (c->inside[i] >= 0 || c->below[i]) c->anchor[i] = 1;
-  int changed = 0;
   for (uint32_t i = 0; i < c->n; ++i) {
     sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
-    if (c->anchor[i] && !cc->pinned && !cc->anchored) cc->anchored = 1, changed = 1;
+    if (c->anchor[i] && !cc->pinned) cc->anchored = 1;
   }
-  return changed;
+  for (uint32_t q = 0; q < nc; ++q) after += s->work.comp[q].anchored != 0;
+  return after > before;
 }
 
 tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
