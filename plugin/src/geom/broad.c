@@ -192,11 +192,20 @@ static int admissible(const query *q, int i, int j) {
   return !(q->self && shares_vertex(q, i, j));
 }
 
+/* both sides are the same items of the same mesh */
+static int same_items(const query *q) {
+  return q->qm == q->gm && q->qidx == q->gidx && q->qk == q->gk && q->q_count == q->g_count;
+}
+
 /* every item's box of both sides into b->gbox / b->qbox (room made by grow_boxes) */
 static void query_boxes(broad *b, const query *q, double inflation) {
   double h = 0.5 * (inflation > 0.0 ? inflation : 0.0);
   for (int j = 0; j < q->g_count; ++j)
     item_box(q->gm, q->gidx + (size_t)q->gk * (size_t)j, q->gk, j, h, b->gbox + 6 * (size_t)j);
+  if (same_items(q)) { /* the self edge-edge query: both sides are the same boxes */
+    memcpy(b->qbox, b->gbox, 6 * (size_t)q->g_count * sizeof *b->qbox);
+    return;
+  }
   for (int i = 0; i < q->q_count; ++i)
     item_box(q->qm, q->qidx ? q->qidx + (size_t)q->qk * (size_t)i : NULL, q->qk, i, h,
              b->qbox + 6 * (size_t)i);
@@ -368,8 +377,8 @@ static tf_status run_cached(broad *b, broad_cache *k, const query *q, double inf
   b->grow_count += b->mem->alloc_count - allocs;
   query_boxes(b, q, inflation);
   int hit = k->valid && k->q_count == q->q_count && k->g_count == q->g_count &&
-            boxes_inside(b->qbox, k->qbox, q->q_count) &&
-            boxes_inside(b->gbox, k->gbox, q->g_count);
+            boxes_inside(b->gbox, k->gbox, q->g_count) &&
+            (same_items(q) || boxes_inside(b->qbox, k->qbox, q->q_count));
   if (hit)
     k->hits++;
   else {
