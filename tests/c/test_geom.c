@@ -818,7 +818,8 @@ TF_TEST(geom_broad_cache_equals_fresh_queries) {
       }
     double infl = 0.02 + 0.002 * (q % 3);
     for (int k = 0; k < KINDS; ++k) {
-      const broad_mesh *qa = k == 1 ? &vs : &vc, *gb = k == 0 || k == 2 ? &vs : k == 1 ? &vc : &vc;
+      /* 0: cloth vertices / sphere triangles, 1: the other way, 2: edges, 3 and 4: self */
+      const broad_mesh *qa = k == 1 ? &vs : &vc, *gb = k == 0 || k == 2 ? &vs : &vc;
       int ee = k == 2 || k == 4;
       size_t nf = 0, ng = 0;
       tf_status s1 = ee ? broad_edge_edge(&b, qa, gb, infl, fresh, cap, &nf)
