@@ -112,7 +112,8 @@ typedef struct sim_contact {
                         start: out of self-contact until it comes apart (self.c) */
   uint32_t tangles;  /* edge-triangle crossings found at the advance's start */
   int tangle_check;  /* look for the surface's own crossings at the next advance */
-  double *xrel0, *xrel;    /* (n x 3) scratch: a motion's start and end less their means (self.c) */
+  /* (n x 3) scratch: a motion's start and end, each less its mean (self.c) */
+  double *xrel0, *xrel;
   uint32_t self_pairs;     /* self candidates of the current segment */
   uint32_t self_pairs_max; /* of the advance in progress: the largest segment's */
   double self_seconds;     /* of the advance in progress: finding self candidates */
