@@ -234,7 +234,8 @@ TF_LOCAL double contact_max_step(void *ctx, const double *y, const double *dir);
  * x_n -> xhat; returns 1 when a piece became anchored (the prediction must be redone) */
 TF_LOCAL int contact_anchor(tf_sim *s, const double *xn, const double *xhat);
 /* a first iterate y0 (in/out, from xhat) that no collider crosses over the step; TF_OK, or
- * TF_E_CONTACT when the collider's motion must be split (the cloth cannot follow) */
+ * TF_E_CONTACT when the collider's motion must be split (the cloth cannot follow). The
+ * candidates it leaves hold every pair within its gap at x_n (contact_lag_friction's) */
 TF_LOCAL tf_status contact_start(tf_sim *s, const double *xn, double *y0);
 /* room for friction on every candidate (grows rarely, counted in growths) */
 TF_LOCAL tf_status contact_reserve_friction(tf_sim *s);

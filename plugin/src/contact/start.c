@@ -247,14 +247,34 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
   return after > before;
 }
 
+/* every collider is at rest over the step (its start and end poses the same, bit for bit) */
+static int colliders_still(const sim_contact *c) {
+  for (uint32_t k = 0; k < c->col_count; ++k) {
+    const contact_collider *col = c->col[k];
+    if (memcmp(col->x0, col->x1, 3 * (size_t)col->nv * sizeof *col->x0)) return 0;
+  }
+  return 1;
+}
+
 tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
   sim_contact *c = s->contact;
   size_t m = 3 * (size_t)c->n;
   double *d = c->yseg;
   uint32_t nc = s->model.mesh.comp_count;
+  int still = colliders_still(c);
+  if (still && !memcmp(y0, xn, m * sizeof *y0))
+    /* nothing moves (a piece at rest, started where it is): nothing can be reached (a pair is
+     * reached below half of its starting distance). The candidates friction needs, every pair
+     * within its gap at x_n, are the cover the minimization starts from */
+    return contact_candidates_covering(s, y0, NULL);
   for (int round = 0; round < CARRY_ROUNDS; ++round) {
     for (size_t k = 0; k < m; ++k) d[k] = y0[k] - xn[k];
-    if (contact_candidates(s, xn, y0, 1) != TF_OK) return TF_E_NOMEM;
+    /* against colliders at rest, a later round's motion is, vertex by vertex, a part of round
+     * 0's path (cut short or dropped), and a pair's distance moves by at most its points' largest
+     * displacement: round 0's candidates hold every pair a later round can reach. Self pairs are
+     * filtered on the two sides' relative motion, which a cut of one side only can enlarge */
+    if ((round == 0 || !still || contact_self_on(s)) && contact_candidates(s, xn, y0, 1) != TF_OK)
+      return TF_E_NOMEM;
     /* round 0: a piece whose own predicted motion runs into something goes only part of the
      * way, all of it alike (its shape as predicted: stopping single vertices would stretch it);
      * later rounds: what a moving collider still reaches is carried along by it */
