@@ -109,6 +109,13 @@ TF_TEST(geom_distance_vs_brute_force) {
     double dpt = geom_pt_distance2(x, &tp, NULL, NULL);
     double dee = geom_ee_distance2(x, &te, NULL, NULL);
     double bpt = brute_min(x, 1), bee = brute_min(x, 0);
+    /* a value-only query (the classification's own value) is the typed formula's, bit for bit:
+     * the candidates' filters and the barrier's evaluation agree on every pair */
+    double g[12];
+    ENSURE_MSG(dpt == geom_pt_distance2_typed(x, tp, g, NULL), "pt trial %d type %d", trial,
+               (int)tp);
+    ENSURE_MSG(dee == geom_ee_distance2_typed(x, te, g, NULL), "ee trial %d type %d", trial,
+               (int)te);
     types_pt[tp]++;
     types_ee[te]++;
     /* the exact minimum is never above the sampled one and the sampled one converges to it */

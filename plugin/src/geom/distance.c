@@ -228,7 +228,10 @@ double geom_pe_distance2(const double x[9], geom_pe_type *out_type, double *grad
 
 /* ---- point-triangle ---- */
 
-geom_pt_type geom_pt_classify(const double x[12]) {
+/* the closest feature and its squared distance (*d2), by the same arithmetic as the typed
+ * formula's (pe_value3, the plane's (a . n)^2 / |n|^2): the value equals
+ * geom_pt_distance2_typed's bit for bit, so a value-only query needs no second evaluation */
+static geom_pt_type pt_classify_value(const double x[12], double *d2) {
   const double *p = x, *t0 = x + 3, *t1 = x + 6, *t2 = x + 9;
   double e1[3], e2[3], a[3], n[3], w[3];
   v3_sub(e1, t1, t0);
@@ -242,7 +245,11 @@ geom_pt_type geom_pt_classify(const double x[12]) {
     double u = v3_dot(w, n) / nn;
     v3_cross(w, e1, a);
     double v = v3_dot(w, n) / nn;
-    if (u >= 0.0 && v >= 0.0 && u + v <= 1.0) return GEOM_PT_FACE;
+    if (u >= 0.0 && v >= 0.0 && u + v <= 1.0) {
+      double an = v3_dot(a, n);
+      *d2 = an * an / nn;
+      return GEOM_PT_FACE;
+    }
   }
   /* outside (or degenerate): the nearest of the three edges, each to a vertex or its interior */
   static const geom_pt_type as_pt[3][3] = {
@@ -262,7 +269,13 @@ geom_pt_type geom_pt_classify(const double x[12]) {
       best = as_pt[k][t];
     }
   }
+  *d2 = dbest;
   return best;
+}
+
+geom_pt_type geom_pt_classify(const double x[12]) {
+  double d2;
+  return pt_classify_value(x, &d2);
 }
 
 double geom_pt_distance2_typed(const double x[12], geom_pt_type type, double *grad, double *hess) {
@@ -274,14 +287,17 @@ double geom_pt_distance2_typed(const double x[12], geom_pt_type type, double *gr
 }
 
 double geom_pt_distance2(const double x[12], geom_pt_type *out_type, double *grad, double *hess) {
-  geom_pt_type t = geom_pt_classify(x);
+  double d2;
+  geom_pt_type t = pt_classify_value(x, &d2);
   if (out_type) *out_type = t;
-  return geom_pt_distance2_typed(x, t, grad, hess);
+  return grad || hess ? geom_pt_distance2_typed(x, t, grad, hess) : d2;
 }
 
 /* ---- edge-edge ---- */
 
-geom_ee_type geom_ee_classify(const double x[12]) {
+/* as pt_classify_value: the value by the typed formula's arithmetic (an endpoint's difference
+ * and an edge's cross product with their signs flipped, which squaring keeps bit for bit) */
+static geom_ee_type ee_classify_value(const double x[12], double *d2) {
   const double *a0 = x, *a1 = x + 3, *b0 = x + 6, *b1 = x + 9;
   double ea[3], eb[3], r[3], n[3];
   v3_sub(ea, a1, a0);
@@ -293,7 +309,11 @@ geom_ee_type geom_ee_classify(const double x[12]) {
     /* the lines' closest parameters (a0 + s ea, b0 + t eb), denominator A C - B^2 = |n|^2 */
     double B = v3_dot(ea, eb), D = v3_dot(ea, r), E = v3_dot(eb, r);
     double s = (B * E - C * D) / nn, t = (A * E - B * D) / nn;
-    if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) return GEOM_EE_EA_EB;
+    if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
+      double rn = v3_dot(r, n);
+      *d2 = rn * rn / nn;
+      return GEOM_EE_EA_EB;
+    }
   }
   /* otherwise the minimum lies on a boundary: an endpoint against the other segment */
   static const geom_ee_type as_ee[4][3] = {
@@ -314,7 +334,13 @@ geom_ee_type geom_ee_classify(const double x[12]) {
       best = as_ee[k][t];
     }
   }
+  *d2 = dbest;
   return best;
+}
+
+geom_ee_type geom_ee_classify(const double x[12]) {
+  double d2;
+  return ee_classify_value(x, &d2);
 }
 
 double geom_ee_distance2_typed(const double x[12], geom_ee_type type, double *grad, double *hess) {
@@ -327,9 +353,10 @@ double geom_ee_distance2_typed(const double x[12], geom_ee_type type, double *gr
 }
 
 double geom_ee_distance2(const double x[12], geom_ee_type *out_type, double *grad, double *hess) {
-  geom_ee_type t = geom_ee_classify(x);
+  double d2;
+  geom_ee_type t = ee_classify_value(x, &d2);
   if (out_type) *out_type = t;
-  return geom_ee_distance2_typed(x, t, grad, hess);
+  return grad || hess ? geom_ee_distance2_typed(x, t, grad, hess) : d2;
 }
 
 /* ---- edge-edge mollifier (Li et al. 2020 sec. 4.3, eq. 22 and 23) ---- */
