@@ -61,15 +61,16 @@ static void base_force_ref(tf_sim *s) {
 }
 
 /* y (in/out) made a first iterate: intersection-free against the colliders' motion, friction
- * lagged, candidates covering it; its objective into *E when E is given */
+ * lagged, its objective into *E when E is given. contact_start's candidates hold every pair
+ * within its gap at x_n and at y: friction's and the objective's (the Newton segments build
+ * their own cover, contact_max_step) */
 static tf_status first_iterate(tf_sim *s, double dt, double *y, double *E) {
   tf_status st = contact_start(s, s->state.x, y);
   if (st != TF_OK) return st;
   base_force_ref(s);
   contact_lag_friction(s, s->state.x, dt);
-  st = contact_candidates_covering(s, y, NULL);
-  if (st == TF_OK && E) *E = sim_step_eval(s, y, NULL, NULL);
-  return st;
+  if (E) *E = sim_step_eval(s, y, NULL, NULL);
+  return TF_OK;
 }
 
 /* contact before the minimization (contact/start.c): anchor the pieces that may touch, make
@@ -104,8 +105,9 @@ static const char *contact_prepare(tf_sim *s, double dt) {
     }
     if (first_iterate(s, dt, yb, &eb) == TF_OK && eb < ea)
       memcpy(y, yb, sizeof(double) * 3 * n);
-    else
-      st = first_iterate(s, dt, y, NULL); /* the ballistic start's candidates and friction */
+    else /* candidates at the ballistic start (friction's, the pairs within the gap at x_n,
+          * were lagged from the same pairs either way) */
+      st = contact_candidates_covering(s, y, NULL);
   }
   s->contact->seconds += contact_now() - t0;
   if (st == TF_E_CONTACT) return STEP_SPLIT;
