@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT
  * Threads (tf_cloth_def.threads, tf_flesh_def.threads; core/pool.h): a simulation's results are
  * bitwise the same on 1, 2, 3 and 8 threads, for cloth (shell and hinge bending, multigrid on),
- * cloth in turbulent wind, and flesh with linear and quadratic tets; a def from before 1.10 runs
- * on one thread; a thread count past the limit is refused. (test_memory: the threaded step
- * allocates nothing.) */
+ * cloth in turbulent wind, cloth falling on a sphere and the ground with self-contact (the
+ * candidates' loops, contact/blocks.c), and flesh with linear and quadratic tets; a def from
+ * before 1.10 runs on one thread; a thread count past the limit is refused. (test_memory: the
+ * threaded step allocates nothing.) */
 #include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact_scenes.h"
 #include "scenes.h"
 #include "tf_test.h"
 
@@ -96,6 +98,49 @@ static run_out flesh_run(uint32_t threads, tf_tet_element element) {
   return o;
 }
 
+/* a 1 m sheet (30 x 30) dropped off-centre on a sphere (r 0.25 m) above the ground, friction and
+ * self-contact on: thousands of candidates, several of contact/blocks.c's blocks of 2048 */
+static run_out drape_run(uint32_t threads, uint32_t *most_pairs, uint32_t *contacts) {
+  static const double O[3] = {-0.4, -0.55, 0.3}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0},
+                      C[3] = {0, 0, 0}, UP[3] = {0, 0, 1};
+  scene sc;
+  scene_grid(&sc, 30, 30, 1.0, 1.0, O, EX, EY, 0);
+  body b;
+  body_sphere(&b, C, 0.25, 12, 24);
+  tf_cloth_def def;
+  scene_def(&sc, &def);
+  def.tau = 0.3;
+  def.threads = threads;
+  run_out o = {NULL, sc.vert_count, 0, 0};
+  tf_sim *sim = NULL;
+  uint32_t id;
+  double floor_h = -0.3, thick = 0.003, mu = 0.3, on = 1.0;
+  if (tf_cloth_create(&def, &sim, NULL, 0) == TF_OK && body_add(sim, &b, 0.002, mu, &id) == TF_OK &&
+      tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, UP, 3) == TF_OK &&
+      tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &floor_h, 1) == TF_OK &&
+      tf_sim_set_param(sim, TF_PARAM_THICKNESS, &thick, 1) == TF_OK &&
+      tf_sim_set_param(sim, TF_PARAM_FRICTION, &mu, 1) == TF_OK &&
+      tf_sim_set_param(sim, TF_PARAM_SELF_CONTACT, &on, 1) == TF_OK) {
+    *most_pairs = 0;
+    o.ok = 1;
+    for (int f = 0; f < 8 && o.ok; ++f) {
+      o.ok = tf_sim_advance(sim, 1.0 / 24.0, 1) == TF_OK;
+      tf_stats st;
+      st.struct_size = sizeof st;
+      tf_sim_get_stats(sim, &st);
+      o.newton += st.newton_iterations;
+      if (st.broad_pairs > *most_pairs) *most_pairs = st.broad_pairs;
+      *contacts = st.contacts;
+    }
+    o.x = malloc(sizeof(double) * 3 * o.n);
+    tf_sim_get_positions(sim, o.x, o.n);
+  }
+  tf_sim_destroy(sim);
+  body_free(&b);
+  scene_free(&sc);
+  return o;
+}
+
 static void check_same(int *tf_failed_, run_out *r, const char *what) {
   for (int k = 0; k < RUNS; ++k)
     ENSURE_MSG(r[k].ok && r[k].x, "%s on %u threads failed", what, THREAD_COUNTS[k]);
@@ -134,6 +179,17 @@ TF_TEST(threads_wind_bitwise_for_every_count) {
   free(calm.x);
   ENSURE_MSG(dy > 0.01, "the wind moved the sheet's mean y by %g m", dy);
   check_same(tf_failed_, r, "cloth in turbulent wind");
+}
+
+TF_TEST(threads_contact_bitwise_for_every_count) {
+  run_out r[RUNS];
+  uint32_t pairs = 0, contacts = 0;
+  for (int k = 0; k < RUNS; ++k) r[k] = drape_run(THREAD_COUNTS[k], &pairs, &contacts);
+  /* it reached the sphere, with more candidates than one block holds */
+  TF_NOTE("largest candidate count %u, %u pairs in contact at the end", pairs, contacts);
+  ENSURE_MSG(pairs > 3 * 2048, "%u candidates", pairs);
+  ENSURE_MSG(contacts > 100, "%u pairs in contact", contacts);
+  check_same(tf_failed_, r, "cloth on a sphere and the ground, self-contact on");
 }
 
 TF_TEST(threads_flesh_bitwise_for_every_count) {

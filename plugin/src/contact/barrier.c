@@ -12,6 +12,7 @@
  * and those blocks go to the contact's pair blocks (solve/pairmat.h), which PCG applies beside
  * the pattern. Ground pairs use the signed height d over the plane;
  * a vertex that started below it gets a penalty 1/2 k (dhat - d)^2 instead until it is out. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -156,15 +157,12 @@ static double ee_eps(const tf_sim *s, const contact_pair *p) {
  * eigen-decomposition per pair: on DRAPE-32 the per-pair Jacobi projection (core/eigen_sym.c) was
  * 18 % of the time (38 % on a small strip), and the proxy took fewer Newton iterations per step
  * (11.2 against 12.2), with the same results on the contact tests. */
-static void scatter(bsr *H, pairmat *pm, double *grad, const int v[4], const double *g,
-                    const double *h) {
+/* the proxy's curvature c (the proxy is c gs gs^T, gs = g over the simulated points), 0 when it
+ * has none; np of them, their stencil slots in idx */
+static double proxy_curvature(const int v[4], const double *g, const double *h) {
   int idx[4], np = 0;
   for (int k = 0; k < 4; ++k)
     if (v[k] >= 0) idx[np++] = k;
-  if (grad)
-    for (int a = 0; a < np; ++a)
-      v3_add(grad + 3 * (size_t)v[idx[a]], grad + 3 * (size_t)v[idx[a]], g + 3 * idx[a]);
-  if (!H) return;
   double gs[12], g2 = 0.0, c = 0.0;
   int m = 3 * np, rows[12];
   for (int a = 0; a < m; ++a) {
@@ -172,21 +170,33 @@ static void scatter(bsr *H, pairmat *pm, double *grad, const int v[4], const dou
     gs[a] = g[rows[a]];
     g2 += gs[a] * gs[a];
   }
-  if (!(g2 > 0.0)) return;
+  if (!(g2 > 0.0)) return 0.0;
   for (int a = 0; a < m; ++a) {
     double hg = 0.0;
     for (int b = 0; b < m; ++b) hg += h[12 * rows[a] + rows[b]] * gs[b];
     c += gs[a] * hg;
   }
   c /= g2 * g2; /* the proxy is (c |g|^2 / |g|^2) g g^T / |g|^2 = c g g^T with this c */
-  if (!(c > 0.0)) return;
+  return c > 0.0 ? c : 0.0;
+}
+
+/* add g over the stencil's simulated points, and c gs gs^T (proxy_curvature) to H */
+static void scatter(bsr *H, pairmat *pm, double *grad, const int v[4], const double *g, double c) {
+  int idx[4], np = 0;
+  for (int k = 0; k < 4; ++k)
+    if (v[k] >= 0) idx[np++] = k;
+  if (grad)
+    for (int a = 0; a < np; ++a)
+      v3_add(grad + 3 * (size_t)v[idx[a]], grad + 3 * (size_t)v[idx[a]], g + 3 * idx[a]);
+  if (!H || !(c > 0.0)) return;
   for (int a = 0; a < np; ++a)
     for (int b = 0; b < np; ++b) {
       uint32_t i = (uint32_t)v[idx[a]], j = (uint32_t)v[idx[b]];
       if (i > j) continue; /* (j, i) is its transpose */
+      const double *ga = g + 3 * idx[a], *gb = g + 3 * idx[b];
       double blk[9];
       for (int r = 0; r < 3; ++r)
-        for (int q = 0; q < 3; ++q) blk[3 * r + q] = c * gs[3 * a + r] * gs[3 * b + q];
+        for (int q = 0; q < 3; ++q) blk[3 * r + q] = c * ga[r] * gb[q];
       contact_add_block(H, pm, i, j, blk);
     }
 }
@@ -240,47 +250,86 @@ static int apart(const double xs[12], int kind, double dhat) {
   return 0;
 }
 
+/* one pair's share of an evaluation (blocks.c: computed on any thread) */
+typedef struct barrier_term {
+  double e;     /* its energy, J */
+  double c;     /* the Hessian proxy's curvature (with a Hessian) */
+  double g[12]; /* its gradient over the stencil (with a gradient or a Hessian) */
+  int v[4];     /* the stencil's simulated vertices, -1 for a collider's points */
+  int active;   /* closer than its gap: the rest is set */
+} barrier_term;
+static_assert(sizeof(barrier_term) <= CONTACT_BLOCK_BYTES, "a barrier term fits a block slot");
+
+typedef struct barrier_job {
+  const tf_sim *s;
+  const double *y;
+  double *E, *grad;
+  bsr *H;
+  pairmat *pm;
+} barrier_job;
+
+static void barrier_pair(void *ctx, size_t k, void *out) {
+  const barrier_job *j = ctx;
+  const tf_sim *s = j->s;
+  const contact_pair *p = &s->contact->pairs[k];
+  barrier_term *t = out;
+  t->active = 0;
+  if (p->kind == CONTACT_G) return; /* ground_term, in order */
+  double shat = p->dhat * p->dhat, xs[12], g[12], h[144];
+  contact_pair_stencil(s, p, j->y, t->v, xs);
+  if (apart(xs, p->kind, p->dhat)) return;
+  double sq = contact_pair_distance2(s, p, j->y, NULL, NULL, t->v, xs);
+  if (!(sq < shat)) return;
+  t->active = 1;
+  int derivs = j->grad || j->H, ee = p->kind == CONTACT_EE || p->kind == CONTACT_SEE;
+  if (derivs) contact_pair_distance2(s, p, j->y, g, j->H ? h : NULL, t->v, xs);
+  double db, d2b, b = barrier_b(sq, shat, &db, &d2b), lh[144];
+  double *lg = t->g;
+  if (ee) {
+    /* E = kappa m(x) b(s(x)): product rule (Li et al. 2020 supplemental) */
+    double mg[12], mh[144], eps = ee_eps(s, p);
+    double mo = geom_ee_mollifier(xs, eps, derivs ? mg : NULL, j->H ? mh : NULL);
+    t->e = p->kappa * mo * b;
+    if (!derivs) return;
+    for (int r = 0; r < 12; ++r) lg[r] = p->kappa * (mo * db * g[r] + b * mg[r]);
+    if (!j->H) return;
+    for (int r = 0; r < 12; ++r)
+      for (int q = 0; q < 12; ++q)
+        lh[12 * r + q] = p->kappa * (mo * (d2b * g[r] * g[q] + db * h[12 * r + q]) +
+                                     b * mh[12 * r + q] + db * (mg[r] * g[q] + g[r] * mg[q]));
+  } else {
+    t->e = p->kappa * b;
+    if (!derivs) return;
+    for (int r = 0; r < 12; ++r) lg[r] = p->kappa * db * g[r];
+    if (!j->H) return;
+    for (int r = 0; r < 12; ++r)
+      for (int q = 0; q < 12; ++q)
+        lh[12 * r + q] = p->kappa * (d2b * g[r] * g[q] + db * h[12 * r + q]);
+  }
+  t->c = proxy_curvature(t->v, lg, lh);
+}
+
+static int barrier_take(void *ctx, size_t k, void *out) {
+  const barrier_job *j = ctx;
+  const contact_pair *p = &j->s->contact->pairs[k];
+  const barrier_term *t = out;
+  if (p->kind == CONTACT_G)
+    ground_term(j->s, p, j->y, j->E, j->grad, j->H);
+  else if (t->active) {
+    *j->E += t->e;
+    if (j->grad || j->H) scatter(j->H, j->pm, j->grad, t->v, t->g, j->H ? t->c : 0.0);
+  }
+  return 1;
+}
+
 static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
                          double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
   pairmat *pm = &((sim_contact *)c)->pm; /* the pair blocks are this evaluation's output */
   if (H) pairmat_clear(pm);
-  double g[12], h[144], xs[12];
-  int v[4];
-  for (size_t k = 0; k < c->pair_count; ++k) {
-    const contact_pair *p = &c->pairs[k];
-    if (p->kind == CONTACT_G) {
-      ground_term(s, p, y, E, grad, H);
-      continue;
-    }
-    double shat = p->dhat * p->dhat;
-    contact_pair_stencil(s, p, y, v, xs);
-    if (apart(xs, p->kind, p->dhat)) continue;
-    double sq = contact_pair_distance2(s, p, y, NULL, NULL, v, xs);
-    if (!(sq < shat)) continue;
-    contact_pair_distance2(s, p, y, g, h, v, xs);
-    double db, d2b, b = barrier_b(sq, shat, &db, &d2b);
-    double lg[12], lh[144];
-    if (p->kind == CONTACT_EE || p->kind == CONTACT_SEE) {
-      /* E = kappa m(x) b(s(x)): product rule (Li et al. 2020 supplemental) */
-      double mg[12], mh[144], eps = ee_eps(s, p);
-      double mo = geom_ee_mollifier(xs, eps, mg, mh);
-      *E += p->kappa * mo * b;
-      for (int r = 0; r < 12; ++r) lg[r] = p->kappa * (mo * db * g[r] + b * mg[r]);
-      for (int r = 0; r < 12; ++r)
-        for (int q = 0; q < 12; ++q)
-          lh[12 * r + q] = p->kappa * (mo * (d2b * g[r] * g[q] + db * h[12 * r + q]) +
-                                       b * mh[12 * r + q] + db * (mg[r] * g[q] + g[r] * mg[q]));
-    } else {
-      *E += p->kappa * b;
-      for (int r = 0; r < 12; ++r) lg[r] = p->kappa * db * g[r];
-      for (int r = 0; r < 12; ++r)
-        for (int q = 0; q < 12; ++q)
-          lh[12 * r + q] = p->kappa * (d2b * g[r] * g[q] + db * h[12 * r + q]);
-    }
-    scatter(H, pm, grad, v, lg, H ? lh : NULL);
-  }
+  barrier_job j = {s, y, E, grad, H, pm};
+  contact_pairs_run(s, c->pair_count, sizeof(barrier_term), barrier_pair, barrier_take, &j);
   /* vertices that started inside a one-sided collider: a spring to just outside its surface, with
    * the barrier's load at one gap's depth (as the ground's penalty) */
   for (uint32_t i = 0; i < c->n; ++i) {

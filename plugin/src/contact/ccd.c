@@ -83,17 +83,38 @@ double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0
   return p->kind == CONTACT_EE ? geom_ccd_ee(x0, dx, &cp, hit) : geom_ccd_pt(x0, dx, &cp, hit);
 }
 
+/* the segment's safe fraction over the candidates (blocks.c): each pair's on any thread, their
+ * minimum in order (a minimum does not depend on the order anyway) */
+typedef struct step_job {
+  const tf_sim *s;
+  const double *y, *dir;
+  double t;
+} step_job;
+
+static void step_pair(void *ctx, size_t k, void *out) {
+  const step_job *j = ctx;
+  int hit;
+  *(double *)out = contact_pair_toi(j->s, &j->s->contact->pairs[k], j->y, j->dir, 0, 0.0, &hit);
+}
+
+static int step_take(void *ctx, size_t k, void *out) {
+  (void)k;
+  step_job *j = ctx;
+  double tk = *(const double *)out;
+  if (tk < j->t) j->t = tk;
+  return j->t > 0.0; /* no safe step: nothing lower to find */
+}
+
 double contact_max_step(void *ctx, const double *y, const double *dir) {
   tf_sim *s = ctx;
   sim_contact *c = s->contact;
   double t0 = contact_now();
-  double t = 1.0;
-  if (contact_candidates_covering(s, y, dir) != TF_OK) t = 0.0; /* out of memory: no safe step */
-  for (size_t k = 0; k < c->pair_count && t > 0.0; ++k) {
-    int hit;
-    double tk = contact_pair_toi(s, &c->pairs[k], y, dir, 0, 0.0, &hit);
-    if (tk < t) t = tk;
-  }
+  step_job j = {s, y, dir, 1.0};
+  if (contact_candidates_covering(s, y, dir) != TF_OK)
+    j.t = 0.0; /* out of memory: no safe step */
+  else
+    contact_pairs_run(s, c->pair_count, sizeof(double), step_pair, step_take, &j);
+  double t = j.t;
   if (t < 1.0) c->ccd_cuts++;
   c->seconds += contact_now() - t0;
   return t;

@@ -96,6 +96,7 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->cover_x = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->cover_x);
   if (!c->cover_x) return TF_E_NOMEM;
   c->anchor = mem_array(&s->mem, c->n, sizeof *c->anchor);
+  if (contact_blocks_init(s, c) != TF_OK) return TF_E_NOMEM;
   c->self_off = mem_array(&s->mem, c->n, sizeof *c->self_off);
   c->xrel = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->xrel);
   c->xrel0 = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->xrel0);
@@ -143,6 +144,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->yseg, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->cover_x, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->anchor, c->n);
+  contact_blocks_free(m, c);
   MEM_FREE_ARRAY(m, c->self_off, c->n);
   MEM_FREE_ARRAY(m, c->xrel, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->xrel0, 3 * (size_t)c->n);
@@ -383,6 +385,54 @@ static void anchor_pair(tf_sim *s, const contact_pair *p) {
   }
 }
 
+/* the broad phase's pairs of one query (kind, collider) into the candidates: those that can come
+ * within infl over x0 -> x1 (blocks.c: the test on any thread, the list in order) */
+typedef struct filter_job {
+  tf_sim *s;
+  const double *x0, *x1;
+  int colliders_move;
+  double infl, dhat, mu;
+  uint8_t kind;
+  uint16_t collider;
+  int ok; /* 0: out of memory */
+} filter_job;
+
+static contact_pair filter_candidate(const filter_job *j, size_t q) {
+  const broad_pair *b = &j->s->contact->buf[q];
+  return (contact_pair){
+      .kind = j->kind, .collider = j->collider, .a = (uint32_t)b->a, .b = (uint32_t)b->b};
+}
+
+static void filter_pair(void *ctx, size_t q, void *out) {
+  const filter_job *j = ctx;
+  const tf_sim *s = j->s;
+  contact_pair p = filter_candidate(j, q);
+  *(uint8_t *)out = !touches_inside(s, &p) && /* pushed out by its own spring (barrier.c) */
+                    !(s->contact->anchoring && anchor_settled(s, &p)) &&
+                    !contact_cannot_close(s, &p, j->x0, j->x1, j->colliders_move, j->infl);
+}
+
+static int filter_take(void *ctx, size_t q, void *out) {
+  filter_job *j = ctx;
+  tf_sim *s = j->s;
+  if (!*(const uint8_t *)out) return 1;
+  contact_pair p = filter_candidate(j, q);
+  const double *mass = s->model.mass;
+  double m;
+  if (p.kind == CONTACT_PT)
+    m = mass[p.a];
+  else if (p.kind == CONTACT_TP) {
+    const int *t = s->contact->tris + 3 * (size_t)p.b;
+    m = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
+  } else {
+    const int *e = s->contact->edges + 2 * (size_t)p.a;
+    m = 0.5 * (mass[e[0]] + mass[e[1]]);
+  }
+  if (s->contact->anchoring) anchor_pair(s, &p);
+  contact_pair_init(s, &p, m, j->dhat, j->mu);
+  return contact_push_pair(s, p);
+}
+
 tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int colliders_move) {
   sim_contact *c = s->contact;
   const double *mass = s->model.mass;
@@ -413,28 +463,15 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
       else
         st = contact_query(s, broad_edge_edge_cached, cache, &me, &other, infl, &count);
       if (st != TF_OK) return st;
-      for (size_t q = 0; q < count; ++q) {
-        contact_pair p = {.kind = (uint8_t)kind,
-                          .collider = (uint16_t)k,
-                          .a = (uint32_t)c->buf[q].a,
-                          .b = (uint32_t)c->buf[q].b};
-        double m;
-        if (kind == CONTACT_PT)
-          m = mass[p.a];
-        else if (kind == CONTACT_TP) {
-          const int *t = c->tris + 3 * (size_t)p.b;
-          m = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
-        } else {
-          const int *e = c->edges + 2 * (size_t)p.a;
-          m = 0.5 * (mass[e[0]] + mass[e[1]]);
+      filter_job j = {s, x0, x1, colliders_move, infl, dhat, mu, (uint8_t)kind, (uint16_t)k, 1};
+      if (c->anchoring) { /* in order: a pair's anchoring settles the next ones' */
+        for (size_t q = 0; q < count; ++q) {
+          uint8_t keep;
+          filter_pair(&j, q, &keep);
+          if (!filter_take(&j, q, &keep)) return TF_E_NOMEM;
         }
-        if (touches_inside(s, &p)) continue; /* pushed out by its own spring (barrier.c) */
-        if (c->anchoring && anchor_settled(s, &p)) continue;
-        if (contact_cannot_close(s, &p, x0, x1, colliders_move, infl)) continue;
-        if (c->anchoring) anchor_pair(s, &p);
-        contact_pair_init(s, &p, m, dhat, mu);
-        if (!contact_push_pair(s, p)) return TF_E_NOMEM;
-      }
+      } else if (!contact_pairs_run(s, count, 1, filter_pair, filter_take, &j))
+        return TF_E_NOMEM;
     }
   }
   if (contact_ground_on(s)) {
@@ -580,22 +617,42 @@ double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_acti
 static const double KAPPA_CLOSE = 0.25;
 static const double KAPPA_SCALE_MAX = 1e4;
 
+/* the candidates' distances after a step (blocks.c): each on any thread, counted in order */
+typedef struct after_job {
+  const tf_sim *s;
+  const double *x;
+  uint32_t active;
+  int close;
+} after_job;
+
+static void after_pair(void *ctx, size_t k, void *out) {
+  const after_job *j = ctx;
+  const contact_pair *p = &j->s->contact->pairs[k];
+  int v[4];
+  double xs[12];
+  *(double *)out = p->kind == CONTACT_G && p->inside
+                       ? INFINITY /* pushed out by its spring: no distance of a contact */
+                       : sqrt(contact_pair_distance2(j->s, p, j->x, NULL, NULL, v, xs));
+}
+
+static int after_take(void *ctx, size_t k, void *out) {
+  after_job *j = ctx;
+  sim_contact *c = j->s->contact;
+  const contact_pair *p = &c->pairs[k];
+  double d = *(const double *)out;
+  if (p->kind == CONTACT_G && p->inside) return 1;
+  if (d < p->dhat) j->active++;
+  if (d < KAPPA_CLOSE * p->dhat) j->close = 1;
+  if (d < c->min_distance) c->min_distance = d;
+  return 1;
+}
+
 void contact_after_step(tf_sim *s, const double *x) {
   sim_contact *c = s->contact;
-  uint32_t active = 0;
-  int close = 0;
-  for (size_t k = 0; k < c->pair_count; ++k) {
-    const contact_pair *p = &c->pairs[k];
-    if (p->kind == CONTACT_G && p->inside) continue;
-    int v[4];
-    double xs[12];
-    double d = sqrt(contact_pair_distance2(s, p, x, NULL, NULL, v, xs));
-    if (d < p->dhat) active++;
-    if (d < KAPPA_CLOSE * p->dhat) close = 1;
-    if (d < c->min_distance) c->min_distance = d;
-  }
-  c->contacts = active;
-  if (close && c->kappa_scale < KAPPA_SCALE_MAX) c->kappa_scale *= 2.0;
+  after_job j = {s, x, 0, 0};
+  contact_pairs_run(s, c->pair_count, sizeof(double), after_pair, after_take, &j);
+  c->contacts = j.active;
+  if (j.close && c->kappa_scale < KAPPA_SCALE_MAX) c->kappa_scale *= 2.0;
 }
 
 tf_status contact_enable(tf_sim *s) {

@@ -102,7 +102,8 @@ typedef struct sim_contact {
   double *cover_x;
   double cover_r;
   int cover_valid;
-  uint8_t *anchor; /* (n) vertices near a collider or the ground this step */
+  uint8_t *anchor;      /* (n) vertices near a collider or the ground this step */
+  unsigned char *block; /* a block of the pair loops' per-pair results (blocks.c) */
   /* self-contact's Hessian blocks between vertices the mesh does not couple (solve/pairmat.h),
    * reserved for every self candidate when the candidates are built */
   pairmat pm;
@@ -160,6 +161,19 @@ TF_LOCAL uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *o
 /* a 3x3 block (i <= j) of a pair's Hessian: into H where the mesh couples i and j, else into the
  * contact's pair blocks (self-contact couples vertices far apart on the mesh) */
 TF_LOCAL void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]);
+
+/* blocks.c: a loop over the candidates whose per-pair part (compute: reads pair k and the
+ * positions, writes out, at most CONTACT_BLOCK_BYTES) runs on the simulation's threads, a block
+ * at a time, and whose accumulating part (take) runs on the caller's thread in pair order, so its
+ * results do not depend on the thread count. take returns 0 to stop the loop (then this returns
+ * 0, else 1). Allocates nothing; not reentrant (one block buffer) */
+#define CONTACT_BLOCK_BYTES 160
+typedef void (*contact_pair_fn)(void *ctx, size_t k, void *out);
+typedef int (*contact_take_fn)(void *ctx, size_t k, void *out);
+TF_LOCAL int contact_pairs_run(const tf_sim *s, size_t count, size_t out_size,
+                               contact_pair_fn compute, contact_take_fn take, void *ctx);
+TF_LOCAL tf_status contact_blocks_init(tf_sim *s, sim_contact *c);
+TF_LOCAL void contact_blocks_free(tf_mem *m, sim_contact *c);
 
 /* the contact sets */
 extern const elem_ops ELEM_BARRIER;

@@ -8,6 +8,7 @@
  * minimized with everything else: below eps_u it is a stiff spring that holds (static friction),
  * beyond it a force mu lambda against the slip (kinetic). Its Hessian is IPC's while sticking and
  * the majorizer's while sliding (friction_eval). Dissipative, so part of the step's objective only (step_only), not of PE. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -28,53 +29,85 @@ static void tangent_basis(const double n[3], double T[6]) {
   for (int k = 0; k < 3; ++k) T[2 * k] = t1[k], T[2 * k + 1] = t2[k];
 }
 
+/* one pair's normal force and contact frame at x_n (blocks.c: on any thread) */
+typedef struct lag_term {
+  double lambda, w[4], slip[3], nrm[3];
+  int touching; /* within its gap with a positive normal force: the rest is set */
+} lag_term;
+static_assert(sizeof(lag_term) <= CONTACT_BLOCK_BYTES, "a friction term fits a block slot");
+
+typedef struct lag_job {
+  tf_sim *s;
+  const double *xn;
+} lag_job;
+
+static void lag_pair(void *ctx, size_t k, void *out) {
+  const lag_job *j = ctx;
+  const tf_sim *s = j->s;
+  const sim_contact *c = s->contact;
+  const contact_pair *p = &c->pairs[k];
+  const double *xn = j->xn;
+  lag_term *t = out;
+  double lambda;
+  int v[4];
+  double xs[12];
+  t->touching = 0;
+  if (p->kind == CONTACT_G) {
+    double n[3], h;
+    contact_ground(s, n, &h);
+    double d = v3_dot(n, xn + 3 * (size_t)p->a) - h;
+    if (d >= p->dhat) return;
+    if (p->inside)
+      lambda = p->kappa * CONTACT_F_HALF * p->dhat * p->dhat * (p->dhat - d);
+    else {
+      double db;
+      barrier_b(d * d, p->dhat * p->dhat, &db, NULL);
+      lambda = -p->kappa * db * 2.0 * d;
+    }
+  } else {
+    const double *cx = contact_has_collider(p->kind) ? c->col[p->collider]->x0 : NULL;
+    double sq = contact_pair_distance2_at(s, p, xn, cx, NULL, NULL, v, xs);
+    if (!(sq < p->dhat * p->dhat)) return;
+    double db;
+    barrier_b(sq, p->dhat * p->dhat, &db, NULL);
+    lambda = -p->kappa * db * 2.0 * sqrt(sq);
+  }
+  if (!(lambda > 0.0)) return;
+  t->touching = 1;
+  t->lambda = lambda;
+  contact_pair_frame(s, p, xn, t->w, t->slip, t->nrm);
+}
+
+static int lag_take(void *ctx, size_t k, void *out) {
+  const lag_job *j = ctx;
+  tf_sim *s = j->s;
+  sim_contact *c = s->contact;
+  const contact_pair *p = &c->pairs[k];
+  const lag_term *t = out;
+  if (!t->touching) return 1;
+  /* the contact force is part of the load a vertex must balance: the solver's convergence
+   * test measures each vertex's net force against this scale (step_tau.c, force_ref) */
+  uint32_t vv[4];
+  int nv = contact_pair_vertices(s, p, vv), w0 = p->kind == CONTACT_TP;
+  for (int q = 0; q < nv; ++q) s->work.force_ref[vv[q]] += t->lambda * fabs(t->w[w0 + q]);
+  if (!(p->mu > 0.0)) return 1;
+  if (c->fric_count == c->fric_cap) return 0; /* reserved for every candidate above */
+  contact_pair *f = &c->fric[c->fric_count++];
+  *f = *p;
+  f->lambda = t->lambda;
+  memcpy(f->w, t->w, sizeof t->w);
+  v3_copy(f->slip0, t->slip);
+  tangent_basis(t->nrm, f->T);
+  return 1;
+}
+
 void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
   sim_contact *c = s->contact;
   c->fric_count = 0;
   (void)dt;
   if (contact_reserve_friction(s) != TF_OK) return; /* out of memory: no friction this step */
-  for (size_t k = 0; k < c->pair_count; ++k) {
-    const contact_pair *p = &c->pairs[k];
-    double lambda;
-    int v[4];
-    double xs[12];
-    if (p->kind == CONTACT_G) {
-      double n[3], h;
-      contact_ground(s, n, &h);
-      double d = v3_dot(n, xn + 3 * (size_t)p->a) - h;
-      if (d >= p->dhat) continue;
-      if (p->inside)
-        lambda = p->kappa * CONTACT_F_HALF * p->dhat * p->dhat * (p->dhat - d);
-      else {
-        double db;
-        barrier_b(d * d, p->dhat * p->dhat, &db, NULL);
-        lambda = -p->kappa * db * 2.0 * d;
-      }
-    } else {
-      const double *cx = contact_has_collider(p->kind) ? c->col[p->collider]->x0 : NULL;
-      double sq = contact_pair_distance2_at(s, p, xn, cx, NULL, NULL, v, xs);
-      if (!(sq < p->dhat * p->dhat)) continue;
-      double db;
-      barrier_b(sq, p->dhat * p->dhat, &db, NULL);
-      lambda = -p->kappa * db * 2.0 * sqrt(sq);
-    }
-    if (!(lambda > 0.0)) continue;
-    double w[4], slip[3], nrm[3];
-    contact_pair_frame(s, p, xn, w, slip, nrm);
-    /* the contact force is part of the load a vertex must balance: the solver's convergence
-     * test measures each vertex's net force against this scale (step_tau.c, force_ref) */
-    uint32_t vv[4];
-    int nv = contact_pair_vertices(s, p, vv), w0 = p->kind == CONTACT_TP;
-    for (int q = 0; q < nv; ++q) s->work.force_ref[vv[q]] += lambda * fabs(w[w0 + q]);
-    if (!(p->mu > 0.0)) continue;
-    if (c->fric_count == c->fric_cap) break; /* reserved for every candidate above */
-    contact_pair *f = &c->fric[c->fric_count++];
-    *f = *p;
-    f->lambda = lambda;
-    memcpy(f->w, w, sizeof w);
-    v3_copy(f->slip0, slip);
-    tangent_basis(nrm, f->T);
-  }
+  lag_job j = {s, xn};
+  contact_pairs_run(s, c->pair_count, sizeof(lag_term), lag_pair, lag_take, &j);
 }
 
 /* f1(x)/x and its derivative's part: D's gradient is mu lambda (f1/x) u, its Hessian

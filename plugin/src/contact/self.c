@@ -89,9 +89,65 @@ static double relative_motion(sim_contact *c, const broad_mesh *me, broad_mesh *
   return most;
 }
 
+/* the broad phase's self pairs of one kind into the candidates (blocks.c: the tests on any
+ * thread, the list in order) */
+typedef struct self_job {
+  tf_sim *s;
+  const broad_mesh *me;
+  double infl, dhat, mu;
+  uint8_t kind;
+} self_job;
+
+enum { SELF_DROP = 0, SELF_KEEP = 1, SELF_AT_REST = 2 };
+
+static void self_pair(void *ctx, size_t q, void *out) {
+  const self_job *j = ctx;
+  const tf_sim *s = j->s;
+  const broad_pair *b = &s->contact->buf[q];
+  contact_pair p = {.kind = j->kind, .a = (uint32_t)b->a, .b = (uint32_t)b->b};
+  uint8_t *r = out;
+  *r = SELF_DROP;
+  if (left_out(s, &p)) return;
+  int v[4];
+  double xs[12];
+  if (contact_pair_distance2_at(s, &p, s->model.rest, NULL, NULL, NULL, v, xs) <
+      j->dhat * j->dhat) {
+    *r = SELF_AT_REST;
+    return;
+  }
+  /* boxes overlap, but the pair cannot come within its gap over the motion: a sheet's near
+   * neighbours in the plane, most of the broad phase's pairs when the sheet deforms fast
+   * (DRAPE-SELF-128 at the impact) */
+  if (!contact_cannot_close(s, &p, j->me->x0, j->me->x1, 0, j->infl)) *r = SELF_KEEP;
+}
+
+static int self_take(void *ctx, size_t q, void *out) {
+  const self_job *j = ctx;
+  tf_sim *s = j->s;
+  sim_contact *c = s->contact;
+  uint8_t r = *(const uint8_t *)out;
+  if (r == SELF_AT_REST) c->self_excluded++;
+  if (r != SELF_KEEP) return 1;
+  uint32_t a = (uint32_t)c->buf[q].a, b = (uint32_t)c->buf[q].b;
+  contact_pair p = {.kind = j->kind, .a = a, .b = b};
+  const double *mass = s->model.mass;
+  double m0, m1;
+  if (j->kind == CONTACT_SPT) {
+    const int *t = c->tris + 3 * (size_t)b;
+    m0 = mass[a];
+    m1 = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
+  } else {
+    const int *ea = c->edges + 2 * (size_t)a, *eb = c->edges + 2 * (size_t)b;
+    m0 = 0.5 * (mass[ea[0]] + mass[ea[1]]);
+    m1 = 0.5 * (mass[eb[0]] + mass[eb[1]]);
+  }
+  /* stiffness from the lighter side's weight, as a vertex on a collider */
+  contact_pair_init(s, &p, fmin(m0, m1), j->dhat, j->mu);
+  return contact_push_pair(s, p);
+}
+
 tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
   sim_contact *c = s->contact;
-  const double *mass = s->model.mass;
   double dhat = s->par.thickness, mu = s->par.friction;
   /* the margin covers how far a vertex may end from its predicted motion (contact_anchor: half
    * its travel); against itself only the motion relative to the rest of the surface counts */
@@ -109,34 +165,8 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
                        ? contact_query(s, broad_vertex_tri_cached, cache, me, me, infl, &count)
                        : contact_query(s, broad_edge_edge_cached, cache, me, me, infl, &count);
     if (st != TF_OK) return st;
-    for (size_t q = 0; q < count; ++q) {
-      uint32_t a = (uint32_t)c->buf[q].a, b = (uint32_t)c->buf[q].b;
-      contact_pair p = {.kind = (uint8_t)kind, .a = a, .b = b};
-      if (left_out(s, &p)) continue;
-      int v[4];
-      double xs[12];
-      if (contact_pair_distance2_at(s, &p, s->model.rest, NULL, NULL, NULL, v, xs) < dhat * dhat) {
-        c->self_excluded++;
-        continue;
-      }
-      /* boxes overlap, but the pair cannot come within its gap over the motion: a sheet's near
-       * neighbours in the plane, most of the broad phase's pairs when the sheet deforms fast
-       * (DRAPE-SELF-128 at the impact) */
-      if (contact_cannot_close(s, &p, me->x0, me->x1, 0, infl)) continue;
-      double m0, m1;
-      if (kind == CONTACT_SPT) {
-        const int *t = c->tris + 3 * (size_t)b;
-        m0 = mass[a];
-        m1 = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
-      } else {
-        const int *ea = c->edges + 2 * (size_t)a, *eb = c->edges + 2 * (size_t)b;
-        m0 = 0.5 * (mass[ea[0]] + mass[ea[1]]);
-        m1 = 0.5 * (mass[eb[0]] + mass[eb[1]]);
-      }
-      /* stiffness from the lighter side's weight, as a vertex on a collider */
-      contact_pair_init(s, &p, fmin(m0, m1), dhat, mu);
-      if (!contact_push_pair(s, p)) return TF_E_NOMEM;
-    }
+    self_job j = {s, me, infl, dhat, mu, (uint8_t)kind};
+    if (!contact_pairs_run(s, count, 1, self_pair, self_take, &j)) return TF_E_NOMEM;
   }
   c->self_pairs = (uint32_t)(c->pair_count - first);
   if (c->self_pairs > c->self_pairs_max) c->self_pairs_max = c->self_pairs;

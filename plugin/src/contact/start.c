@@ -247,6 +247,78 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
   return after > before;
 }
 
+/* a round of contact_start over the candidates (blocks.c): whether and when each pair is reached
+ * along x_n -> x_n + d on any thread, what the reach does to y0 in pair order */
+typedef struct reach_job {
+  tf_sim *s;
+  const double *xn, *d;
+  double *y0;
+  int round;
+  int hits, blocked;
+} reach_job;
+
+typedef struct reach_hit {
+  double t;
+  int hit;
+} reach_hit;
+
+static void reach_pair(void *ctx, size_t k, void *out) {
+  const reach_job *j = ctx;
+  const tf_sim *s = j->s;
+  const contact_pair *p = &s->contact->pairs[k];
+  reach_hit *r = out;
+  r->hit = 0;
+  if (p->kind == CONTACT_G) {
+    if (!p->inside) r->t = contact_pair_toi(s, p, j->xn, j->d, 0, 0.0, &r->hit);
+    return;
+  }
+  /* reached: closer than REACH of the gap, or than half of where it starts */
+  int v4[4];
+  const double *cx = contact_has_collider(p->kind) ? s->contact->col[p->collider]->x0 : NULL;
+  double xs[12], d0 = sqrt(contact_pair_distance2_at(s, p, j->xn, cx, NULL, NULL, v4, xs));
+  r->t = contact_pair_toi(s, p, j->xn, j->d, 1, fmin(REACH * p->dhat, 0.5 * d0), &r->hit);
+}
+
+static int reach_take(void *ctx, size_t k, void *out) {
+  reach_job *j = ctx;
+  tf_sim *s = j->s;
+  sim_contact *c = s->contact;
+  const contact_pair *p = &c->pairs[k];
+  const reach_hit *r = out;
+  if (!r->hit) return 1;
+  j->hits++;
+  uint32_t v[4];
+  int nv = contact_pair_vertices(s, p, v);
+  if (j->round == 0) {
+    for (int q = 0; q < nv; ++q) {
+      sim_comp *cc = &s->work.comp[s->model.mesh.comp[v[q]]];
+      if (r->t < cc->toi) cc->toi = r->t;
+    }
+    return 1;
+  }
+  const double *xn = j->xn;
+  if (!contact_has_collider(p->kind)) {
+    /* the ground, or the surface itself, still reached: those vertices stay where they are
+     * (a hard pin moves as it must; what still crosses then splits the step) */
+    for (int q = 0; q < nv; ++q)
+      if (!s->pins.fixed[v[q]]) v3_copy(j->y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q]);
+    return 1;
+  }
+  double w[4], disp[3], nrm[3];
+  contact_pair_frame(s, p, xn, w, disp, nrm);
+  for (int q = 0; q < nv; ++q) {
+    if (s->pins.fixed[v[q]]) { /* a hard pin in the collider's way */
+      c->blocked_vertex = v[q];
+      c->blocked_collider = p->collider;
+      j->blocked = 1;
+      return 0;
+    }
+    /* carried: its own motion dropped, the collider's taken */
+    v3_add(j->y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q], disp);
+  }
+  return 1;
+}
+
 /* every collider is at rest over the step (its start and end poses the same, bit for bit) */
 static int colliders_still(const sim_contact *c) {
   for (uint32_t k = 0; k < c->col_count; ++k) {
@@ -279,52 +351,10 @@ tf_status contact_start(tf_sim *s, const double *xn, double *y0) {
      * way, all of it alike (its shape as predicted: stopping single vertices would stretch it);
      * later rounds: what a moving collider still reaches is carried along by it */
     for (uint32_t q = 0; q < nc; ++q) s->work.comp[q].toi = 1.0;
-    int hits = 0;
-    for (size_t k = 0; k < c->pair_count; ++k) {
-      const contact_pair *p = &c->pairs[k];
-      int hit;
-      double t;
-      if (p->kind == CONTACT_G) {
-        if (p->inside) continue;
-        t = contact_pair_toi(s, p, xn, d, 0, 0.0, &hit);
-      } else {
-        /* reached: closer than REACH of the gap, or than half of where it starts */
-        int v4[4];
-        const double *cx = contact_has_collider(p->kind) ? c->col[p->collider]->x0 : NULL;
-        double xs[12], d0 = sqrt(contact_pair_distance2_at(s, p, xn, cx, NULL, NULL, v4, xs));
-        t = contact_pair_toi(s, p, xn, d, 1, fmin(REACH * p->dhat, 0.5 * d0), &hit);
-      }
-      if (!hit) continue;
-      hits++;
-      uint32_t v[4];
-      int nv = contact_pair_vertices(s, p, v);
-      if (round == 0) {
-        for (int q = 0; q < nv; ++q) {
-          sim_comp *cc = &s->work.comp[s->model.mesh.comp[v[q]]];
-          if (t < cc->toi) cc->toi = t;
-        }
-        continue;
-      }
-      if (!contact_has_collider(p->kind)) {
-        /* the ground, or the surface itself, still reached: those vertices stay where they are
-         * (a hard pin moves as it must; what still crosses then splits the step) */
-        for (int q = 0; q < nv; ++q)
-          if (!s->pins.fixed[v[q]]) v3_copy(y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q]);
-        continue;
-      }
-      double w[4], disp[3], nrm[3];
-      contact_pair_frame(s, p, xn, w, disp, nrm);
-      for (int q = 0; q < nv; ++q) {
-        if (s->pins.fixed[v[q]]) { /* a hard pin in the collider's way */
-          c->blocked_vertex = v[q];
-          c->blocked_collider = p->collider;
-          return TF_E_CONTACT;
-        }
-        /* carried: its own motion dropped, the collider's taken */
-        v3_add(y0 + 3 * (size_t)v[q], xn + 3 * (size_t)v[q], disp);
-      }
-    }
-    if (!hits) return TF_OK;
+    reach_job j = {s, xn, d, y0, round, 0, 0};
+    contact_pairs_run(s, c->pair_count, sizeof(reach_hit), reach_pair, reach_take, &j);
+    if (j.blocked) return TF_E_CONTACT;
+    if (!j.hits) return TF_OK;
     if (round == 0)
       for (uint32_t i = 0; i < c->n; ++i) {
         double t = s->work.comp[s->model.mesh.comp[i]].toi;
