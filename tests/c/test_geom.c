@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/pool.h"
 #include "core/vec3.h"
 #include "geom/broad.h"
 #include "geom/ccd.h"
@@ -862,6 +863,62 @@ TF_TEST(geom_broad_cache_equals_fresh_queries) {
   mesh_free(&cloth);
   mesh_free(&sph);
   broad_free(&b);
+  ENSURE(mem.live_bytes == 0);
+}
+
+/* a query on three threads (the item loop in chunks, each into its region, core/pool.h) gives a
+ * one-thread query's pairs in its order, for every kind: on the first query (no regions yet:
+ * every chunk runs again on the caller's thread), once the regions are sized, when a jump
+ * overflows them, and into a buffer too small (the count comes back) */
+TF_TEST(geom_broad_threads_equal_one_thread) {
+  unsigned seed = 11;
+  tf_mem mem;
+  mem_init(&mem, NULL);
+  tf_pool *pool = pool_create(&mem, 3);
+  ENSURE(pool != NULL);
+  broad one, three;
+  broad_init(&one, &mem);
+  broad_init(&three, &mem);
+  three.pool = pool;
+  test_mesh cloth, sph;
+  make_cloth(&cloth, 40, 0.52, 0.0, 0.0, &seed);
+  make_sphere(&sph, 16, 24, 0.5);
+  size_t cap = 400000;
+  broad_pair *ref = malloc(sizeof *ref * cap), *got = malloc(sizeof *got * cap);
+  broad_mesh vc = view(&cloth), vs = view(&sph);
+  size_t total = 0;
+  for (int q = 0; q < 4; ++q) {
+    /* a drop of 5 mm, then 6 mm, then a swept fall of 15 cm (bigger boxes, more pairs) */
+    double fall = q == 3 ? 0.15 : 0.005 + 0.001 * q;
+    for (int v = 0; v < cloth.nv; ++v) cloth.x1[3 * v + 2] = cloth.x0[3 * v + 2] - fall;
+    for (int k = 0; k < 5 && pool; ++k) {
+      const broad_mesh *qa = k == 1 ? &vs : &vc, *gb = k == 0 || k == 2 ? &vs : &vc;
+      int ee = k == 2 || k == 4;
+      size_t n1 = 0, n3 = 0;
+      tf_status s1 = ee ? broad_edge_edge(&one, qa, gb, 0.02, ref, cap, &n1)
+                        : broad_vertex_tri(&one, qa, gb, 0.02, ref, cap, &n1);
+      tf_status s3 = ee ? broad_edge_edge(&three, qa, gb, 0.02, got, cap, &n3)
+                        : broad_vertex_tri(&three, qa, gb, 0.02, got, cap, &n3);
+      ENSURE(s1 == TF_OK && s3 == TF_OK && n1 <= cap);
+      ENSURE_MSG(n3 == n1 && memcmp(ref, got, n1 * sizeof *got) == 0,
+                 "query %d kind %d: %zu pairs on three threads, %zu on one", q, k, n3, n1);
+      if (n1 > 1) {
+        s3 = ee ? broad_edge_edge(&three, qa, gb, 0.02, got, n1 / 2, &n3)
+                : broad_vertex_tri(&three, qa, gb, 0.02, got, n1 / 2, &n3);
+        ENSURE(s3 == TF_OK && n3 == n1);
+      }
+      total += n1;
+    }
+  }
+  TF_NOTE("4 queries x 5 kinds on a 40 x 40 cloth: %zu pairs, the same on three threads", total);
+  ENSURE(total > 20000);
+  free(ref);
+  free(got);
+  mesh_free(&cloth);
+  mesh_free(&sph);
+  broad_free(&one);
+  broad_free(&three);
+  pool_destroy(&mem, pool);
   ENSURE(mem.live_bytes == 0);
 }
 

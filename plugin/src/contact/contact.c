@@ -288,6 +288,7 @@ tf_status contact_query(tf_sim *s, broad_query q, broad_cache *k, const broad_me
                         const broad_mesh *b, double infl, size_t *count) {
   sim_contact *c = s->contact;
   uint64_t grown = c->bp.grow_count; /* the broad phase's scratch and caches count too */
+  c->bp.pool = s->pool; /* set here: tearing moves the contact to a new simulation's pool */
   tf_status st = q(&c->bp, k, a, b, infl, c->buf, c->buf_cap, count);
   if (st == TF_OK && *count > c->buf_cap) {
     if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, *count, sizeof *c->buf, &c->growths))

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pool.h"
+
 /* cells one box may span before it is handled by brute force (keeps the grid O(n)) */
 #define BROAD_MAX_CELLS 512
 /* cell coordinates are clamped here so floor() of huge or NaN input stays a valid int */
@@ -29,6 +31,7 @@ void broad_free(broad *b) {
   MEM_FREE_ARRAY(b->mem, b->big, b->big_cap);
   MEM_FREE_ARRAY(b->mem, b->entries, b->entry_cap);
   MEM_FREE_ARRAY(b->mem, b->bucket, b->bucket_cap);
+  MEM_FREE_ARRAY(b->mem, b->part, b->part_cap);
   tf_mem *mem = b->mem;
   broad_init(b, mem);
 }
@@ -197,18 +200,146 @@ static int same_items(const query *q) {
   return q->qm == q->gm && q->qidx == q->gidx && q->qk == q->gk && q->q_count == q->g_count;
 }
 
+/* items per pool chunk of the boxes, and the fewest items a chunk of the item loop takes */
+enum { BOX_GRAIN = 512, ITEM_CHUNK_MIN = 256 };
+
+typedef struct boxes_job {
+  const broad_mesh *m;
+  const int *idx;
+  int k;
+  double h, *out;
+} boxes_job;
+
+static void boxes_range(void *ctx, uint32_t begin, uint32_t end) {
+  const boxes_job *j = ctx;
+  for (uint32_t i = begin; i < end; ++i)
+    item_box(j->m, j->idx ? j->idx + (size_t)j->k * i : NULL, j->k, (int)i, j->h,
+             j->out + 6 * (size_t)i);
+}
+
 /* every item's box of both sides into b->gbox / b->qbox (room made by grow_boxes) */
 static void query_boxes(broad *b, const query *q, double inflation) {
   double h = 0.5 * (inflation > 0.0 ? inflation : 0.0);
-  for (int j = 0; j < q->g_count; ++j)
-    item_box(q->gm, q->gidx + (size_t)q->gk * (size_t)j, q->gk, j, h, b->gbox + 6 * (size_t)j);
+  boxes_job g = {q->gm, q->gidx, q->gk, h, b->gbox};
+  pool_for(b->pool, (uint32_t)q->g_count, BOX_GRAIN, boxes_range, &g);
   if (same_items(q)) { /* the self edge-edge query: both sides are the same boxes */
     memcpy(b->qbox, b->gbox, 6 * (size_t)q->g_count * sizeof *b->qbox);
     return;
   }
-  for (int i = 0; i < q->q_count; ++i)
-    item_box(q->qm, q->qidx ? q->qidx + (size_t)q->qk * (size_t)i : NULL, q->qk, i, h,
-             b->qbox + 6 * (size_t)i);
+  boxes_job j = {q->qm, q->qidx, q->qk, h, b->qbox};
+  pool_for(b->pool, (uint32_t)q->q_count, BOX_GRAIN, boxes_range, &j);
+}
+
+/* the grid's layout for the item loop */
+typedef struct grid_view {
+  const broad *b;
+  const query *q;
+  double inv;
+  size_t mask;
+  int n_big;
+} grid_view;
+
+/* the pairs of query items [i0, i1) into out (emit: count all, write cap): in item order */
+static void query_items(const grid_view *g, int i0, int i1, broad_pair *out, size_t cap,
+                        size_t *n) {
+  const broad *b = g->b;
+  const query *q = g->q;
+  const uint32_t *start = b->bucket;
+  for (int i = i0; i < i1; ++i) {
+    const double *qb = b->qbox + 6 * (size_t)i;
+    int qlo[3], qhi[3];
+    cell_range(qb, g->inv, qlo, qhi);
+    int brute = range_cells(qlo, qhi) > BROAD_MAX_CELLS;
+    for (int k = 0; k < (brute ? q->g_count : g->n_big); ++k) {
+      /* an oversized query box meets every grid item here; others only the oversized ones */
+      int j = brute ? k : b->big[k];
+      if (boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
+        emit(out, cap, n, i, j);
+    }
+    if (brute) continue;
+    for (int x = qlo[0]; x <= qhi[0]; ++x)
+      for (int y = qlo[1]; y <= qhi[1]; ++y)
+        for (int z = qlo[2]; z <= qhi[2]; ++z) {
+          uint32_t hb = cell_hash(x, y, z, g->mask);
+          for (uint32_t e = start[hb]; e < start[hb + 1]; ++e) {
+            const broad_entry *en = &b->entries[e];
+            if (en->cx != x || en->cy != y || en->cz != z) continue; /* a hash collision */
+            int j = en->item;
+            const double *gb = b->gbox + 6 * (size_t)j;
+            if (!boxes_overlap(qb, gb) || !admissible(q, i, j)) continue;
+            /* emit only in the lowest shared cell: the corner max(qlo, glo) */
+            const int *glo = b->gcell + 6 * (size_t)j;
+            if (x != (qlo[0] > glo[0] ? qlo[0] : glo[0]) ||
+                y != (qlo[1] > glo[1] ? qlo[1] : glo[1]) ||
+                z != (qlo[2] > glo[2] ? qlo[2] : glo[2]))
+              continue;
+            emit(out, cap, n, i, j);
+          }
+        }
+  }
+}
+
+/* the threaded item loop: chunk c (items in [c, c + 1) x count / chunks) into its region of
+ * b->part, sorted there when it fits; its full count into part_n[c] */
+typedef struct items_job {
+  broad *b;
+  const grid_view *g;
+  int chunks;
+  size_t region;
+} items_job;
+
+static int chunk_first(int c, int chunks, int count) { return (int)((int64_t)count * c / chunks); }
+
+static void items_range(void *ctx, uint32_t begin, uint32_t end) {
+  const items_job *j = ctx;
+  int count = j->g->q->q_count;
+  for (uint32_t c = begin; c < end; ++c) {
+    broad_pair *out = j->b->part + c * j->region;
+    size_t n = 0;
+    query_items(j->g, chunk_first((int)c, j->chunks, count),
+                chunk_first((int)c + 1, j->chunks, count), out, j->region, &n);
+    if (n <= j->region) sort_runs(out, n);
+    j->b->part_n[c] = n;
+  }
+}
+
+/* the item loop on the pool: each chunk's pairs in its region of b->part, then the regions in
+ * chunk order into out. A chunk that overflowed its region runs again into out on this thread,
+ * and the regions grow for the next query (allocation, counted in grow_count). The pairs and
+ * their order are the one-thread loop's; every run of one item lies in one chunk, sorted there */
+static tf_status query_items_threaded(broad *b, const grid_view *g, int chunks, broad_pair *out,
+                                      size_t cap, size_t *out_n) {
+  int count = g->q->q_count;
+  items_job j = {b, g, chunks, b->part_cap / (size_t)chunks};
+  pool_for(b->pool, (uint32_t)chunks, 1, items_range, &j);
+  size_t n = 0, most = 0;
+  for (int c = 0; c < chunks; ++c) {
+    size_t nc = b->part_n[c];
+    most = nc > most ? nc : most;
+    if (nc <= j.region) {
+      if (nc > 0 && n + nc <= cap)
+        memcpy(out + n, b->part + (size_t)c * j.region, nc * sizeof *out);
+      n += nc;
+      continue;
+    }
+    size_t n0 = n;
+    query_items(g, chunk_first(c, chunks, count), chunk_first(c + 1, chunks, count), out, cap, &n);
+    if (n <= cap) sort_runs(out + n0, n - n0);
+  }
+  *out_n = n;
+  if (most > j.region) {
+    uint64_t allocs = b->mem->alloc_count;
+    MEM_FREE_ARRAY(b->mem, b->part, b->part_cap); /* nothing in it to keep */
+    b->part = NULL;
+    b->part_cap = 0;
+    /* a quarter more than the fullest chunk's, for each */
+    size_t region = most + most / 4;
+    int ok =
+        grow(b->mem, (void **)&b->part, &b->part_cap, region * (size_t)chunks, sizeof *b->part);
+    b->grow_count += b->mem->alloc_count - allocs;
+    if (!ok) return TF_E_NOMEM;
+  }
+  return TF_OK;
 }
 
 static tf_status run_query(broad *b, const query *q, double inflation, broad_pair *out, size_t cap,
@@ -277,39 +408,15 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
   for (size_t k = nbuckets; k > 0; --k) start[k] = start[k - 1];
   start[0] = 0;
 
-  size_t n = 0;
-  for (int i = 0; i < q->q_count; ++i) {
-    const double *qb = b->qbox + 6 * (size_t)i;
-    int qlo[3], qhi[3];
-    cell_range(qb, inv, qlo, qhi);
-    int brute = range_cells(qlo, qhi) > BROAD_MAX_CELLS;
-    for (int k = 0; k < (brute ? q->g_count : n_big); ++k) {
-      /* an oversized query box meets every grid item here; others only the oversized ones */
-      int j = brute ? k : b->big[k];
-      if (boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
-        emit(out, cap, &n, i, j);
-    }
-    if (brute) continue;
-    for (int x = qlo[0]; x <= qhi[0]; ++x)
-      for (int y = qlo[1]; y <= qhi[1]; ++y)
-        for (int z = qlo[2]; z <= qhi[2]; ++z) {
-          uint32_t hb = cell_hash(x, y, z, mask);
-          for (uint32_t e = start[hb]; e < start[hb + 1]; ++e) {
-            const broad_entry *en = &b->entries[e];
-            if (en->cx != x || en->cy != y || en->cz != z) continue; /* a hash collision */
-            int j = en->item;
-            const double *gb = b->gbox + 6 * (size_t)j;
-            if (!boxes_overlap(qb, gb) || !admissible(q, i, j)) continue;
-            /* emit only in the lowest shared cell: the corner max(qlo, glo) */
-            const int *glo = b->gcell + 6 * (size_t)j;
-            if (x != (qlo[0] > glo[0] ? qlo[0] : glo[0]) ||
-                y != (qlo[1] > glo[1] ? qlo[1] : glo[1]) ||
-                z != (qlo[2] > glo[2] ? qlo[2] : glo[2]))
-              continue;
-            emit(out, cap, &n, i, j);
-          }
-        }
+  grid_view g = {b, q, inv, mask, n_big};
+  int chunks = q->q_count / ITEM_CHUNK_MIN;
+  chunks = chunks > BROAD_CHUNKS ? BROAD_CHUNKS : chunks;
+  if (b->pool && pool_threads(b->pool) > 1 && chunks > 1) {
+    tf_status st = query_items_threaded(b, &g, chunks, out, cap, out_count);
+    return st;
   }
+  size_t n = 0;
+  query_items(&g, 0, q->q_count, out, cap, &n);
   if (n <= cap) sort_runs(out, n);
   *out_count = n;
   return TF_OK;

@@ -24,6 +24,9 @@ typedef struct broad_mesh {
   int edge_count;
 } broad_mesh;
 
+/* the most chunks a threaded query splits its items into */
+#define BROAD_CHUNKS 64
+
 /* One candidate: (vertex, triangle) or (edge of the first mesh, edge of the second). */
 typedef struct broad_pair {
   int a, b;
@@ -34,8 +37,12 @@ typedef struct broad_entry {
   int item, cx, cy, cz;
 } broad_entry;
 
+typedef struct tf_pool tf_pool;
+
 typedef struct broad {
   tf_mem *mem;
+  tf_pool *pool;    /* Nullable: threads for a query's boxes and its item loop (core/pool.h); the
+                    output is the one thread's, bit for bit */
   double cell_size; /* m; <= 0 (the default): the mean largest extent of the grid's boxes */
   double *gbox;     /* gbox_cap / 6 boxes put in the grid (min xyz, max xyz), m */
   double *qbox;     /* qbox_cap / 6 boxes queried against it */
@@ -46,7 +53,10 @@ typedef struct broad {
   size_t entry_cap;
   uint32_t *bucket; /* bucket_cap: start of each bucket in entries, plus one end */
   size_t bucket_cap;
-  uint64_t grow_count; /* allocations made by queries (not by broad_reserve), for tests */
+  broad_pair *part; /* part_cap: the threaded item loop's pairs, a region per chunk of items */
+  size_t part_cap;
+  size_t part_n[BROAD_CHUNKS]; /* each chunk's pair count */
+  uint64_t grow_count;         /* allocations made by queries (not by broad_reserve), for tests */
 } broad;
 
 /* A superset of one query's pairs, reused while every item stays inside the box it had when the
