@@ -32,7 +32,6 @@ static void block_range(void *ctx, uint32_t begin, uint32_t end) {
 }
 
 tf_status contact_blocks_init(tf_sim *s, sim_contact *c) {
-  (void)s;
   c->block = mem_array(&s->mem, (size_t)CONTACT_BLOCK * CONTACT_BLOCK_BYTES, 1);
   return c->block ? TF_OK : TF_E_NOMEM;
 }

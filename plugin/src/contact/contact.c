@@ -395,7 +395,6 @@ typedef struct filter_job {
   double infl, dhat, mu;
   uint8_t kind;
   uint16_t collider;
-  int ok; /* 0: out of memory */
 } filter_job;
 
 static contact_pair filter_candidate(const filter_job *j, size_t q) {
@@ -464,7 +463,7 @@ tf_status contact_candidates(tf_sim *s, const double *x0, const double *x1, int 
       else
         st = contact_query(s, broad_edge_edge_cached, cache, &me, &other, infl, &count);
       if (st != TF_OK) return st;
-      filter_job j = {s, x0, x1, colliders_move, infl, dhat, mu, (uint8_t)kind, (uint16_t)k, 1};
+      filter_job j = {s, x0, x1, colliders_move, infl, dhat, mu, (uint8_t)kind, (uint16_t)k};
       if (c->anchoring) { /* in order: a pair's anchoring settles the next ones' */
         for (size_t q = 0; q < count; ++q) {
           uint8_t keep;
