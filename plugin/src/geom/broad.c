@@ -307,8 +307,8 @@ static void items_range(void *ctx, uint32_t begin, uint32_t end) {
  * chunk order into out. A chunk that overflowed its region runs again into out on this thread,
  * and the regions grow for the next query (allocation, counted in grow_count). The pairs and
  * their order are the one-thread loop's; every run of one item lies in one chunk, sorted there */
-static tf_status query_items_threaded(broad *b, const grid_view *g, int chunks, broad_pair *out,
-                                      size_t cap, size_t *out_n) {
+static void query_items_threaded(broad *b, const grid_view *g, int chunks, broad_pair *out,
+                                 size_t cap, size_t *out_n) {
   int count = g->q->q_count;
   items_job j = {b, g, chunks, b->part_cap / (size_t)chunks};
   pool_for(b->pool, (uint32_t)chunks, 1, items_range, &j);
@@ -332,14 +332,12 @@ static tf_status query_items_threaded(broad *b, const grid_view *g, int chunks, 
     MEM_FREE_ARRAY(b->mem, b->part, b->part_cap); /* nothing in it to keep */
     b->part = NULL;
     b->part_cap = 0;
-    /* a quarter more than the fullest chunk's, for each */
+    /* a quarter more than the fullest chunk's, for each. Without the memory the regions stay
+     * empty and every chunk runs again on this thread: slower, the same pairs */
     size_t region = most + most / 4;
-    int ok =
-        grow(b->mem, (void **)&b->part, &b->part_cap, region * (size_t)chunks, sizeof *b->part);
+    grow(b->mem, (void **)&b->part, &b->part_cap, region * (size_t)chunks, sizeof *b->part);
     b->grow_count += b->mem->alloc_count - allocs;
-    if (!ok) return TF_E_NOMEM;
   }
-  return TF_OK;
 }
 
 static tf_status run_query(broad *b, const query *q, double inflation, broad_pair *out, size_t cap,
@@ -412,8 +410,8 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
   int chunks = q->q_count / ITEM_CHUNK_MIN;
   chunks = chunks > BROAD_CHUNKS ? BROAD_CHUNKS : chunks;
   if (b->pool && pool_threads(b->pool) > 1 && chunks > 1) {
-    tf_status st = query_items_threaded(b, &g, chunks, out, cap, out_count);
-    return st;
+    query_items_threaded(b, &g, chunks, out, cap, out_count);
+    return TF_OK;
   }
   size_t n = 0;
   query_items(&g, 0, q->q_count, out, cap, &n);
