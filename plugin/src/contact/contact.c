@@ -386,6 +386,18 @@ static void anchor_pair(tf_sim *s, const contact_pair *p) {
   }
 }
 
+double contact_side_mass(const tf_sim *s, int points, uint32_t item) {
+  const sim_contact *c = s->contact;
+  const double *mass = s->model.mass;
+  if (points == 1) return mass[item];
+  if (points == 3) {
+    const int *t = c->tris + 3 * (size_t)item;
+    return (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
+  }
+  const int *e = c->edges + 2 * (size_t)item;
+  return 0.5 * (mass[e[0]] + mass[e[1]]);
+}
+
 /* the broad phase's pairs of one query (kind, collider) into the candidates: those that can come
  * within infl over x0 -> x1 (blocks.c: the test on any thread, the list in order) */
 typedef struct filter_job {
@@ -417,17 +429,9 @@ static int filter_take(void *ctx, size_t q, void *out) {
   tf_sim *s = j->s;
   if (!*(const uint8_t *)out) return 1;
   contact_pair p = filter_candidate(j, q);
-  const double *mass = s->model.mass;
-  double m;
-  if (p.kind == CONTACT_PT)
-    m = mass[p.a];
-  else if (p.kind == CONTACT_TP) {
-    const int *t = s->contact->tris + 3 * (size_t)p.b;
-    m = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
-  } else {
-    const int *e = s->contact->edges + 2 * (size_t)p.a;
-    m = 0.5 * (mass[e[0]] + mass[e[1]]);
-  }
+  double m = p.kind == CONTACT_PT   ? contact_side_mass(s, 1, p.a)
+             : p.kind == CONTACT_TP ? contact_side_mass(s, 3, p.b)
+                                    : contact_side_mass(s, 2, p.a);
   if (s->contact->anchoring) anchor_pair(s, &p);
   contact_pair_init(s, &p, m, j->dhat, j->mu);
   return contact_push_pair(s, p);

@@ -137,6 +137,9 @@ TF_LOCAL void contact_pair_init(const tf_sim *s, contact_pair *p, double mass, d
  * while it deforms fast; with the anchoring margin DRAPE-32 had 131k candidates at the impact) */
 TF_LOCAL int contact_cannot_close(const tf_sim *s, const contact_pair *p, const double *x0,
                                   const double *x1, int colliders_move, double infl);
+/* the mass a side of a pair carries, kg: a surface vertex's (points 1), an edge's mean (2) or a
+ * triangle's mean (3) */
+TF_LOCAL double contact_side_mass(const tf_sim *s, int points, uint32_t item);
 /* a candidate into the pairs (grows them rarely); 0 when out of memory */
 TF_LOCAL int contact_push_pair(tf_sim *s, contact_pair p);
 /* a broad query through the cache k (Nullable) into the contact's buffer, grown once if the

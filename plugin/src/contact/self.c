@@ -130,17 +130,8 @@ static int self_take(void *ctx, size_t q, void *out) {
   if (r != SELF_KEEP) return 1;
   uint32_t a = (uint32_t)c->buf[q].a, b = (uint32_t)c->buf[q].b;
   contact_pair p = {.kind = j->kind, .a = a, .b = b};
-  const double *mass = s->model.mass;
-  double m0, m1;
-  if (j->kind == CONTACT_SPT) {
-    const int *t = c->tris + 3 * (size_t)b;
-    m0 = mass[a];
-    m1 = (mass[t[0]] + mass[t[1]] + mass[t[2]]) / 3.0;
-  } else {
-    const int *ea = c->edges + 2 * (size_t)a, *eb = c->edges + 2 * (size_t)b;
-    m0 = 0.5 * (mass[ea[0]] + mass[ea[1]]);
-    m1 = 0.5 * (mass[eb[0]] + mass[eb[1]]);
-  }
+  int spt = j->kind == CONTACT_SPT;
+  double m0 = contact_side_mass(s, spt ? 1 : 2, a), m1 = contact_side_mass(s, spt ? 3 : 2, b);
   /* stiffness from the lighter side's weight, as a vertex on a collider */
   contact_pair_init(s, &p, fmin(m0, m1), j->dhat, j->mu);
   return contact_push_pair(s, p);
