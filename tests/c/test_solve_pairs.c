@@ -82,6 +82,7 @@ typedef struct chain {
   double lowest;       /* m, lowest free z of any evaluated point */
   uint32_t bound_calls, bound_cuts;
   double bound_min;
+  uint32_t evals, grad_evals, hess_evals; /* passes over the "elements", and what they gave */
 } chain;
 
 /* adjacency (both triangles, diagonal included, sorted) of the chain plus optional pairs */
@@ -164,6 +165,7 @@ static double chain_eval(void *ctx, const double *y, double *g, bsr *H) {
   chain *ch = ctx;
   size_t m = 3 * (size_t)ch->n;
   double E = 0.0;
+  ch->evals++, ch->grad_evals += g != NULL, ch->hess_evals += H != NULL;
   if (g) memset(g, 0, m * sizeof *g);
   if (H) {
     bsr_zero(H);
@@ -235,16 +237,21 @@ static newton_problem chain_problem(chain *ch) {
 static const newton_settings CHAIN_SETTINGS = {30, 200, 1e-8, 1e-12};
 
 /* one Newton solve of the chain from y0; returns the hash of y and the result counters */
-static uint64_t chain_run(chain *ch, const newton_problem *p, const newton_settings *ns, double *y,
-                          newton_result *res) {
-  work_arrays wa;
-  work_init(&wa);
+static uint64_t chain_solve(chain *ch, const newton_problem *p, const newton_settings *ns,
+                            double *y, newton_work *w, newton_result *res) {
   memcpy(y, ch->y0, sizeof ch->y0);
-  newton_solve(p, ns, y, &wa.w, res);
+  newton_solve(p, ns, y, w, res);
   uint64_t h = hash_bytes(y, sizeof ch->y0, 1469598103934665603ull);
   h = hash_bytes(&res->iterations, sizeof res->iterations, h);
   h = hash_bytes(&res->cg_iterations, sizeof res->cg_iterations, h);
   return hash_bytes(&res->energy, sizeof res->energy, h);
+}
+
+static uint64_t chain_run(chain *ch, const newton_problem *p, const newton_settings *ns, double *y,
+                          newton_result *res) {
+  work_arrays wa;
+  work_init(&wa);
+  return chain_solve(ch, p, ns, y, &wa.w, res);
 }
 
 /* ---- pairmat */
@@ -510,6 +517,34 @@ TF_TEST(solve_pairs_newton_null_bound_bit_identical) {
   ENSURE(r0.min_step_bound == 1.0 && r1.min_step_bound == 1.0 && r2.min_step_bound == 1.0);
 }
 
+/* a Newton iteration's gradient comes with the line search's energy at the full step, and a
+ * first iterate's Hessian with its gradient once a solve has needed it there: fewer passes over
+ * the elements, the same iterates bit for bit (the hash above) */
+TF_TEST(newton_fuses_gradient_and_hessian_passes) {
+  chain ch;
+  chain_init(&ch, 0);
+  newton_problem p = chain_problem(&ch);
+  double y[3 * CH_N];
+  work_arrays wa;
+  work_init(&wa);
+  newton_result r[2];
+  uint32_t evals[2], grads[2], hess[2];
+  for (int k = 0; k < 2; ++k) { /* the same solve twice on one work: the second fuses its start */
+    ch.evals = ch.grad_evals = ch.hess_evals = 0;
+    uint64_t h = chain_solve(&ch, &p, &CHAIN_SETTINGS, y, &wa.w, &r[k]);
+    ENSURE_MSG(h == CHAIN_HASH, "solve %d: hash %016llx", k, (unsigned long long)h);
+    evals[k] = ch.evals, grads[k] = ch.grad_evals, hess[k] = ch.hess_evals;
+  }
+  TF_NOTE("%u iterations: %u / %u passes (%u / %u with a gradient, %u / %u with a Hessian)",
+          r[0].iterations, evals[0], evals[1], grads[0], grads[1], hess[0], hess[1]);
+  /* unfused, every iteration starts with a gradient pass, all but the last add a Hessian pass
+   * and a line search of at least one trial: 3 it - 2 passes at least */
+  uint32_t it = r[0].iterations;
+  ENSURE(r[0].converged && r[1].converged && it > 2);
+  ENSURE_MSG(evals[0] < 3 * it - 2, "%u passes for %u iterations", evals[0], it);
+  ENSURE(evals[1] == evals[0] - 1 && hess[1] == hess[0] && grads[1] == grads[0]);
+}
+
 TF_TEST(solve_pairs_newton_bound_never_crosses_wall) {
   /* the chain's minimum lies below z = wall: unbounded Newton goes there, bounded Newton stays
    * above at every evaluated point (trial points included) and reports each cut */
@@ -592,7 +627,8 @@ TF_TEST(solve_pairs_newton_subtolerance_step_respects_bound) {
   p.force_ref = &force_ref;
   newton_settings ns = {10, 10, 1e-3, 1e-6};
   double y[3], buf[8 * 3], pinv[9];
-  newton_work w = {buf, buf + 3, buf + 6, buf + 9, {buf + 12, buf + 15, buf + 18, buf + 21, pinv}};
+  newton_work w = {buf, buf + 3, buf + 6, buf + 9, {buf + 12, buf + 15, buf + 18, buf + 21, pinv},
+                   0};
   newton_result r;
   /* without the bound: one sub-tolerance step, converged, past the wall */
   memcpy(y, y0, sizeof y);

@@ -40,24 +40,30 @@ static double max_abs(const double *a, size_t m) {
 }
 
 /* Armijo backtracking from y along w->dir, starting at alpha = amax; the accepted point is left in
- * w->trial and its energy in *E. Where the energy cannot resolve the decrease (*flat = 1), a
- * step is accepted if it lowers the gradient norm instead (the quadratic regime near a minimum).
- * Returns 1 when a step was accepted. */
+ * w->trial and its energy in *E. The first trial's gradient comes with its energy (into
+ * w->gtrial; *graded = 1 when that trial is the one accepted): an accepted full step is the next
+ * iteration's point, whose gradient would otherwise cost a second pass over the elements. Where
+ * the energy cannot resolve the decrease (*flat = 1), a step is accepted if it lowers the gradient
+ * norm instead (the quadratic regime near a minimum). Returns 1 when a step was accepted. */
 static int line_search(const newton_problem *p, newton_work *w, const double *y, size_t m,
-                       double E0, double g2, double gd, double amax, double *E_out, int *flat) {
+                       double E0, double g2, double gd, double amax, double *E_out, int *flat,
+                       int *graded) {
   /* below this the energy cannot resolve a decrease (round-off of a sum of O(|E|) terms) */
   double resolvable = ENERGY_ROUNDOFF * (fabs(E0) + fabs(gd));
   double alpha = amax;
+  *graded = 0;
   for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
     for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
-    double E = p->eval(p->ctx, w->trial, NULL, NULL);
-    if (E <= E0 + ARMIJO_C * alpha * gd) return *E_out = E, 1;
+    /* an evaluation's energy does not depend on what else it is asked for */
+    double E = p->eval(p->ctx, w->trial, bt == 0 ? w->gtrial : NULL, NULL);
+    if (E <= E0 + ARMIJO_C * alpha * gd) return *graded = bt == 0, *E_out = E, 1;
     if (-alpha * gd <= resolvable) {
       *flat = 1;
-      p->eval(p->ctx, w->trial, w->gtrial, NULL);
+      if (bt != 0) p->eval(p->ctx, w->trial, w->gtrial, NULL);
       double t2 = 0.0;
       for (size_t k = 0; k < m; ++k) t2 += w->gtrial[k] * w->gtrial[k];
       if (!(t2 < g2)) return 0;
+      *graded = 1;
       *E_out = E;
       return 1;
     }
@@ -78,9 +84,13 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
   out->min_step_bound = 1.0;
   pcg_operator op = {p->H, p->pairs, p->extra, p->ctx};
   double gnorm0 = -1.0;
+  int graded = 0; /* w->grad already holds the gradient at y (the line search's) */
   for (uint32_t it = 0; it < s->max_newton; ++it) {
-    /* gradient first: a balanced state exits without assembling the Hessian */
-    double E0 = p->eval(p->ctx, y, w->grad, NULL);
+    /* gradient first: a balanced state exits without assembling the Hessian. A first iterate
+     * gets its Hessian in the same pass when the last solve's did not exit there (it is then
+     * likely to be needed: the element loop runs once, not twice) */
+    int hessed = it == 0 && w->start_hessian;
+    double E0 = graded ? out->energy : p->eval(p->ctx, y, w->grad, hessed ? p->H : NULL);
     out->energy = E0;
     if (it == 0) out->energy_start = E0;
     out->iterations = it + 1;
@@ -103,11 +113,13 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     if (!isfinite(E0) || !isfinite(g2)) return;
     double bound = isfinite(mmin) ? p->h2 * sqrt(gm / mmin) : 0.0;
     if (fres <= s->rtol || bound <= tol) {
+      if (it == 0) w->start_hessian = 0;
       out->converged = 1;
       out->residual = fmin(fres / s->rtol, bound / tol);
       return;
     }
-    p->eval(p->ctx, y, NULL, p->H);
+    if (it == 0) w->start_hessian = 1;
+    if (!hessed) p->eval(p->ctx, y, NULL, p->H);
     if (p->prec_setup) p->prec_setup(p->prec.ctx, p->H, p->fixed);
     double gnorm = sqrt(g2);
     if (gnorm0 < 0.0) gnorm0 = gnorm;
@@ -154,10 +166,14 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
        * the bound does not cut */
       if (!(gd < 0.0)) return; /* no descent direction: keep the last iterate */
       int flat = 0;
-      accepted = line_search(p, w, y, m, E0, g2, gd, amax, &out->energy, &flat);
+      accepted = line_search(p, w, y, m, E0, g2, gd, amax, &out->energy, &flat, &graded);
       if (accepted || !flat || eta <= NEWTON_RESOLVE_MIN) break;
     }
     if (!accepted) return; /* no progress possible: the last iterate stands, not converged */
     memcpy(y, w->trial, m * sizeof *y);
+    if (graded) { /* the accepted trial's gradient is the next iteration's */
+      double *g = w->grad;
+      w->grad = w->gtrial, w->gtrial = g;
+    }
   }
 }

@@ -61,6 +61,8 @@ typedef struct newton_work {
   double *grad, *dir, *trial; /* (3n) each */
   double *gtrial;             /* (3n) gradient at a line-search trial point */
   pcg_work pcg;
+  int start_hessian; /* the last solve's first iterate needed its Hessian (0 at set-up): the
+                        next one's comes with its gradient. Speed only: results are the same */
 } newton_work;
 
 typedef struct newton_result {
