@@ -238,3 +238,65 @@ TF_TEST(amg_on_the_edge_pattern_lumps_hinge_couplings) {
   free_system(&s);
   ENSURE(s.mem.live_bytes == 0);
 }
+
+/* within a step (no amg_forget between set-ups) a Hessian whose rows each moved by under 2 % keeps
+ * the coarse levels: the V-cycle differs from a fresh one's, is still symmetric positive definite
+ * and PCG still converges on the new matrix; one row moved by 10 %, or an amg_forget, rebuilds
+ * everything (the V-cycle is then a fresh hierarchy's, bit for bit) */
+TF_TEST(amg_keeps_coarse_levels_while_rows_barely_move) {
+  lin_system s;
+  ENSURE(build_system(&s, 64, 1e4, 1e-2));
+  amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL);
+  amg *b = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL); /* always fresh */
+  ENSURE(a && b && amg_level_count(a) >= 3);
+  size_t m = 3 * (size_t)s.n, nv = 9 * (size_t)s.mesh.adj_count;
+  double *r = malloc(m * sizeof *r), *z = malloc(m * sizeof *z), *zf = malloc(m * sizeof *zf),
+         *zw = malloc(m * sizeof *zw), *w = malloc(m * sizeof *w), *a0 = malloc(nv * sizeof *a0);
+  unsigned seed = 7;
+  for (size_t k = 0; k < m; ++k) {
+    seed = seed * 1664525u + 1013904223u;
+    r[k] = s.fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
+    seed = seed * 1664525u + 1013904223u;
+    w[k] = s.fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
+  }
+  memcpy(a0, s.A.val, nv * sizeof *a0);
+  pcg_work pw = {malloc(m * sizeof(double)), malloc(m * sizeof(double)), malloc(m * sizeof(double)),
+                 malloc(m * sizeof(double)), malloc(9 * (size_t)s.n * sizeof(double))};
+  const pcg_precond pa = {amg_apply, a}, pb = {amg_apply, b};
+  pcg_result kept, fresh;
+  /* 1. set up at A0, then every value 1.5 % larger: the coarse levels are kept */
+  amg_setup(a, &s.A, s.fixed);
+  for (size_t k = 0; k < nv; ++k) s.A.val[k] = 1.015 * a0[k];
+  amg_setup(a, &s.A, s.fixed);
+  amg_setup(b, &s.A, s.fixed);
+  amg_apply(a, r, z);
+  amg_apply(a, w, zw);
+  amg_apply(b, r, zf);
+  double rw = dot(r, zw, m), wr = dot(w, z, m);
+  ENSURE_MSG(amg_full_setups(a) == 1 && memcmp(z, zf, m * sizeof *z) != 0,
+             "the coarse levels were rebuilt");
+  ENSURE(fabs(rw - wr) <= 1e-9 * fabs(rw) && dot(r, z, m) > 0.0);
+  pcg_solve(&s.A, r, z, s.fixed, 1e-8, 500, &pa, &pw, &kept);
+  pcg_solve(&s.A, r, z, s.fixed, 1e-8, 500, &pb, &pw, &fresh);
+  TF_NOTE("PCG to 1e-8: %u iterations with the kept coarse levels, %u fresh", kept.iterations,
+          fresh.iterations);
+  ENSURE(kept.converged && fresh.converged && kept.iterations <= fresh.iterations + 3);
+  /* 2. one row's diagonal 10 % larger (no amg_forget): rebuilt */
+  uint32_t full = amg_full_setups(a);
+  for (int d = 0; d < 3; ++d) s.A.val[9 * (size_t)s.A.diag[s.n / 2 + 3] + 4 * d] *= 1.1;
+  amg_setup(a, &s.A, s.fixed);
+  ENSURE_MSG(amg_full_setups(a) == full + 1, "one row moved 10 %%: not rebuilt");
+  /* 3. a change of 0.1 %: kept; the same after amg_forget: rebuilt */
+  for (size_t k = 0; k < nv; ++k) s.A.val[k] = 1.001 * s.A.val[k];
+  amg_setup(a, &s.A, s.fixed);
+  ENSURE(amg_full_setups(a) == full + 1);
+  amg_forget(a);
+  amg_setup(a, &s.A, s.fixed);
+  ENSURE_MSG(amg_full_setups(a) == full + 2, "amg_forget: not rebuilt");
+  free(pw.r), free(pw.z), free(pw.p), free(pw.q), free(pw.pinv);
+  free(r), free(z), free(zf), free(zw), free(w), free(a0);
+  amg_destroy(&s.mem, a);
+  amg_destroy(&s.mem, b);
+  free_system(&s);
+  ENSURE(s.mem.live_bytes == 0);
+}

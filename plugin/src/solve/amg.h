@@ -28,12 +28,15 @@ TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
 TF_LOCAL int amg_set_pool(tf_mem *m, amg *a, tf_pool *pool);
 /* Numbers from the upper-triangle Hessian H, whose pattern may be wider than the adjacency given
  * to amg_create (blocks outside it are lumped onto the diagonal); fixed (Nullable) vertices are
- * Dirichlet. */
+ * Dirichlet. Since the last amg_forget, a Hessian whose level-0 rows each lie within 2 % of the
+ * last full set-up's refreshes level 0 only and keeps the coarse levels (amg.c, AMG_REUSE). */
 TF_LOCAL void amg_setup(amg *a, const bsr *H, const uint8_t *fixed);
-/* Forget the eigenvector estimates kept between set-ups (the warm start of the power iteration),
- * so that what follows depends only on the Hessians given from now on: called at the start of
- * every time step, a restored state continues bit for bit and the result of a step never depends
- * on what was solved before it. */
+/* full set-ups (every level rebuilt) since amg_create */
+TF_LOCAL uint32_t amg_full_setups(const amg *a);
+/* Forget the eigenvector estimates and the coarse levels kept between set-ups (the power
+ * iteration's warm start, AMG_REUSE), so that what follows depends only on the Hessians given
+ * from now on: called at the start of every time step, a restored state continues bit for bit and
+ * the result of a step never depends on what was solved before it. */
 TF_LOCAL void amg_forget(amg *a);
 /* z = one V-cycle applied to r (both 3n). The pcg_precond callback signature. */
 TF_LOCAL void amg_apply(void *a, const double *r, double *z);
