@@ -239,16 +239,17 @@ TF_TEST(amg_on_the_edge_pattern_lumps_hinge_couplings) {
   ENSURE(s.mem.live_bytes == 0);
 }
 
-/* within a step (no amg_forget between set-ups) a Hessian whose rows each moved by under 2 % keeps
- * the coarse levels: the V-cycle differs from a fresh one's, is still symmetric positive definite
+/* with amg_set_reuse(2 %), within a step (no amg_forget between set-ups) a Hessian whose rows each
+ * moved by under 2 % keeps the coarse levels: the V-cycle differs from a fresh one's, is still symmetric positive definite
  * and PCG still converges on the new matrix; one row moved by 10 %, or an amg_forget, rebuilds
  * everything (the V-cycle is then a fresh hierarchy's, bit for bit) */
 TF_TEST(amg_keeps_coarse_levels_while_rows_barely_move) {
   lin_system s;
   ENSURE(build_system(&s, 64, 1e4, 1e-2));
   amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL);
-  amg *b = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL); /* always fresh */
+  amg *b = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL); /* always full */
   ENSURE(a && b && amg_level_count(a) >= 3);
+  amg_set_reuse(a, 0.02);
   size_t m = 3 * (size_t)s.n, nv = 9 * (size_t)s.mesh.adj_count;
   double *r = malloc(m * sizeof *r), *z = malloc(m * sizeof *z), *zf = malloc(m * sizeof *zf),
          *zw = malloc(m * sizeof *zw), *w = malloc(m * sizeof *w), *a0 = malloc(nv * sizeof *a0);
@@ -264,8 +265,10 @@ TF_TEST(amg_keeps_coarse_levels_while_rows_barely_move) {
                  malloc(m * sizeof(double)), malloc(9 * (size_t)s.n * sizeof(double))};
   const pcg_precond pa = {amg_apply, a}, pb = {amg_apply, b};
   pcg_result kept, fresh;
-  /* 1. set up at A0, then every value 1.5 % larger: the coarse levels are kept */
+  /* 1. set up at A0, then every value 1.5 % larger: a keeps its coarse levels, b (no reuse, the
+   * default) rebuilds */
   amg_setup(a, &s.A, s.fixed);
+  amg_setup(b, &s.A, s.fixed);
   for (size_t k = 0; k < nv; ++k) s.A.val[k] = 1.015 * a0[k];
   amg_setup(a, &s.A, s.fixed);
   amg_setup(b, &s.A, s.fixed);
@@ -275,6 +278,7 @@ TF_TEST(amg_keeps_coarse_levels_while_rows_barely_move) {
   double rw = dot(r, zw, m), wr = dot(w, z, m);
   ENSURE_MSG(amg_full_setups(a) == 1 && memcmp(z, zf, m * sizeof *z) != 0,
              "the coarse levels were rebuilt");
+  ENSURE_MSG(amg_full_setups(b) == 2, "set-ups are full by default");
   ENSURE(fabs(rw - wr) <= 1e-9 * fabs(rw) && dot(r, z, m) > 0.0);
   pcg_solve(&s.A, r, z, s.fixed, 1e-8, 500, &pa, &pw, &kept);
   pcg_solve(&s.A, r, z, s.fixed, 1e-8, 500, &pb, &pw, &fresh);

@@ -13,6 +13,7 @@
 #include "sim/sim.h"
 
 static const uint32_t AMG_MIN_VERTICES = 400;
+static const double SIM_FLESH_AMG_REUSE = 0.02; /* flesh: amg_set_reuse, below */
 
 tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...) {
   va_list ap;
@@ -166,6 +167,13 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
              TF_E_NOMEM;
     s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr,
                                eadj ? eadj : s->model.mesh.adj, &s->solver.H, s->model.rest);
+    /* flesh keeps its coarse levels within a step while each Hessian row moves by under 2 %
+     * (amg_set_reuse): a sagging block's rows change by 0.5-2 % an iteration, and the prolongator
+     * and Galerkin products were 15 % of FLESH-20k (one thread 8.9 -> 7.4 ms/frame; 7.9 at
+     * 0.5 %). Not cloth: a membrane's rows are ruled by stretching, while the soft modes the
+     * coarse levels must carry (bending, buckling) change far more than the rows do. At 2 %
+     * SWING-64 gained 9 % but DRAPE-128 lost 28 % (6.63 Newton iterations a step against 5.63) */
+    if (s->solver.amg && s->kind == SIM_FLESH) amg_set_reuse(s->solver.amg, SIM_FLESH_AMG_REUSE);
     if (s->solver.amg && !amg_set_pool(&s->mem, s->solver.amg, s->pool)) {
       tear_free(&s->mem, s->tear);
       amg_destroy(&s->mem, s->solver.amg);

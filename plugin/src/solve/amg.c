@@ -23,16 +23,6 @@ static const int POWER_ITERATIONS = 8;       /* for rho(D^-1 A), from scratch */
 static const int POWER_ITERATIONS_WARM =
     2; /* from the last set-up's eigenvector in this step (A drifts slowly) */
 static const uint32_t UNSET = UINT32_MAX;
-/* A later Newton iteration of a step whose level-0 rows each moved by at most this fraction since
- * the step's last full set-up keeps the coarse levels and refreshes level 0 only (its smoother
- * and residual see the current Hessian). The V-cycle stays symmetric positive definite, its
- * coarse operators being Galerkin products of an earlier SPD Hessian, and PCG solves the current
- * system to the same tolerance: only the CG count can change. The prolongator's smoothing and
- * two Galerkin products were 15 % of a FLESH-20k run, whose sagging steps change H by under 1 %
- * an iteration; a membrane that buckles, or a new contact, moves rows by more. Measured at 1, 2,
- * 5 and 10 %: FLESH-20k 8.9 -> 7.5 ms/frame (one thread), SWING-64 -3 %, DRAPE-64 -5 % at 2 %;
- * above it SWING's CG counts grow faster than the set-ups saved (SWING-32 +5 % at 10 %) */
-static const double AMG_REUSE = 0.02;
 /* the smoother: at most this many row blocks per level (each couples to the others only through
  * the Jacobi part, which costs CG iterations: SWING-128 needed 17 % more with 16 blocks of 512
  * rows), and none smaller than SMOOTH_MIN_ROWS */
@@ -97,6 +87,7 @@ struct amg {
   double *built0; /* (9 lv[0].A.nnz) level 0's values at the last full set-up */
   int built;      /* the coarse levels are built0's, and no amg_forget since */
   uint32_t full_setups;
+  double reuse; /* amg_set_reuse's fraction; 0: every set-up is full */
 };
 
 /* --- patterns ------------------------------------------------------------------------------ */
@@ -482,6 +473,8 @@ uint32_t amg_level_count(const amg *a) { return a->L; }
 
 uint32_t amg_full_setups(const amg *a) { return a->full_setups; }
 
+void amg_set_reuse(amg *a, double fraction) { a->reuse = fraction; }
+
 void amg_forget(amg *a) {
   a->built = 0;
   for (uint32_t k = 0; k < a->L; ++k) a->lv[k].ev_warm = 0;
@@ -859,9 +852,8 @@ static void level0_rows(void *ctx, uint32_t i0, uint32_t i1) {
   }
 }
 
-/* every row of level 0 within AMG_REUSE of its values at the last full set-up (Frobenius norms,
- * row by row: one new contact is a large change of a few rows, invisible in the whole matrix's
- * norm) */
+/* every row of level 0 within a->reuse of its values at the last full set-up (Frobenius norms,
+ * row by row: a large change of a few rows is invisible in the whole matrix's norm) */
 static int level0_close(const amg *a) {
   const level *l0 = &a->lv[0];
   for (uint32_t i = 0; i < l0->n; ++i) {
@@ -870,7 +862,7 @@ static int level0_close(const amg *a) {
       double d = l0->Aval[k] - a->built0[k];
       d2 += d * d, o2 += a->built0[k] * a->built0[k];
     }
-    if (!(d2 <= AMG_REUSE * AMG_REUSE * o2)) return 0;
+    if (!(d2 <= a->reuse * a->reuse * o2)) return 0;
   }
   return 1;
 }
@@ -884,7 +876,7 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
   pool_for(a->pool, a->lv[0].n, SETUP_GRAIN, level0_rows, &j);
   level_finish(a->pool, &a->lv[0]);
   size_t m9 = 9 * (size_t)a->lv[0].A.nnz;
-  if (a->built && level0_close(a)) return; /* the coarse levels still serve (AMG_REUSE) */
+  if (a->reuse > 0.0 && a->built && level0_close(a)) return; /* amg_set_reuse */
   for (uint32_t k = 0; k + 1 < a->L; ++k) level_galerkin(a, &a->lv[k], &a->lv[k + 1]);
   dense_factor(a);
   memcpy(a->built0, a->lv[0].Aval, m9 * sizeof *a->built0);

@@ -28,9 +28,15 @@ TF_LOCAL void amg_destroy(tf_mem *m, amg *a);
 TF_LOCAL int amg_set_pool(tf_mem *m, amg *a, tf_pool *pool);
 /* Numbers from the upper-triangle Hessian H, whose pattern may be wider than the adjacency given
  * to amg_create (blocks outside it are lumped onto the diagonal); fixed (Nullable) vertices are
- * Dirichlet. Since the last amg_forget, a Hessian whose level-0 rows each lie within 2 % of the
- * last full set-up's refreshes level 0 only and keeps the coarse levels (amg.c, AMG_REUSE). */
+ * Dirichlet. With amg_set_reuse, a set-up since the last amg_forget whose level-0 rows each lie
+ * within the fraction of the last full set-up's refreshes level 0 only. */
 TF_LOCAL void amg_setup(amg *a, const bsr *H, const uint8_t *fixed);
+/* Let amg_setup keep the coarse levels (prolongator and Galerkin matrices) while every row of level
+ * 0 (Frobenius norm) lies within fraction of its values at the last full set-up; level 0, which
+ * the finest smoother and the residual use, is always the current Hessian's. The V-cycle stays
+ * symmetric positive definite (its coarse operators are Galerkin products of an earlier SPD
+ * matrix); only the CG count changes. 0 (the default): every set-up is full. */
+TF_LOCAL void amg_set_reuse(amg *a, double fraction);
 /* full set-ups (every level rebuilt) since amg_create */
 TF_LOCAL uint32_t amg_full_setups(const amg *a);
 /* Forget the eigenvector estimates and the coarse levels kept between set-ups (the power
