@@ -72,6 +72,16 @@ static double dot(const double *a, const double *b, size_t n) {
   return r;
 }
 
+/* two vectors (3n) of uniform values in [-0.5, 0.5), zero on fixed vertices, from seed */
+static void random_pair(const lin_system *s, unsigned seed, double *u, double *w) {
+  for (size_t k = 0; k < 3 * (size_t)s->n; ++k) {
+    seed = seed * 1664525u + 1013904223u;
+    u[k] = s->fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
+    seed = seed * 1664525u + 1013904223u;
+    w[k] = s->fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
+  }
+}
+
 TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
   lin_system s;
   ENSURE(build_system(&s, 128, 1e4, 1e-2));
@@ -81,13 +91,7 @@ TF_TEST(amg_vcycle_is_spd_and_keeps_dirichlet_zero) {
   size_t m = 3 * (size_t)s.n;
   double *u = malloc(m * sizeof *u), *w = malloc(m * sizeof *w), *mu = malloc(m * sizeof *mu),
          *mw = malloc(m * sizeof *mw);
-  unsigned seed = 1;
-  for (size_t k = 0; k < m; ++k) {
-    seed = seed * 1664525u + 1013904223u;
-    u[k] = s.fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
-    seed = seed * 1664525u + 1013904223u;
-    w[k] = s.fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
-  }
+  random_pair(&s, 1, u, w);
   /* operator complexity: all levels' blocks over the fine level's */
   double blocks = 0.0;
   uint32_t n0, nnz0;
@@ -253,13 +257,7 @@ TF_TEST(amg_keeps_coarse_levels_while_rows_barely_move) {
   size_t m = 3 * (size_t)s.n, nv = 9 * (size_t)s.mesh.adj_count;
   double *r = malloc(m * sizeof *r), *z = malloc(m * sizeof *z), *zf = malloc(m * sizeof *zf),
          *zw = malloc(m * sizeof *zw), *w = malloc(m * sizeof *w), *a0 = malloc(nv * sizeof *a0);
-  unsigned seed = 7;
-  for (size_t k = 0; k < m; ++k) {
-    seed = seed * 1664525u + 1013904223u;
-    r[k] = s.fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
-    seed = seed * 1664525u + 1013904223u;
-    w[k] = s.fixed[k / 3] ? 0.0 : (double)(seed >> 8) / (1 << 24) - 0.5;
-  }
+  random_pair(&s, 7, r, w);
   memcpy(a0, s.A.val, nv * sizeof *a0);
   pcg_work pw = {malloc(m * sizeof(double)), malloc(m * sizeof(double)), malloc(m * sizeof(double)),
                  malloc(m * sizeof(double)), malloc(9 * (size_t)s.n * sizeof(double))};
