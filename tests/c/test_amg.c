@@ -253,7 +253,7 @@ TF_TEST(amg_keeps_coarse_levels_while_rows_barely_move) {
   amg *a = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL);
   amg *b = amg_create(&s.mem, s.n, s.mesh.adj_ptr, s.mesh.adj, &s.A, NULL); /* always full */
   ENSURE(a && b && amg_level_count(a) >= 3);
-  amg_set_reuse(a, 0.02);
+  ENSURE(amg_set_reuse(&s.mem, a, 0.02));
   size_t m = 3 * (size_t)s.n, nv = 9 * (size_t)s.mesh.adj_count;
   double *r = malloc(m * sizeof *r), *z = malloc(m * sizeof *z), *zf = malloc(m * sizeof *zf),
          *zw = malloc(m * sizeof *zw), *w = malloc(m * sizeof *w), *a0 = malloc(nv * sizeof *a0);

@@ -173,8 +173,9 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
      * 0.5 %). Not cloth: a membrane's rows are ruled by stretching, while the soft modes the
      * coarse levels must carry (bending, buckling) change far more than the rows do. At 2 %
      * SWING-64 gained 9 % but DRAPE-128 lost 28 % (6.63 Newton iterations a step against 5.63) */
-    if (s->solver.amg && s->kind == SIM_FLESH) amg_set_reuse(s->solver.amg, SIM_FLESH_AMG_REUSE);
-    if (s->solver.amg && !amg_set_pool(&s->mem, s->solver.amg, s->pool)) {
+    if (s->solver.amg &&
+        ((s->kind == SIM_FLESH && !amg_set_reuse(&s->mem, s->solver.amg, SIM_FLESH_AMG_REUSE)) ||
+         !amg_set_pool(&s->mem, s->solver.amg, s->pool))) {
       tear_free(&s->mem, s->tear);
       amg_destroy(&s->mem, s->solver.amg);
       s->solver.amg = NULL;

@@ -84,7 +84,7 @@ struct amg {
   uint32_t *mark, mark_threads;
   uint32_t nd;    /* dense size 3 n_coarsest */
   double *dense;  /* (nd x nd) Cholesky factor */
-  double *built0; /* (9 lv[0].A.nnz) level 0's values at the last full set-up */
+  double *built0; /* (9 lv[0].A.nnz) level 0's values at the last full set-up; with reuse only */
   int built;      /* the coarse levels are built0's, and no amg_forget since */
   uint32_t full_setups;
   double reuse; /* amg_set_reuse's fraction; 0: every set-up is full */
@@ -400,8 +400,7 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
   if (a->lv[a->L - 1].n > DENSE_MAX_NODES) goto fail; /* the mesh does not coarsen */
   /* level 0 transpose map */
   a->transpose0 = mem_array(m, l0->A.nnz, sizeof *a->transpose0);
-  a->built0 = mem_array(m, 9 * (size_t)l0->A.nnz, sizeof *a->built0);
-  if (!a->transpose0 || !a->built0) goto fail;
+  if (!a->transpose0) goto fail;
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t k = l0->A.ptr[i]; k < l0->A.ptr[i + 1]; ++k) {
       uint32_t j = l0->A.col[k];
@@ -459,7 +458,7 @@ void amg_destroy(tf_mem *m, amg *a) {
     }
   }
   MEM_FREE_ARRAY(m, a->transpose0, a->lv[0].A.nnz);
-  MEM_FREE_ARRAY(m, a->built0, 9 * (size_t)a->lv[0].A.nnz);
+  if (a->built0) MEM_FREE_ARRAY(m, a->built0, 9 * (size_t)a->lv[0].A.nnz);
   MEM_FREE_ARRAY(m, a->mark, (size_t)a->mark_threads * a->lv[0].n);
   MEM_FREE_ARRAY(m, a->src0, a->lv[0].A.nnz);
   MEM_FREE_ARRAY(m, a->lptr0, a->lptr0 ? (size_t)a->lv[0].n + 1 : 0);
@@ -473,7 +472,15 @@ uint32_t amg_level_count(const amg *a) { return a->L; }
 
 uint32_t amg_full_setups(const amg *a) { return a->full_setups; }
 
-void amg_set_reuse(amg *a, double fraction) { a->reuse = fraction; }
+int amg_set_reuse(tf_mem *m, amg *a, double fraction) {
+  if (fraction > 0.0 && !a->built0) {
+    a->built0 = mem_array(m, 9 * (size_t)a->lv[0].A.nnz, sizeof *a->built0);
+    if (!a->built0) return 0;
+  }
+  a->reuse = fraction;
+  a->built = 0;
+  return 1;
+}
 
 void amg_forget(amg *a) {
   a->built = 0;
@@ -875,13 +882,14 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
   level0_job j = {a, H, fixed};
   pool_for(a->pool, a->lv[0].n, SETUP_GRAIN, level0_rows, &j);
   level_finish(a->pool, &a->lv[0]);
-  size_t m9 = 9 * (size_t)a->lv[0].A.nnz;
   if (a->reuse > 0.0 && a->built && level0_close(a)) return; /* amg_set_reuse */
   for (uint32_t k = 0; k + 1 < a->L; ++k) level_galerkin(a, &a->lv[k], &a->lv[k + 1]);
   dense_factor(a);
-  memcpy(a->built0, a->lv[0].Aval, m9 * sizeof *a->built0);
-  a->built = 1;
   a->full_setups++;
+  if (a->reuse > 0.0) {
+    memcpy(a->built0, a->lv[0].Aval, 9 * (size_t)a->lv[0].A.nnz * sizeof *a->built0);
+    a->built = 1;
+  }
 }
 
 /* The smoothers are Gauss-Seidel within row blocks (their number fixed by n, their rows placed

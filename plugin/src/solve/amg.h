@@ -35,12 +35,13 @@ TF_LOCAL void amg_setup(amg *a, const bsr *H, const uint8_t *fixed);
  * 0 (Frobenius norm) lies within fraction of its values at the last full set-up; level 0, which
  * the finest smoother and the residual use, is always the current Hessian's. The V-cycle stays
  * symmetric positive definite (its coarse operators are Galerkin products of an earlier SPD
- * matrix); only the CG count changes. 0 (the default): every set-up is full. */
-TF_LOCAL void amg_set_reuse(amg *a, double fraction);
+ * matrix); only the CG count changes. 0 (the default): every set-up is full. Keeps a copy of
+ * level 0, allocated through m here (0: out of memory, nothing changed). */
+TF_LOCAL int amg_set_reuse(tf_mem *m, amg *a, double fraction);
 /* full set-ups (every level rebuilt) since amg_create */
 TF_LOCAL uint32_t amg_full_setups(const amg *a);
 /* Forget the eigenvector estimates and the coarse levels kept between set-ups (the power
- * iteration's warm start, AMG_REUSE), so that what follows depends only on the Hessians given
+ * iteration's warm start, amg_set_reuse's), so that what follows depends only on the Hessians given
  * from now on: called at the start of every time step, a restored state continues bit for bit and
  * the result of a step never depends on what was solved before it. */
 TF_LOCAL void amg_forget(amg *a);
