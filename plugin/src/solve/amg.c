@@ -859,19 +859,30 @@ static void level0_rows(void *ctx, uint32_t i0, uint32_t i1) {
   }
 }
 
-/* every row of level 0 within a->reuse of its values at the last full set-up (Frobenius norms,
- * row by row: a large change of a few rows is invisible in the whole matrix's norm) */
-static int level0_close(const amg *a) {
+/* how many rows of level 0 in [i0, i1) moved by more than a->reuse since the last full set-up
+ * (Frobenius norms, row by row: a large change of a few rows is invisible in the whole matrix's
+ * norm); a count, so the pool's sum is exact for any thread count */
+static double moved_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  const amg *a = ctx;
   const level *l0 = &a->lv[0];
-  for (uint32_t i = 0; i < l0->n; ++i) {
+  double moved = 0.0;
+  for (uint32_t i = i0; i < i1; ++i) {
     double d2 = 0.0, o2 = 0.0;
     for (size_t k = 9 * (size_t)l0->A.ptr[i]; k < 9 * (size_t)l0->A.ptr[i + 1]; ++k) {
       double d = l0->Aval[k] - a->built0[k];
       d2 += d * d, o2 += a->built0[k] * a->built0[k];
     }
-    if (!(d2 <= a->reuse * a->reuse * o2)) return 0;
+    moved += !(d2 <= a->reuse * a->reuse * o2);
   }
-  return 1;
+  return moved;
+}
+
+/* level 0's rows [i0, i1) into built0 */
+static void keep_rows(void *ctx, uint32_t i0, uint32_t i1) {
+  amg *a = ctx;
+  const level *l0 = &a->lv[0];
+  size_t k0 = 9 * (size_t)l0->A.ptr[i0], k1 = 9 * (size_t)l0->A.ptr[i1];
+  memcpy(a->built0 + k0, l0->Aval + k0, (k1 - k0) * sizeof *a->built0);
 }
 
 void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
@@ -882,12 +893,13 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
   level0_job j = {a, H, fixed};
   pool_for(a->pool, a->lv[0].n, SETUP_GRAIN, level0_rows, &j);
   level_finish(a->pool, &a->lv[0]);
-  if (a->reuse > 0.0 && a->built && level0_close(a)) return; /* amg_set_reuse */
+  if (a->reuse > 0.0 && a->built && pool_sum(a->pool, a->lv[0].n, moved_rows, a) == 0.0)
+    return; /* amg_set_reuse: the coarse levels still serve */
   for (uint32_t k = 0; k + 1 < a->L; ++k) level_galerkin(a, &a->lv[k], &a->lv[k + 1]);
   dense_factor(a);
   a->full_setups++;
   if (a->reuse > 0.0) {
-    memcpy(a->built0, a->lv[0].Aval, 9 * (size_t)a->lv[0].A.nnz * sizeof *a->built0);
+    pool_for(a->pool, a->lv[0].n, SETUP_GRAIN, keep_rows, a);
     a->built = 1;
   }
 }
