@@ -176,7 +176,6 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
     if (s->solver.amg &&
         ((s->kind == SIM_FLESH && !amg_set_reuse(&s->mem, s->solver.amg, SIM_FLESH_AMG_REUSE)) ||
          !amg_set_pool(&s->mem, s->solver.amg, s->pool))) {
-      tear_free(&s->mem, s->tear);
       amg_destroy(&s->mem, s->solver.amg);
       s->solver.amg = NULL;
     }
