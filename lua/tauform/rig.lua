@@ -4,6 +4,7 @@
 --   return {
 --     mesh = tauform.mesh.grid{...} or "cape.obj",     -- a path is relative to the rig file
 --     material = { density = 0.2, stretch = 5000, poisson = 0.3, total_mass = nil, masses = nil },
+--                -- stretch = { value = 2000, groups = { jacket = 8000 } }: each piece its fabric
 --     fps = 24, frames = {1, 120}, substeps = 2,
 --     tau = 0.5 or tauform.key{ {1, 0.2}, {48, 2.0} },  -- number, curve or function(frame)
 --     settle = 1.5,                                       -- or: seconds to settle (replaces tau;
@@ -95,17 +96,33 @@ local function check_param(self, name, v, vector)
 end
 
 -- a keyed value or a per-vertex map { value = ..., groups = { name = ... } } (bend, plastic.yield,
--- plastic.limit, plastic.bend_yield, plastic.bend_limit): the groups exist and every value is keyed
-local function check_map(self, path, x)
+-- plastic.limit, plastic.bend_yield, plastic.bend_limit, material.stretch): the groups exist, and
+-- every constant is within the parameter's range (param: its Lua name), so a bad group value is
+-- named by its group when the rig loads, not by a vertex when the map is set
+local function check_in_range(self, path, v, param)
+  local p = param and core.params[param]
+  if not p or type(v) ~= "number" then return end
+  local ok = (p.lo_open and v > p.lo or not p.lo_open and v >= p.lo) and
+             (p.hi_open and v < p.hi or not p.hi_open and v <= p.hi)
+  if not ok then
+    fail(self, "%s: must be in %s%g, %g%s%s, got %s", path, p.lo_open and "(" or "[", p.lo, p.hi,
+         p.hi_open and ")" or "]", p.unit ~= "" and (" " .. p.unit) or "", tostring(v))
+  end
+end
+
+local function check_map(self, path, x, param)
   if type(x) == "table" and not keyframes.is_curve(x) then
     check_param(self, path .. ".value", x.value or 0)
+    check_in_range(self, path .. ".value", x.value, param)
     for name, v in pairs(x.groups or {}) do
       local ok, err = pcall(meshlib.group, self.mesh, name)
       if not ok then fail(self, "%s.groups: %s", path, err) end
       check_param(self, path .. ".groups." .. name, v)
+      check_in_range(self, path .. ".groups." .. name, v, param)
     end
   else
     check_param(self, path, x)
+    check_in_range(self, path, x, param)
   end
 end
 
@@ -121,6 +138,25 @@ local function sample(self, path, x, frame, vector)
     return v
   end
   return keyframes.sample(x, frame)
+end
+
+-- a keyed value at `frame`, or a per-vertex map from { value = ..., groups = { name = ... } }
+local function value_or_map(self, path, b, frame, sim)
+  if type(b) ~= "table" or keyframes.is_curve(b) then return sample(self, path, b, frame) end
+  local base = sample(self, path .. ".value", b.value or 0, frame)
+  local map = {}
+  for i = 1, self.n do map[i] = base end
+  for name, v in pairs(b.groups or {}) do
+    local x = sample(self, path .. ".groups." .. name, v, frame)
+    for _, i in ipairs(self.mesh.groups[name]) do map[i] = x end
+  end
+  -- a torn cloth has more vertices than its mesh: each copy is in its original vertex's groups
+  if sim and sim:vert_count() > self.n then
+    local origin, full = sim:origins(), {}
+    for i = 1, #origin do full[i] = map[origin[i]] end
+    return full
+  end
+  return map
 end
 
 -- Rodrigues rotation of p about axis (unit) through center by angle (radians)
@@ -173,14 +209,16 @@ function M.load(spec, opt)
   if spec.settle ~= nil and spec.tau ~= nil then fail(self, "give either 'tau' or 'settle', not both") end
   check_param(self, "kappa", spec.kappa)
   check_param(self, "gravity", spec.gravity, true)
-  check_map(self, "bend", spec.bend)
+  check_map(self, "bend", spec.bend, "bend")
+  local stretch = type(spec.material) == "table" and spec.material.stretch
+  if type(stretch) == "table" then check_map(self, "material.stretch", stretch, "stretch") end
   if spec.plastic ~= nil then
     if type(spec.plastic) ~= "table" then fail(self, "field 'plastic' must be a table { yield = ..., limit = ..., time = ... }") end
-    check_map(self, "plastic.yield", spec.plastic.yield)
-    check_map(self, "plastic.limit", spec.plastic.limit)
+    check_map(self, "plastic.yield", spec.plastic.yield, "plastic_yield")
+    check_map(self, "plastic.limit", spec.plastic.limit, "plastic_limit")
     check_param(self, "plastic.time", spec.plastic.time)
-    check_map(self, "plastic.bend_yield", spec.plastic.bend_yield)
-    check_map(self, "plastic.bend_limit", spec.plastic.bend_limit)
+    check_map(self, "plastic.bend_yield", spec.plastic.bend_yield, "bend_yield")
+    check_map(self, "plastic.bend_limit", spec.plastic.bend_limit, "bend_plastic_limit")
   end
   if spec.tear ~= nil then
     if type(spec.tear) ~= "table" then fail(self, "field 'tear' must be a table { strain = ..., groups = { ... } }") end
@@ -501,8 +539,14 @@ function Rig:create_cloth(first)
   def.tau = sample(self, "tau", spec.tau, first)
   def.kappa = sample(self, "kappa", spec.kappa, first)
   def.gravity = sample(self, "gravity", spec.gravity, first, true)
+  local map = type(m.stretch) == "table" and m.stretch
+  if map then def.stretch = map.value end
   local ok, sim = pcall(core.cloth, def)
   if not ok then fail(self, "%s", why(sim)) end
+  if map and map.groups and next(map.groups) then -- each piece its own fabric (static)
+    local ok2, err = pcall(sim.set, sim, { stretch = value_or_map(self, "material.stretch", map, first) })
+    if not ok2 then fail(self, "material.stretch: %s", why(err)) end
+  end
   return sim
 end
 
@@ -784,25 +828,6 @@ function Rig:targets(frame)
     ::next_pin::
   end
   return out
-end
-
--- a keyed value at `frame`, or a per-vertex map from { value = ..., groups = { name = ... } }
-local function value_or_map(self, path, b, frame, sim)
-  if type(b) ~= "table" or keyframes.is_curve(b) then return sample(self, path, b, frame) end
-  local base = sample(self, path .. ".value", b.value or 0, frame)
-  local map = {}
-  for i = 1, self.n do map[i] = base end
-  for name, v in pairs(b.groups or {}) do
-    local x = sample(self, path .. ".groups." .. name, v, frame)
-    for _, i in ipairs(self.mesh.groups[name]) do map[i] = x end
-  end
-  -- a torn cloth has more vertices than its mesh: each copy is in its original vertex's groups
-  if sim and sim:vert_count() > self.n then
-    local origin, full = sim:origins(), {}
-    for i = 1, #origin do full[i] = map[origin[i]] end
-    return full
-  end
-  return map
 end
 
 function Rig:apply(sim, frame)

@@ -301,7 +301,8 @@ tbl("rig.material (cloth)", {
   { "density", unit = "kg/m^2", default = 0.1, bounds = "> 0", doc = "area density" },
   { "total_mass", unit = "kg", bounds = "> 0", doc = "whole mass, spread by area (replaces density)" },
   { "masses", type = "array", unit = "kg", doc = "one mass per vertex" },
-  { "stretch", param = "stretch" },
+  { "stretch", param = "stretch", type = { "number", "table" }, sub = "rig.material.stretch",
+    doc = "2D Young's modulus, or a per-vertex map { value = ..., groups = { name = ... } }: pieces of one mesh with their own fabric" },
   { "poisson", param = "poisson" },
   { "pin_stiffness", param = "pin_stiffness" },
   BEND_MODEL,
@@ -310,6 +311,16 @@ tbl("rig.material (cloth)", {
   { "shear", param = "shear", keyed = false },
   { "bend_springs", param = "bend_springs", keyed = false },
   moved = { bend = "bend (top level)", youngs = "a flesh rig's material" },
+})
+tbl("rig.material.stretch", {
+  doc = "A per-vertex stretch map (static, like the material): the value everywhere, and others on named "
+     .. "vertex groups; a triangle (a structural spring) takes its vertices' mean. Layered garments are "
+     .. "pieces of one mesh (tauform.mesh.merge names each piece as a group), each with its own fabric, "
+     .. "and self-contact keeps them apart.",
+  example = [[material = { stretch = { value = 2000, groups = { jacket = 8000 } } }]],
+  { "value", param = "stretch", type = { "number" }, keyed = false, doc = "stretch stiffness outside the groups" },
+  { "groups", type = "table", map = { type = { "number" }, keyed = false, unit = "N/m" },
+    doc = "{ group name = stiffness }" },
 })
 tbl("rig.material (flesh)", {
   doc = "A flesh rig's material (static), with optional per-region materials.",
@@ -899,7 +910,7 @@ M.functions = {
   } },
   { "Simulation methods (sim:...)", {
     { "sim:advance(dt [, substeps]) -> true | nil, message, code", "steps dt seconds in substeps (1..10000) implicit steps" },
-    { "sim:set{ name = value, ... } -> sim", "sets [parameters](#parameters); bend also takes one value per vertex; all checked before any is set" },
+    { "sim:set{ name = value, ... } -> sim", "sets [parameters](#parameters); stretch, bend, self_contact, the plastic limits and tear_strain also take one value per vertex (each element the mean of its vertices'); all checked before any is set" },
     { "sim:get(name) -> value", "a parameter's value (a number or {x, y, z})" },
     { "sim:positions([out]) / sim:velocities([out]) / sim:normals([out]) / sim:forces([out]) -> flat table", "per-vertex vectors {x1, y1, z1, ...}; out is reused" },
     { "sim:position(i) -> x, y, z", "one vertex (1-based)" },
@@ -1026,7 +1037,7 @@ local SECTIONS = {
   { "Constructors", { "tauform.cloth", "tauform.flesh", "flesh.materials[i]", "solver" } },
   { "Method options", { "render options", "sim:collider", "collider:set" } },
   { "Mesh helpers", { "tauform.mesh.grid", "tauform.mesh.disc", "tauform.mesh.ellipsoid", "tauform.mesh.box", "tauform.mesh.load_obj options" } },
-  { "Rigs", { "rig", "rig.material (cloth)", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
+  { "Rigs", { "rig", "rig.material (cloth)", "rig.material.stretch", "rig.material (flesh)", "rig.material.regions[name]", "rig.flesh",
               "rig.bend", "rig.plastic", "rig.plastic.yield", "rig.plastic.limit", "rig.plastic.bend_yield", "rig.plastic.bend_limit", "rig.tear", "rig.pins[i]", "rig.pins[i].rotate", "rig.pokes[i]", "rig.response",
               "rig.wind", "rig.wind.turbulence", "rig.wind.gust",
               "rig.contact", "rig.ground", "rig.colliders[i]" } },

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define TF_VERSION_MAJOR 1
-#define TF_VERSION_MINOR 14
+#define TF_VERSION_MINOR 15
 #define TF_VERSION_PATCH 0
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
@@ -350,11 +350,12 @@ typedef enum tf_param {
   TF_PARAM_BEND_STIFFNESS = 2, /* 1 value (all hinges) or hinge-wise via tf_sim_set_param_map, N m,
                                   [0, 1e3] (a 4 mm steel plate); cloth */
   TF_PARAM_GRAVITY = 3,        /* 3 values, m/s^2, each in [-1e4, 1e4] (1000 g) */
-  TF_PARAM_STRETCH_STIFFNESS = 4, /* 1 value, N/m, (0, 1e9] (5 mm of steel); cloth */
-  TF_PARAM_POISSON = 5,           /* 1 value, cloth (-1, 1), flesh (-1, 0.5): base material */
-  TF_PARAM_PIN_STIFFNESS = 6,     /* 1 value, 1/s^2, (0, 1e12] */
-  TF_PARAM_PHI = 7,               /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
-  TF_PARAM_PSI = 8,               /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
+  TF_PARAM_STRETCH_STIFFNESS =
+      4,                /* 1 value, N/m, (0, 1e9] (5 mm of steel); cloth; a per-vertex map (1.15) */
+  TF_PARAM_POISSON = 5, /* 1 value, cloth (-1, 1), flesh (-1, 0.5): base material */
+  TF_PARAM_PIN_STIFFNESS = 6, /* 1 value, 1/s^2, (0, 1e12] */
+  TF_PARAM_PHI = 7,           /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
+  TF_PARAM_PSI = 8,           /* 1 value, N s/m, [0, 1e9] (strain-rate integrator) */
   /* aerodynamics (per triangle drag and lift; on while air_density > 0) */
   TF_PARAM_WIND =
       9, /* 3 values, m/s, each in [-1e3, 1e3] (Mach 3): base wind velocity, default 0 */
@@ -461,6 +462,10 @@ TF_API tf_status tf_param_get_info(tf_param param, tf_param_info *out);
 TF_API tf_status tf_sim_get_param(const tf_sim *sim, tf_param param, double *out_values,
                                   uint32_t count);
 /* Per-vertex map of a parameter. values: (vert_count). Supported:
+ * - TF_PARAM_STRETCH_STIFFNESS (1.15, cloth): each triangle's (spring cloth: each structural
+ *   spring's) stiffness is the mean of its vertices', so pieces of one mesh keep their own fabric
+ *   (a shirt and a jacket in one simulation, where self-contact keeps them apart); get_param
+ *   reports the map's mean, a uniform tf_sim_set_param replaces the map; snapshots carry it;
  * - TF_PARAM_BEND_STIFFNESS (cloth): the per-hinge value is the mean of its two edge vertices;
  * - TF_PARAM_PLASTIC_YIELD and TF_PARAM_PLASTIC_LIMIT (1.11 spring cloth, 1.12 every kind), and
  *   TF_PARAM_BEND_YIELD and TF_PARAM_BEND_PLASTIC_LIMIT (1.12, membrane cloth): each element's

@@ -444,3 +444,59 @@ describe("tauform.mesh.merge", function()
     assert.are.equal(0, #sim:self_intersections())
   end)
 end)
+
+describe("each piece its own fabric (material.stretch map, 1.15)", function()
+  -- two strips hanging side by side from their top rows, one mesh of two pieces
+  local function strips()
+    local a = tauform.mesh.grid{ width = 0.2, height = 0.5, nx = 4, ny = 10, origin = { 0, 0, 0 }, u = { 1, 0, 0 }, v = { 0, 0, -1 } }
+    local b = tauform.mesh.grid{ width = 0.2, height = 0.5, nx = 4, ny = 10, origin = { 0.5, 0, 0 }, u = { 1, 0, 0 }, v = { 0, 0, -1 } }
+    return tauform.mesh.merge({ a, b }, { "shirt", "jacket" })
+  end
+  -- how far the bottom row of the strip starting at vertex off + 1 hangs below its rest length
+  local function drop(x, off)
+    local z = 0
+    for i = 1, 5 do z = z + x[3 * (off + 50 + i)] end
+    return -z / 5 - 0.5
+  end
+
+  it("is sim:set{ stretch = per-vertex map }: the stiff piece stretches a quarter as far", function()
+    local m = strips()
+    local sim <close> = tauform.cloth{ vertices = m.vertices, triangles = m.triangles, tau = 0.05, stretch = 200 }
+    local map = {}
+    for i = 1, 110 do map[i] = i <= 55 and 200 or 800 end
+    sim:set{ stretch = map }
+    assert.is_true(math.abs(sim:get("stretch") - 500) < 1e-9) -- the map's mean
+    local pins = {}
+    for _, i in ipairs(m.groups["shirt.row0"]) do pins[#pins + 1] = i end
+    for _, i in ipairs(m.groups["jacket.row0"]) do pins[#pins + 1] = i end
+    sim:pin(pins)
+    for _ = 1, 24 do assert.is_true(sim:advance(1 / 24)) end
+    local x = sim:positions()
+    local ratio = drop(x, 0) / drop(x, 55)
+    assert.is_true(ratio > 3.9 and ratio < 4.1, "ratio " .. ratio)
+    map[7] = 0
+    raises(function() sim:set{ stretch = map } end, "'stretch'[7]")
+    raises(function() sim:set{ stretch = { 1, 2 } } end, "'stretch' map must have one value per vertex")
+  end)
+
+  it("is a rig's material.stretch = { value, groups }, checked when the rig loads", function()
+    local m = strips()
+    local spec = { mesh = m, tau = 0.05, frames = { 1, 24 },
+                   material = { stretch = { value = 200, groups = { jacket = 800 } } },
+                   pins = { { group = "shirt.row0" }, { group = "jacket.row0" } } }
+    local r = tauform.rig.load(spec)
+    local sim <close> = r:create()
+    for f = 2, 24 do r:apply(sim, f); assert.is_true(sim:advance(1 / 24, 1)) end
+    local x = sim:positions()
+    local ratio = drop(x, 0) / drop(x, 55)
+    assert.is_true(ratio > 3.9 and ratio < 4.1, "ratio " .. ratio)
+    spec.material.stretch = { value = 200, groups = { jaket = 800 } }
+    raises(function() tauform.rig.load(spec) end, "material.stretch.groups: no vertex group 'jaket'")
+    spec.material.stretch = { value = 200, groups = { jacket = -1 } }
+    raises(function() tauform.rig.load(spec) end, "material.stretch.groups.jacket: must be in (0, 1e+09] N/m, got -1")
+    spec.material.stretch = { value = 200, groups = { jacket = tauform.key{ { 1, 100 }, { 9, 200 } } } }
+    raises(function() tauform.rig.load(spec) end, "material.stretch.groups.jacket: expected a number, got a keyframe curve")
+    spec.material.stretch = { valeu = 200 }
+    raises(function() tauform.rig.load(spec) end, "material.stretch.valeu: unknown field (did you mean 'value'?)")
+  end)
+end)

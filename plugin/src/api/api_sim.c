@@ -116,12 +116,18 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
   const int plastic = param == TF_PARAM_PLASTIC_YIELD || param == TF_PARAM_PLASTIC_LIMIT ||
                       param == TF_PARAM_BEND_YIELD || param == TF_PARAM_BEND_PLASTIC_LIMIT;
   const int tear = param == TF_PARAM_TEAR_STRAIN;
+  const int stretch = param == TF_PARAM_STRETCH_STIFFNESS;
   FAIL_IF(sim,
-          param != TF_PARAM_BEND_STIFFNESS && param != TF_PARAM_SELF_CONTACT && !plastic && !tear,
+          param != TF_PARAM_BEND_STIFFNESS && param != TF_PARAM_SELF_CONTACT && !plastic && !tear &&
+              !stretch,
           TF_E_UNSUPPORTED,
-          "tf_sim_set_param_map: only bend_stiffness, self_contact, plastic_yield, plastic_limit, "
-          "bend_yield, bend_plastic_limit and tear_strain have a per-vertex map (got %d)",
+          "tf_sim_set_param_map: only stretch_stiffness, bend_stiffness, self_contact, "
+          "plastic_yield, plastic_limit, bend_yield, bend_plastic_limit and tear_strain have a "
+          "per-vertex map (got %d)",
           (int)param);
+  FAIL_IF(sim, stretch && sim->kind != SIM_CLOTH, TF_E_UNSUPPORTED,
+          "tf_sim_set_param_map: stretch_stiffness is a cloth parameter (flesh: youngs_modulus, "
+          "one per material)");
   const char *why = "";
   FAIL_IF(sim, (plastic || tear) && !param_fits_kind(sim, param, &why), TF_E_UNSUPPORTED,
           "tf_sim_set_param_map: %s is %s", param_find(param)->name, why);
@@ -145,6 +151,10 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
                : sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param_map: out of memory");
   if (plastic) {
     sim_set_plastic_map(sim, param, values);
+    return TF_OK;
+  }
+  if (stretch) {
+    sim_set_stretch_map(sim, values);
     return TF_OK;
   }
   if (tear)

@@ -260,9 +260,9 @@ static int param_by_name(const char *key) {
 
 /* the parameters tf_sim_set_param_map takes: a table of one value per vertex */
 static int has_map(int k) {
-  return k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_SELF_CONTACT ||
-         k == TF_PARAM_PLASTIC_YIELD || k == TF_PARAM_PLASTIC_LIMIT || k == TF_PARAM_BEND_YIELD ||
-         k == TF_PARAM_BEND_PLASTIC_LIMIT || k == TF_PARAM_TEAR_STRAIN;
+  return k == TF_PARAM_BEND_STIFFNESS || k == TF_PARAM_STRETCH_STIFFNESS ||
+         k == TF_PARAM_SELF_CONTACT || k == TF_PARAM_PLASTIC_YIELD || k == TF_PARAM_PLASTIC_LIMIT ||
+         k == TF_PARAM_BEND_YIELD || k == TF_PARAM_BEND_PLASTIC_LIMIT || k == TF_PARAM_TEAR_STRAIN;
 }
 
 /* sim:set{tau = ..., bend = number or per-vertex table, gravity = {x, y, z}, ...}: every value

@@ -364,6 +364,8 @@ TF_LOCAL void sim_set_bend_map(tf_sim *s, const double *values);
 TF_LOCAL tf_status sim_set_self_map(tf_sim *s, const double *values);
 /* spring cloth: TF_PARAM_PLASTIC_YIELD or _LIMIT per vertex (a spring takes its ends' mean) */
 TF_LOCAL void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values);
+/* cloth: each triangle's (structural spring's) stretch stiffness the mean of its vertices' */
+TF_LOCAL void sim_set_stretch_map(tf_sim *s, const double *values);
 /* positions and velocities (host_n x 3; v NULL: zero), and the pins restarted from them */
 TF_LOCAL void sim_set_state(tf_sim *s, const double *x, const double *v);
 

@@ -44,6 +44,11 @@ tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *
   /* a uniform bending stiffness replaces any per-vertex map */
   if (param == TF_PARAM_BEND_STIFFNESS && s->hinge) elem_hinge_set_bend(s->hinge, values[0]);
   if (param == TF_PARAM_BEND_STIFFNESS && s->shell) elem_shell_set_bend(s->shell, values[0]);
+  /* a uniform stretch stiffness replaces its map (the constants derived below) */
+  if (param == TF_PARAM_STRETCH_STIFFNESS && s->membrane)
+    elem_stiffness_set(&s->membrane->stretch, values[0], NULL);
+  if (param == TF_PARAM_STRETCH_STIFFNESS && s->spring)
+    elem_stiffness_set(&s->spring->stretch, values[0], NULL);
   /* and a uniform plastic limit or yield replaces its map */
   int limit, bend = plastic_param(param, &limit);
   if (bend >= 0) plastic_set(s, bend, limit, values[0], NULL);
@@ -58,6 +63,16 @@ void sim_set_bend_map(tf_sim *s, const double *values) {
   s->par.bend = mean;
   if (s->hinge) elem_hinge_set_bend_map(s->hinge, values);
   if (s->shell) elem_shell_set_bend_map(s->shell, values);
+}
+
+void sim_set_stretch_map(tf_sim *s, const double *values) {
+  /* get_param reports the map's mean over vertices, as for the other maps */
+  double mean = 0.0;
+  for (uint32_t i = 0; i < s->model.n; ++i) mean += values[i] / s->model.n;
+  s->par.stretch = mean;
+  if (s->membrane) elem_stiffness_set(&s->membrane->stretch, mean, values);
+  if (s->spring) elem_stiffness_set(&s->spring->stretch, mean, values);
+  sim_params_derive(s);
 }
 
 void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values) {

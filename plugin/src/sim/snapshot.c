@@ -66,6 +66,12 @@ static double *bend_values(const tf_sim *s) {
   return s->hinge ? s->hinge->bend : s->shell ? s->shell->bend : NULL;
 }
 
+/* the membrane's (k = 0) or the structural springs' (1) stretch stiffness; NULL when none */
+static elem_stiffness *stretch_of(const tf_sim *s, int k) {
+  if (k == 0) return s->membrane ? &s->membrane->stretch : NULL;
+  return s->spring ? &s->spring->stretch : NULL;
+}
+
 /* One list of the payload's fields (io_payload) serves size, save and load: io_bytes counts,
  * writes into out, or reads from in (bounds-checked) */
 typedef struct snap_io {
@@ -122,6 +128,12 @@ static void io_payload(snap_io *io, tf_sim *s) {
       io_bytes(io, p->yield, sizeof(double) * p->count);
       io_bytes(io, p->limit, sizeof(double) * p->count);
     }
+  for (int k = 0; k < 2; ++k) { /* the stretch stiffness per element: a keyable map too */
+    elem_stiffness *st = stretch_of(s, k);
+    if (!st || st->count == 0) continue;
+    io_bytes(io, st->value, sizeof(double) * st->count);
+    io_bytes(io, &st->mapped, sizeof st->mapped);
+  }
   sim_tear *t = s->tear; /* tearing: its broken edges, counts, the vertices' lineage, its map */
   if (t) {
     io_bytes(io, t->cut, 3 * (size_t)t->tris);
@@ -363,6 +375,14 @@ static const char *payload_mistake(const tf_sim *s) {
   for (uint32_t k = 0; hg && k < hg->count; ++k)
     if (!(fabs(hg->theta[k] - hg->theta0[k]) <= 2.0 * TF_PI))
       return "a hinge's rest angle is beyond a turn from its own or not finite";
+  for (int k = 0; k < 2; ++k) { /* the parameter's range (api_params.c) */
+    const elem_stiffness *st = stretch_of(s, k);
+    for (uint32_t e = 0; st && e < st->count; ++e)
+      if (!(st->value[e] > 0.0 && st->value[e] <= 1e9))
+        return "a stretch stiffness is out of range";
+    if (st && st->count && st->mapped != 0 && st->mapped != 1)
+      return "a map flag is neither 0 nor 1";
+  }
   const sim_tear *t = s->tear; /* a lineage that points back, flags that are flags */
   for (uint32_t i = 0; t && i < t->n; ++i)
     if (t->origin[i] > i || t->parent[i] > i || t->origin[t->parent[i]] != t->origin[i] ||
@@ -419,6 +439,9 @@ static void apply(tf_sim *s, const unsigned char *b) {
                 .size = h.payload - sizeof(sim_params),
                 .reading = 1};
   io_payload(&io, s);
+  for (int k = 0; k < 2; ++k) /* constants from the loaded stiffness */
+    if (stretch_of(s, k)) stretch_of(s, k)->changed = 1;
+  sim_params_derive(s);
   s->contact = keep;
   s->tear = tkeep;
   s->levels = lkeep;

@@ -149,6 +149,14 @@ static void copy_plastic(elem_plastic *dst, uint32_t d, const elem_plastic *src,
   dst->limit[d] = src->limit[e];
 }
 
+/* element ea of a's stretch stiffness from element eb of b's */
+static void copy_stretch(elem_stiffness *a, uint32_t ea, const elem_stiffness *b, uint32_t eb) {
+  if (ea >= a->count || eb >= b->count) return;
+  a->value[ea] = b->value[eb];
+  a->mapped = b->mapped;
+  a->changed = 1;
+}
+
 /* per-element maps and plastic rest shapes from the old simulation o onto the new one n, each
  * element found by its vertices' parents (from), or by its triangle */
 static int carry_elements(tf_sim *n, const tf_sim *o, const uint32_t *from) {
@@ -158,6 +166,7 @@ static int carry_elements(tf_sim *n, const tf_sim *o, const uint32_t *from) {
     for (uint32_t t = 0; t < a->count; ++t) {
       a->rest[t] = b->rest[t];
       copy_plastic(&a->pl, t, &b->pl, t);
+      copy_stretch(&a->stretch, t, &b->stretch, t);
     }
     elem_plastic_refresh(&a->pl);
   }
@@ -206,6 +215,7 @@ static int carry_elements(tf_sim *n, const tf_sim *o, const uint32_t *from) {
       if (j == UINT32_MAX) continue;
       a->rest[e] = b->rest[j];
       copy_plastic(&a->pl, e, &b->pl, j);
+      copy_stretch(&a->stretch, e, &b->stretch, j);
     }
     elem_plastic_refresh(&a->pl);
     MEM_FREE_ARRAY(&n->mem, k, b->sp.count ? b->sp.count : 1);
@@ -284,6 +294,7 @@ static tf_status carry_over(tf_sim *n, tf_sim *o, const uint32_t *from) {
   if (!carry_elements(n, o, from) || carry_contact(n, o, from) != TF_OK ||
       carry_levels(n, o, from) != TF_OK)
     return TF_E_NOMEM;
+  sim_params_derive(n); /* constants from the carried per-element stiffness */
   /* pins: their vertices kept their indices */
   sim_pins *P = &n->pins;
   const sim_pins *Q = &o->pins;

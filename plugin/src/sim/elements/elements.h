@@ -133,6 +133,35 @@ TF_LOCAL void elem_plastic_set(elem_plastic *p, int limit, double uniform,
 /* on from the plastic limits (after they were loaded) */
 TF_LOCAL void elem_plastic_refresh(elem_plastic *p);
 
+/* the mean of a per-vertex map over an element's k vertices v (a vertex group's value carried
+ * to the elements it touches: plastic limits, stretch stiffness, bending rigidity) */
+static inline double elem_corner_mean(const uint32_t *v, uint32_t k, const double *per_vertex) {
+  double sum = 0.0;
+  for (uint32_t q = 0; q < k; ++q) sum += per_vertex[v[q]];
+  return sum / k;
+}
+
+/* stiffness.c: a set's stretch stiffness per element, N/m: the parameter's uniform value, or after
+ * a per-vertex map (tf_sim_set_param_map of stretch_stiffness) the mean of the element's k
+ * vertices' (a triangle's corners, a structural spring's ends). Pieces of one mesh get their own
+ * fabric: a shirt and a jacket in one simulation, so self-contact keeps them apart (tau-step.md,
+ * Between simulations). Sized at init; the values are state a snapshot carries (a keyable map) */
+typedef struct elem_stiffness {
+  uint32_t count;        /* elements */
+  const uint32_t *verts; /* element e's vertices start at verts[stride e] */
+  uint32_t stride, k;
+  double *value; /* (count) N/m */
+  int mapped;    /* the values came from a map; a uniform value replaces it (sim_set_param) */
+  int changed;   /* values set since the set last derived its constants from them */
+} elem_stiffness;
+TF_LOCAL tf_status elem_stiffness_init(tf_mem *m, elem_stiffness *st, uint32_t count,
+                                       const uint32_t *verts, uint32_t stride, uint32_t k,
+                                       double uniform);
+TF_LOCAL void elem_stiffness_free(tf_mem *m, elem_stiffness *st);
+/* every element's value: uniform (mapped 0), or with per_vertex (one per vertex) the mean of its
+ * vertices' (mapped 1) */
+TF_LOCAL void elem_stiffness_set(elem_stiffness *st, double uniform, const double *per_vertex);
+
 /* a set's plastic limits of its strain (bend 0) or its bending (1); NULL for none */
 static inline elem_plastic *elem_set_plastic(const elem_set *set, int bend) {
   return set->ops->plastic ? set->ops->plastic(set->data, bend) : NULL;
@@ -162,8 +191,10 @@ typedef struct elem_membrane {
   elem_plastic pl;      /* each triangle's elastic and plastic limits (a strain) */
   uint32_t *slot;       /* (count x 9) */
   elem_colours col;
-  double lambda, mu; /* Pa m: plane-stress Lame constants from stretch and poisson */
-  double area;       /* m^2, total rest area */
+  elem_stiffness stretch; /* each triangle's 2D Young's modulus, N/m */
+  double *lame;           /* (count x 2) Pa m: its plane-stress lambda and mu (stretch, poisson) */
+  double lame_poisson;    /* the poisson ratio lame was derived with */
+  double area;            /* m^2, total rest area */
 } elem_membrane;
 extern const elem_ops ELEM_MEMBRANE;
 /* before sim_alloc: the rest frames' slice of the plastic state */
@@ -204,6 +235,7 @@ typedef struct elem_spring {
   uint32_t *slot;      /* (sp.count x 4) */
   elem_colours col;
   double k[SPRING_FAMILIES]; /* N/m per family, from the parameters */
+  elem_stiffness stretch;    /* the structural springs' own (the first sp.first[SPRING_SHEAR]) */
 } elem_spring;
 extern const elem_ops ELEM_SPRING;
 /* before sim_alloc: the families from the rest positions, and the bend springs' couplings added to

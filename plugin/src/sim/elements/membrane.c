@@ -17,8 +17,9 @@ static double membrane_one(const void *ctx, uint32_t t) {
   double lx[9], g[9], h[81], *grad = c->grad;
   const uint32_t *v = e->tris + 3 * (size_t)t;
   for (int k = 0; k < 3; ++k) v3_copy(lx + 3 * k, c->y + 3 * (size_t)v[k]);
+  const double *lame = e->lame + 2 * (size_t)t;
   double E =
-      membrane_energy(&e->rest[t], lx, e->lambda, e->mu, grad ? g : NULL, c->H ? h : NULL, 1);
+      membrane_energy(&e->rest[t], lx, lame[0], lame[1], grad ? g : NULL, c->H ? h : NULL, 1);
   if (grad)
     for (int k = 0; k < 3; ++k) v3_add(grad + 3 * (size_t)v[k], grad + 3 * (size_t)v[k], g + 3 * k);
   if (c->H) elem_scatter(c->H, e->slot + 9 * (size_t)t, h, 3);
@@ -32,9 +33,20 @@ static void membrane_eval(const tf_sim *s, const void *data, const elem_args *a,
   *E += elem_colours_run(s, &e->col, membrane_one, &c);
 }
 
+/* each triangle's Lame constants from its stretch stiffness, when either changed: the
+ * parameters are derived on every tf_sim_set_param (a rig keys several a frame), and this is a
+ * pass over the triangles */
 static void membrane_derive(tf_sim *s, void *data) {
   elem_membrane *e = data;
-  membrane_lame(s->par.stretch, s->par.poisson, &e->lambda, &e->mu);
+  elem_stiffness *st = &e->stretch;
+  if (!st->mapped && (st->count == 0 || st->value[0] != s->par.stretch))
+    elem_stiffness_set(st, s->par.stretch, NULL);
+  if (!st->changed && e->lame_poisson == s->par.poisson) return;
+  for (uint32_t t = 0; t < e->count; ++t)
+    membrane_lame(st->value[t], s->par.poisson, &e->lame[2 * (size_t)t],
+                  &e->lame[2 * (size_t)t + 1]);
+  e->lame_poisson = s->par.poisson;
+  st->changed = 0;
 }
 
 /* In-plane plasticity (issue 23): past the elastic limit a triangle's rest frame yields along
@@ -65,6 +77,8 @@ static void membrane_destroy(tf_mem *m, void *data) {
   elem_membrane *e = data;
   MEM_FREE_ARRAY(m, e->rest0, e->count);
   MEM_FREE_ARRAY(m, e->slot, 9 * (size_t)e->count);
+  MEM_FREE_ARRAY(m, e->lame, 2 * (size_t)e->count);
+  elem_stiffness_free(m, &e->stretch);
   elem_plastic_free(m, &e->pl);
   elem_colours_free(m, &e->col);
 }
@@ -89,9 +103,11 @@ tf_status elem_membrane_init(tf_sim *s, elem_membrane *e) {
   e->rest = (membrane_rest *)(s->state.plastic + e->plastic_at);
   e->rest0 = mem_array(&s->mem, e->count, sizeof *e->rest0);
   e->slot = mem_array(&s->mem, 9 * (size_t)e->count, sizeof *e->slot);
-  if (!e->rest0 || !e->slot ||
+  e->lame = mem_array(&s->mem, 2 * (size_t)e->count, sizeof *e->lame);
+  if (!e->rest0 || !e->slot || !e->lame ||
       elem_plastic_init(&s->mem, &e->pl, e->count, e->tris, 3, 3, s->par.plastic_yield,
-                        s->par.plastic_limit) != TF_OK)
+                        s->par.plastic_limit) != TF_OK ||
+      elem_stiffness_init(&s->mem, &e->stretch, e->count, e->tris, 3, 3, s->par.stretch) != TF_OK)
     return TF_E_NOMEM;
   const double *r = s->model.rest;
   e->area = 0.0;

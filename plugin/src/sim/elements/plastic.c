@@ -28,10 +28,7 @@ void elem_plastic_set(elem_plastic *p, int limit, double uniform, const double *
       dst[e] = uniform;
       continue;
     }
-    const uint32_t *v = p->verts + (size_t)p->stride * e;
-    double sum = 0.0;
-    for (uint32_t q = 0; q < p->k; ++q) sum += per_vertex[v[q]];
-    dst[e] = sum / p->k;
+    dst[e] = elem_corner_mean(p->verts + (size_t)p->stride * e, p->k, per_vertex);
   }
   elem_plastic_refresh(p);
 }

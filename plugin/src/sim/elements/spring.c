@@ -19,7 +19,8 @@ static inline int spring_family(const springs *sp, uint32_t e) {
 static double spring_one(const void *ctx, uint32_t e) {
   const elem_ctx *c = ctx;
   const elem_spring *sp = c->data;
-  const double k = sp->k[spring_family(&sp->sp, e)];
+  const int f = spring_family(&sp->sp, e);
+  const double k = f == SPRING_STRUCTURAL ? sp->stretch.value[e] : sp->k[f];
   if (k == 0.0) return 0.0;
   double lx[6], g[6], h[36], *grad = c->grad;
   const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
@@ -42,6 +43,9 @@ static void spring_eval(const tf_sim *s, const void *data, const elem_args *a, c
 static void spring_derive(tf_sim *s, void *data) {
   elem_spring *sp = data;
   sp->k[SPRING_STRUCTURAL] = s->par.stretch;
+  elem_stiffness *st = &sp->stretch; /* a pass over the springs only when the value changed */
+  if (!st->mapped && st->count > 0 && st->value[0] != s->par.stretch)
+    elem_stiffness_set(st, s->par.stretch, NULL);
   sp->k[SPRING_SHEAR] = s->par.shear;
   sp->k[SPRING_BEND] = s->par.bend_springs;
 }
@@ -81,6 +85,7 @@ static void spring_destroy(tf_mem *m, void *data) {
   uint32_t count = sp->sp.count;
   MEM_FREE_ARRAY(m, sp->rest0, count);
   elem_plastic_free(m, &sp->pl);
+  elem_stiffness_free(m, &sp->stretch);
   MEM_FREE_ARRAY(m, sp->slot, 4 * (size_t)count);
   elem_colours_free(m, &sp->col);
   springs_free(m, &sp->sp);
@@ -123,7 +128,9 @@ tf_status elem_spring_init(tf_sim *s, elem_spring *sp) {
   sp->slot = mem_array(&s->mem, 4 * (size_t)count, sizeof *sp->slot);
   if (!sp->rest0 || !sp->slot ||
       elem_plastic_init(&s->mem, &sp->pl, count, sp->sp.pairs, 2, 2, s->par.plastic_yield,
-                        s->par.plastic_limit) != TF_OK)
+                        s->par.plastic_limit) != TF_OK ||
+      elem_stiffness_init(&s->mem, &sp->stretch, sp->sp.first[SPRING_SHEAR], sp->sp.pairs, 2, 2,
+                          s->par.stretch) != TF_OK)
     return TF_E_NOMEM;
   for (uint32_t e = 0; e < count; ++e) {
     const uint32_t *v = sp->sp.pairs + 2 * (size_t)e;
