@@ -12,6 +12,21 @@
 
 static const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
 
+/* a def of the mesh (borrowed) with tau and the solver's tolerances, the rest defaults */
+static tf_cloth_def mesh_def(const double *pos, uint32_t nv, const uint32_t *tri, uint32_t nt,
+                             double tau, double tol, double abs_tol) {
+  tf_cloth_def def;
+  tf_cloth_def_init(&def);
+  def.rest_positions = pos;
+  def.vert_count = nv;
+  def.triangles = tri;
+  def.tri_count = nt;
+  def.tau = tau;
+  def.solver.tolerance = tol;
+  def.solver.abs_tolerance = abs_tol;
+  return def;
+}
+
 /* two 6x6 grids side by side (2 m apart) as one mesh; pins of the first grid's row 0 if asked */
 static tf_sim *two_pieces(int pin_first, double tau, const double g[3], uint32_t *nv_out) {
   scene a, b;
@@ -25,16 +40,8 @@ static tf_sim *two_pieces(int pin_first, double tau, const double g[3], uint32_t
   memcpy(pos + 3 * a.vert_count, b.pos, sizeof(double) * 3 * b.vert_count);
   memcpy(tri, a.tri, sizeof(uint32_t) * 3 * a.tri_count);
   for (uint32_t k = 0; k < 3 * b.tri_count; ++k) tri[3 * a.tri_count + k] = b.tri[k] + a.vert_count;
-  tf_cloth_def def;
-  tf_cloth_def_init(&def);
-  def.rest_positions = pos;
-  def.vert_count = nv;
-  def.triangles = tri;
-  def.tri_count = nt;
-  def.tau = tau;
+  tf_cloth_def def = mesh_def(pos, nv, tri, nt, tau, 1e-9, 1e-12);
   memcpy(def.gravity, g, sizeof def.gravity);
-  def.solver.tolerance = 1e-9;
-  def.solver.abs_tolerance = 1e-12;
   tf_sim *sim = NULL;
   tf_cloth_create(&def, &sim, NULL, 0);
   if (sim && pin_first) tf_sim_set_pins(sim, a.pins, NULL, a.pin_count);
@@ -265,17 +272,9 @@ static tf_sim *strips(int count, int springs, double stretch, uint32_t *nv_out) 
     v0 += s[k].vert_count, t0 += s[k].tri_count, p0 += s[k].pin_count;
     scene_free(&s[k]);
   }
-  tf_cloth_def def;
-  tf_cloth_def_init(&def);
-  def.rest_positions = pos;
-  def.vert_count = nv;
-  def.triangles = tri;
-  def.tri_count = nt;
-  def.tau = 0.05;
+  tf_cloth_def def = mesh_def(pos, nv, tri, nt, 0.05, 1e-10, 1e-14);
   def.stretch_stiffness = stretch;
   if (springs) def.cloth_model = TF_CLOTH_SPRINGS;
-  def.solver.tolerance = 1e-10;
-  def.solver.abs_tolerance = 1e-14;
   tf_sim *sim = NULL;
   if (tf_cloth_create(&def, &sim, NULL, 0) == TF_OK &&
       tf_sim_set_pins(sim, pins, NULL, np) != TF_OK)
