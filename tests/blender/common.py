@@ -214,3 +214,49 @@ def max_diff(a, b):
 
 def clean(path):
     shutil.rmtree(path, ignore_errors=True)
+
+
+def crossings(points, tris):
+    """Edges crossing a triangle that shares no vertex with them (segment-triangle test of
+    mathutils.geometry.intersect_ray_tri, clipped to the segment)."""
+    from mathutils.geometry import intersect_ray_tri
+    edges = set()
+    for t in tris:
+        for k in range(3):
+            a, b = t[k], t[(k + 1) % 3]
+            edges.add((min(a, b), max(a, b)))
+    count = 0
+    for a, b in edges:
+        p, q = points[a], points[b]
+        d = q - p
+        lo = [min(p[k], q[k]) for k in range(3)]
+        hi = [max(p[k], q[k]) for k in range(3)]
+        for t in tris:
+            if a in t or b in t:
+                continue
+            u, v, w = points[t[0]], points[t[1]], points[t[2]]
+            if any(min(u[k], v[k], w[k]) > hi[k] or max(u[k], v[k], w[k]) < lo[k] for k in range(3)):
+                continue
+            hit = intersect_ray_tri(u, v, w, d, p, True)
+            if hit is not None and (hit - p).length <= d.length:
+                count += 1
+    return count
+
+
+def cache_file(ob):
+    """The PC2 file a bake of ob writes (its Cache Directory is absolute in these tests)."""
+    return os.path.join(ob.tauform.cache_dir, ob.name + ".pc2")
+
+
+def bake_error(what, *needles):
+    """Bake the active object, which must fail: the error report, printed, naming each needle."""
+    try:
+        bpy.ops.tauform.bake()
+    except RuntimeError as e:
+        msg = str(e)
+    else:
+        raise AssertionError("%s: the bake did not report an error" % what)
+    print("%s -> %s" % (what, msg.strip()))
+    for n in needles:
+        check(n in msg, "%s: the report does not name %r: %s" % (what, n, msg))
+    return msg

@@ -36,15 +36,7 @@ def snapshot():
 
 def expect_error(what, *needles):
     before = snapshot()
-    try:
-        bpy.ops.tauform.bake()
-    except RuntimeError as e:
-        msg = str(e)
-    else:
-        raise AssertionError("%s: the bake did not report an error" % what)
-    print("%s -> %s" % (what, msg.strip()))
-    for n in needles:
-        check(n in msg, "%s: the report does not name %r: %s" % (what, n, msg))
+    common.bake_error(what, *needles)
     check(snapshot() == before, "%s: the scene changed" % what)
 
 

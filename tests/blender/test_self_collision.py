@@ -32,33 +32,6 @@ def scene(self_collision, exclude_all=False):
     return sheet
 
 
-def crossings(points, tris):
-    """Edges crossing a triangle that shares no vertex with them (segment-triangle test of
-    mathutils.geometry.intersect_ray_tri, clipped to the segment)."""
-    from mathutils.geometry import intersect_ray_tri
-    edges = set()
-    for t in tris:
-        for k in range(3):
-            a, b = t[k], t[(k + 1) % 3]
-            edges.add((min(a, b), max(a, b)))
-    count = 0
-    for a, b in edges:
-        p, q = points[a], points[b]
-        d = q - p
-        lo = [min(p[k], q[k]) for k in range(3)]
-        hi = [max(p[k], q[k]) for k in range(3)]
-        for t in tris:
-            if a in t or b in t:
-                continue
-            u, v, w = points[t[0]], points[t[1]], points[t[2]]
-            if any(min(u[k], v[k], w[k]) > hi[k] or max(u[k], v[k], w[k]) < lo[k] for k in range(3)):
-                continue
-            hit = intersect_ray_tri(u, v, w, d, p, True)
-            if hit is not None and (hit - p).length <= d.length:
-                count += 1
-    return count
-
-
 def bake_and_count(self_collision, exclude_all=False):
     from mathutils import Vector
     sheet = scene(self_collision, exclude_all)
@@ -69,7 +42,8 @@ def bake_and_count(self_collision, exclude_all=False):
     for f in range(1, 31):
         bpy.context.scene.frame_set(f)
         x = common.evaluated(sheet)
-        most = max(most, crossings([Vector(x[3 * i:3 * i + 3]) for i in range(len(x) // 3)], tris))
+        pts = [Vector(x[3 * i:3 * i + 3]) for i in range(len(x) // 3)]
+        most = max(most, common.crossings(pts, tris))
     return most
 
 

@@ -9,8 +9,8 @@ import ctypes as C
 
 ABI_MAJOR = 1
 # colliders (tf_collider_def) in 1.5, self_contact 1.6, bend_model 1.7, element 1.9, threads 1.10,
-# the response 1.14
-MIN_MINOR = 14
+# the response 1.14, a per-vertex stretch map (layer groups) 1.15
+MIN_MINOR = 15
 
 P_DOUBLE = C.POINTER(C.c_double)
 P_UINT32 = C.POINTER(C.c_uint32)

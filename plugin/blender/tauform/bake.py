@@ -3,11 +3,13 @@
 # cache, then adds (or updates) the Mesh Cache modifier that plays it. Called from a script or in
 # background mode (blender -b) the operator bakes synchronously, so a farm bakes with one command
 # line; from the UI it runs modal, one frame per timer tick, with a progress bar and Esc to cancel
-# (the frames baked so far stay cached and playable).
+# (the frames baked so far stay cached and playable). An object in a layer group bakes the whole
+# group: one simulation, one cache per object (layers.py).
 #
 # Everything is checked while building the session at the start frame, before anything is written
 # or added: a bad input gives an error report and leaves the scene as it was (frame, modifiers,
 # files, settings).
+import contextlib
 import os
 
 import bpy
@@ -15,6 +17,7 @@ import bpy
 from . import cache, pc2, preview, prefs
 from .library import LibraryError
 from .meshread import InputError
+from .layers import LayerSession, layer_members
 from .session import Session, SimError, cache_path
 
 
@@ -30,34 +33,46 @@ def _target(context, name):
 
 
 class BakeJob:
-    """One bake in progress. Raises InputError (nothing changed) from the constructor."""
+    """One bake in progress: the object's, or its layer group's (every member's cache from one
+    simulation). Raises InputError (nothing changed) from the constructor."""
 
     def __init__(self, context, obj):
         self.scene, self.obj = context.scene, obj
+        group = obj.tauform.layer_group if obj.tauform.kind == "CLOTH" else ""
+        self.objs = layer_members(self.scene, group) if group else [obj]
         self.frame0 = self.scene.frame_current
-        self.writer = self.session = None
+        self.writers, self.session = [], None
         try:
             lib = prefs.load_library(context)
         except LibraryError as e:
             raise InputError(str(e)) from None
-        self.path, self.stored = cache_path(obj, bpy.data.filepath)
-        preview.drop(obj)
+        self.paths = [cache_path(o, bpy.data.filepath) for o in self.objs]
+        self.path = ", ".join(p for p, _ in self.paths)
+        for o in self.objs:
+            preview.drop(o)
         self._pause = preview.paused()
         self._pause.__enter__()  # the bake moves the frame itself: no preview steps meanwhile
-        self._hide = cache.hidden(obj)
-        self._hide.__enter__()
+        self._hide = contextlib.ExitStack()
+        for o in self.objs:
+            self._hide.enter_context(cache.hidden(o))
         try:
             self.scene.frame_set(obj.tauform.frame_start)
             dg = context.evaluated_depsgraph_get()
             base = os.path.dirname(bpy.data.filepath) if bpy.data.filepath else ""
-            self.session = Session(lib, self.scene, obj, dg, base)
-            self.writer = pc2.Writer(self.path, self.session.n, self.session.start)
-            self.writer.write(self.session.output(self.session.start_input))
+            make = LayerSession if group else Session
+            self.session = make(lib, self.scene, obj, dg, base)
+            for (path, _), n in zip(self.paths, self.session.counts):
+                self.writers.append(pc2.Writer(path, n, self.session.start))
+            self._write(self.session.start_input)
         except BaseException:
             self._restore(keep=False)
             raise
         self.frame = self.session.start
         self.end = self.session.end
+
+    def _write(self, inp):
+        for w, x in zip(self.writers, self.session.outputs(inp)):
+            w.write(x)
 
     def step(self, context):
         """Simulate and cache the next frame; False when the range is done."""
@@ -66,33 +81,34 @@ class BakeJob:
         f = self.frame + 1
         self.scene.frame_set(f)
         dg = context.evaluated_depsgraph_get()
-        inp = self.session.read(self.scene, self.obj, dg, f)
+        inp = self.session.read_frame(self.scene, dg, f)
         self.session.apply(f, inp)
         self.session.advance(f)
-        self.writer.write(self.session.output(inp))
+        self._write(inp)
         self.frame = f
         return f < self.end
 
     def finish(self):
-        """Publish what was baked and add the modifier that plays it."""
+        """Publish what was baked and add the modifiers that play it."""
         first = self.session.start
         self._restore(keep=True)
-        s = self.obj.tauform
-        s.baked, s.cached_last = True, self.frame
-        cache.ensure_modifier(self.obj, self.stored, first)
+        for o, (_, stored) in zip(self.objs, self.paths):
+            s = o.tauform
+            s.baked, s.cached_last = True, self.frame
+            cache.ensure_modifier(o, stored, first)
         return first, self.frame
 
     def _restore(self, keep):
-        if self.writer is not None:
+        for w in self.writers:
             if keep:
-                self.writer.close()
+                w.close()
             else:
-                self.writer.discard()
-            self.writer = None
+                w.discard()
+        self.writers = []
         if self.session is not None:
             self.session.close()
             self.session = None
-        self._hide.__exit__(None, None, None)
+        self._hide.close()
         self.scene.frame_set(self.frame0)
         self._pause.__exit__(None, None, None)
 

@@ -12,8 +12,10 @@ from .values import typed
 
 
 def collider_objects(scene, me_obj):
+    """The scene's colliders but the simulated object(s) (me_obj: one object or a list)."""
+    me = me_obj if isinstance(me_obj, (list, tuple)) else [me_obj]
     return [ob for ob in scene.objects
-            if ob.type == "MESH" and ob is not me_obj and ob.tauform_collider.enabled]
+            if ob.type == "MESH" and all(ob is not m for m in me) and ob.tauform_collider.enabled]
 
 
 class Colliders:

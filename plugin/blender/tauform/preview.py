@@ -105,6 +105,8 @@ def on_frame_change(scene, depsgraph=None):
             s = getattr(obj, "tauform", None)
             if obj.type != "MESH" or s is None or not s.enabled or not s.preview or s.baked:
                 continue
+            if s.layer_group and s.kind == "CLOTH":  # a layer group is baked, not previewed
+                continue
             try:
                 update(scene, obj)
                 errors.pop(obj.name, None)

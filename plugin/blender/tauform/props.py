@@ -231,6 +231,12 @@ def object_settings(lib):
         name="Self Collision", default=False,
         description="The cloth's (skin's) own layers never pass through each other: kept one "
                     "Thickness apart, with Friction (parameter self_contact; keyable)")
+    a["layer_group"] = StringProperty(
+        name="Layer Group", options=NOT_ANIMATABLE,
+        description="Cloth objects with the same Layer Group are simulated together and never "
+                    "pass through each other (a shirt under a jacket): each keeps its Stretch, "
+                    "Density, Bending and groups, every other setting is the group's first "
+                    "object's (by name) and must agree; baking one bakes them all; empty: none")
     # solver (fixed at the start frame)
     s = cd.solver
     a["max_newton"] = IntProperty(name="Newton Iterations", default=s.max_newton, min=1,

@@ -267,8 +267,12 @@ class Session:
                                                          self.n))
         return inp
 
-    def _values(self, inp, frame):
-        """{param name: values} of this frame from the panel, each checked by the library."""
+    def _values(self, inp, frame, who=None, bend_group=None):
+        """{param name: values} of this frame from the panel, each checked by the library (who:
+        the object named in messages; bend_group: whether a bending group's maximum is read;
+        both the session's own by default)."""
+        who = self.obj_name if who is None else who
+        bend_group = self.bend_weights is not None if bend_group is None else bend_group
         se, sc = inp.settings, inp.scene_eval
         v = {}
         fields = {}  # param -> the panel field it came from, for messages
@@ -294,7 +298,7 @@ class Session:
                 put("stretch_stiffness", "Stretch", (se.stretch,))
                 put("poisson", "Poisson", (se.poisson,))
             put("bend_stiffness", "Bending", (se.bend,))
-            if self.bend_weights is not None:
+            if bend_group:
                 put("bend_max", "Max Bending", (se.bend_max,))
         elif material:
             put("youngs_modulus", "Young's Modulus", (se.youngs,))
@@ -343,11 +347,12 @@ class Session:
             arr = (C.c_double * len(vals))(*vals)
             if self.dll.tf_param_check(pid, arr, len(vals), err, len(err)) != 0:
                 raise InputError("'%s', frame %d, panel field %s: %s"
-                                 % (self.obj_name, frame, fields[name],
+                                 % (who, frame, fields[name],
                                     err.value.decode(errors="replace")))
         if se.damping == "SETTLE" and not (se.settle_time > 0):
             raise InputError("'%s', frame %d: Settle Time must be > 0 s, got %g"
-                             % (self.obj_name, frame, se.settle_time))
+                             % (who, frame, se.settle_time))
+        self.fields = fields
         return v
 
     def apply(self, frame, inp):
@@ -459,6 +464,24 @@ class Session:
         for k, i in enumerate(self.pins):
             out[3 * k:3 * k + 3] = w[3 * i:3 * i + 3]
         return out
+
+    # --- what a bake drives: the objects this session writes, one cache each -------------------
+
+    @property
+    def members(self):
+        """The names of the objects whose caches this session fills, in order."""
+        return [self.obj_name]
+
+    @property
+    def counts(self):
+        return [self.n]
+
+    def read_frame(self, scene, depsgraph, frame):
+        return self.read(scene, scene.objects[self.obj_name], depsgraph, frame)
+
+    def outputs(self, inp):
+        """Each member's shape at this frame (local space, flat single precision)."""
+        return [self.output(inp)]
 
     def advance(self, frame):
         st = self.dll.tf_sim_advance(self.sim, 1.0 / self.fps, self.substeps)

@@ -182,6 +182,15 @@ class TAUFORM_PT_contact(SubPanel, bpy.types.Panel):
         sub.active = s.use_ground
         sub.prop(s, "ground_height")
         sub.prop(s, "ground_friction")
+        if s.kind == "CLOTH":
+            col.prop(s, "layer_group")
+            if s.layer_group:
+                names = sorted(o.name for o in context.scene.objects
+                               if o.type == "MESH" and o.tauform.enabled
+                               and o.tauform.layer_group == s.layer_group)
+                col.label(text="%d object%s: %s (settings from '%s'; bake, no live preview)"
+                          % (len(names), "" if len(names) == 1 else "s", ", ".join(names),
+                             names[0] if names else "-"))
         n = sum(1 for o in context.scene.objects
                 if o is not context.object and o.tauform_collider.enabled)
         col.label(text="%d collider object%s in the scene" % (n, "" if n == 1 else "s"))
