@@ -35,6 +35,10 @@ typedef struct newton_problem {
   const double *mass;   /* (n) masses, with h2 gives H >= M / h2 for the cheap exit bound */
   double h2;            /* s^2 */
   const double *y_ref;  /* (3n) positions the step started from: the displacement scale */
+  /* Nullable (3n): where the last step ended; a step whose iterate lies within rest_disp (m) of
+   * it in every coordinate is at rest, and its displacement exit is confirmed (newton.c) */
+  const double *y_prev;
+  double rest_disp;
   const double
       *force_ref; /* (n) N, > 0: a vertex whose net force is below rtol x this is balanced */
   /* Nullable: rebuild the preconditioner from a newly assembled H, then PCG uses prec */
