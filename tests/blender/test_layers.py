@@ -7,7 +7,7 @@
 # meshes together) and the jacket ends above the shirt; as two separate objects it swings through
 # and hangs across it. Two strips hanging apart in one group, of other stiffness and density,
 # move as each does baked alone. A shared setting that differs (Tau) is refused naming both
-# objects, and nothing is baked.
+# objects, and nothing is baked. The group's live preview writes what its bake writes.
 import os
 import sys
 
@@ -131,5 +131,29 @@ def test_shared_setting_that_differs_is_refused():
     check(not shirt.tauform.baked and not jacket.tauform.baked, "something was baked")
 
 
+def test_group_previews_what_it_bakes():
+    """Live preview of the group (the first object's Preview on) writes each member's cache as
+    the bake does, to the last bit."""
+    shirt, jacket = outfit("outfit", "layers_preview")
+    for ob in (shirt, jacket):
+        ob.tauform.frame_end = 8
+    jacket.tauform.preview = True  # the group's first object by name
+    for f in range(1, 9):
+        bpy.context.scene.frame_set(f)
+    check(shirt.tauform.cached_last == 8 and jacket.tauform.cached_last == 8,
+          "the preview did not step both members: %d, %d" % (shirt.tauform.cached_last,
+                                                             jacket.tauform.cached_last))
+    previewed = [common.read_pc2(common.cache_file(ob))["frames"] for ob in (shirt, jacket)]
+    bpy.context.scene.frame_set(1)
+    bpy.context.view_layer.objects.active = shirt
+    check(bpy.ops.tauform.bake() == {"FINISHED"}, "bake failed")
+    baked = [common.read_pc2(common.cache_file(ob))["frames"] for ob in (shirt, jacket)]
+    d = max(common.max_diff(a, b) for p, q in zip(previewed, baked) for a, b in zip(p, q))
+    print("layer group previewed over 8 frames against its bake: largest difference %g m" % d)
+    check(len(previewed[0]) == 8 and len(previewed[1]) == 8, "the preview cached %d / %d frames"
+          % (len(previewed[0]), len(previewed[1])))
+    check(d == 0.0, "the preview differs from the bake")
+
+
 common.run([test_layer_group_keeps_garments_apart, test_each_member_keeps_its_fabric,
-            test_shared_setting_that_differs_is_refused])
+            test_shared_setting_that_differs_is_refused, test_group_previews_what_it_bakes])

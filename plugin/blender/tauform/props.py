@@ -236,7 +236,8 @@ def object_settings(lib):
         description="Cloth objects with the same Layer Group are simulated together and never "
                     "pass through each other (a shirt under a jacket): each keeps its Stretch, "
                     "Density, Bending and groups, every other setting is the group's first "
-                    "object's (by name) and must agree; baking one bakes them all; empty: none")
+                    "object's (by name) and must agree; baking one bakes them all, and the first one's Live "
+                    "Preview previews them all; empty: none")
     # solver (fixed at the start frame)
     s = cd.solver
     a["max_newton"] = IntProperty(name="Newton Iterations", default=s.max_newton, min=1,

@@ -188,7 +188,7 @@ class TAUFORM_PT_contact(SubPanel, bpy.types.Panel):
                 names = sorted(o.name for o in context.scene.objects
                                if o.type == "MESH" and o.tauform.enabled
                                and o.tauform.layer_group == s.layer_group)
-                col.label(text="%d object%s: %s (settings from '%s'; bake, no live preview)"
+                col.label(text="%d object%s: %s (settings from '%s')"
                           % (len(names), "" if len(names) == 1 else "s", ", ".join(names),
                              names[0] if names else "-"))
         n = sum(1 for o in context.scene.objects
