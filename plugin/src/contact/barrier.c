@@ -322,6 +322,19 @@ static int barrier_take(void *ctx, size_t k, void *out) {
   return 1;
 }
 
+/* 1/2 k |y_i - target_i|^2 into E, its gradient and Hessian */
+static void spring(const double *y, uint32_t i, const double *target, double k, double *E,
+                   double *grad, bsr *H) {
+  double d[3];
+  v3_sub(d, y + 3 * (size_t)i, target + 3 * (size_t)i);
+  *E += 0.5 * k * v3_norm2(d);
+  if (grad) v3_axpy(grad + 3 * (size_t)i, k, d);
+  if (H) {
+    double *blk = H->val + 9 * (size_t)H->diag[i];
+    blk[0] += k, blk[4] += k, blk[8] += k;
+  }
+}
+
 static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
                          double *E, double *grad, bsr *H) {
   (void)data, (void)a;
@@ -335,18 +348,22 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
   for (uint32_t i = 0; i < c->n; ++i) {
     if (c->inside[i] < 0) continue;
     const contact_collider *col = c->col[c->inside[i]];
-    double dhat = s->par.thickness + col->thickness, d[3];
+    double dhat = s->par.thickness + col->thickness;
     double grav = fmax(v3_norm(s->par.gravity), 1.0);
     /* N/m: four weights at a gap's depth, 4x stiffer for every further frame it stays inside */
     double k = c->kappa_scale * 4.0 * s->model.mass[i] * grav / dhat *
                ldexp(1.0, 2 * (c->inside_frames[i] - 1));
-    v3_sub(d, y + 3 * (size_t)i, c->outside + 3 * (size_t)i);
-    *E += 0.5 * k * v3_norm2(d);
-    if (grad) v3_axpy(grad + 3 * (size_t)i, k, d);
-    if (H) {
-      double *blk = H->val + 9 * (size_t)H->diag[i];
-      blk[0] += k, blk[4] += k, blk[8] += k;
-    }
+    spring(y, i, c->outside, k, E, grad, H);
+  }
+  /* vertices poking through the cloth's own surface at the advance's start: a spring to one gap
+   * beyond it on the side the surface around them is on (self.c, contact_self_tangles), with the
+   * same load, so a garment modelled a little through itself comes apart */
+  for (uint32_t i = 0; i < c->n; ++i) {
+    if (!c->poking[i]) continue;
+    double grav = fmax(v3_norm(s->par.gravity), 1.0);
+    double k = c->kappa_scale * 4.0 * s->model.mass[i] * grav / s->par.thickness *
+               ldexp(1.0, 2 * (c->poking[i] - 1));
+    spring(y, i, c->untangle, k, E, grad, H);
   }
 }
 

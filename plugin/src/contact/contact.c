@@ -102,7 +102,9 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->xrel0 = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->xrel0);
   if (!c->xrel || !c->xrel0) return TF_E_NOMEM;
   c->tangled = mem_array(&s->mem, c->n, sizeof *c->tangled);
-  if (!c->self_off || !c->tangled) return TF_E_NOMEM;
+  c->poking = mem_array(&s->mem, c->n, sizeof *c->poking);
+  c->untangle = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->untangle);
+  if (!c->self_off || !c->tangled || !c->poking || !c->untangle) return TF_E_NOMEM;
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
   c->inside = mem_array(&s->mem, c->n, sizeof *c->inside);
   c->inside_frames = mem_array(&s->mem, c->n, sizeof *c->inside_frames);
@@ -149,6 +151,8 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->xrel, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->xrel0, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->tangled, c->n);
+  MEM_FREE_ARRAY(m, c->poking, c->n);
+  MEM_FREE_ARRAY(m, c->untangle, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->inside, c->n);
   MEM_FREE_ARRAY(m, c->inside_frames, c->n);
@@ -593,10 +597,12 @@ void contact_begin_advance(tf_sim *s) {
   /* likewise an advance with self-contact on never makes the surface cross itself: look again
    * only after a new state or map, while crossings remain, or once self-contact comes on (the
    * search is a broad-phase query over the whole surface) */
-  if (!contact_self_on(s))
+  if (!contact_self_on(s)) {
     c->tangle_check = 1;
-  else if (c->tangle_check)
+    memset(c->poking, 0, c->n); /* nothing to push back through without self-contact */
+  } else if (c->tangle_check) {
     contact_self_tangles(s);
+  }
 }
 
 double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active) {

@@ -112,7 +112,11 @@ typedef struct sim_contact {
   uint8_t *tangled;  /* (n) 1: on an edge or triangle that crossed the surface at the advance's
                         start: out of self-contact until it comes apart (self.c) */
   uint32_t tangles;  /* edge-triangle crossings found at the advance's start */
-  int tangle_check;  /* look for the surface's own crossings at the next advance */
+  /* (n) advances in a row the vertex has been pushed back through the surface it pokes through
+   * (0: it is not), and (n x 3) where to: self.c, contact_self_tangles */
+  uint8_t *poking;
+  double *untangle;
+  int tangle_check; /* look for the surface's own crossings at the next advance */
   /* (n x 3) scratch: a motion's start and end, each less its mean (self.c) */
   double *xrel0, *xrel;
   uint32_t self_pairs;     /* self candidates of the current segment */

@@ -216,6 +216,38 @@ int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[4
   }
 }
 
+/* Pieces that may meet another piece over the step: self-contact within one piece is internal
+ * (no net force or torque), but between two pieces it is not, and it must act on their rigid
+ * modes: unanchored, a free sheet falling onto a held one kept the ballistic rigid part of its
+ * motion, had the barrier's push dropped with the rest of its correction's rigid part, and fell
+ * through it in one frame (self_free_piece_rests_on_a_held_one). Boxes over the whole sweep,
+ * widened by the gap and the margin: a pair of pieces whose boxes overlap anchors both (layered
+ * garments always do; pieces apart never) */
+static void anchor_meeting_pieces(tf_sim *s, const double *xn, const double *xhat) {
+  sim_contact *c = s->contact;
+  const uint32_t nc = s->model.mesh.comp_count;
+  const double h = s->par.thickness + c->margin;
+  for (uint32_t q = 0; q < nc; ++q)
+    for (int k = 0; k < 3; ++k)
+      s->work.comp[q].box[k] = INFINITY, s->work.comp[q].box[3 + k] = -INFINITY;
+  for (uint32_t i = 0; i < c->n; ++i) {
+    double *b = s->work.comp[s->model.mesh.comp[i]].box;
+    for (int k = 0; k < 3; ++k) {
+      const double p = xn[3 * (size_t)i + k], r = xhat[3 * (size_t)i + k];
+      b[k] = fmin(b[k], fmin(p, r) - h), b[3 + k] = fmax(b[3 + k], fmax(p, r) + h);
+    }
+  }
+  for (uint32_t q = 0; q < nc; ++q) {
+    sim_comp *cq = &s->work.comp[q];
+    for (uint32_t r = 0; r < nc && !cq->pinned && !cq->anchored; ++r) {
+      const double *a = cq->box, *b = s->work.comp[r].box;
+      if (r != q && a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] &&
+          b[2] <= a[5])
+        cq->anchored = 1;
+    }
+  }
+}
+
 int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
   sim_contact *c = s->contact;
   uint32_t nc = s->model.mesh.comp_count, before = 0, after = 0;
@@ -225,7 +257,8 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
    * rigid part the step then drops; half its largest predicted travel covers that */
   double travel = 0.0;
   for (size_t k = 0; k < 3 * (size_t)c->n; ++k) travel = fmax(travel, fabs(xhat[k] - xn[k]));
-  c->margin = 0.5 * sqrt(3.0) * travel;
+  const double margin = 0.5 * sqrt(3.0) * travel;
+  c->margin = margin;
   /* not against itself: self-contact forces are internal (no net force or torque), so a free
    * piece's rigid modes need no anchoring for them, and the dropped rigid part of its correction
    * moves both sides of a fold alike. With the margin above, the self candidates of a sheet
@@ -242,6 +275,11 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
   for (uint32_t i = 0; i < c->n; ++i) {
     sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
     if (c->anchor[i] && !cc->pinned) cc->anchored = 1;
+  }
+  if (contact_self_on(s) && nc > 1) {
+    c->margin = margin;
+    anchor_meeting_pieces(s, xn, xhat);
+    c->margin = 0.0;
   }
   for (uint32_t q = 0; q < nc; ++q) after += s->work.comp[q].anchored != 0;
   return after > before;

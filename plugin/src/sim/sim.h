@@ -58,8 +58,10 @@ typedef struct sim_comp {
   double acc[6]; /* accumulators */
   double K[36]; /* dt^2 x the soft pins' stiffness seen by the rigid modes (rigid_project_sprung) */
   double toi;   /* contact/start.c: the share of its predicted motion the piece may take */
-  int anchored; /* near a collider or the ground this step: contact acts on its rigid modes too
-                  * (their physical inertia joins the minimization, contact/start.c) */
+  int anchored; /* near a collider, the ground or (self-contact) another piece this step: contact
+                  * acts on its rigid modes too (their physical inertia joins the minimization,
+                  * contact/start.c) */
+  double box[6]; /* contact/start.c: the box its vertices sweep over x_n -> x^ this step */
 } sim_comp;
 
 typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;

@@ -161,6 +161,8 @@ static void io_payload(snap_io *io, tf_sim *s) {
   io_bytes(io, c->outside, sizeof(double) * 3 * c->n);
   io_bytes(io, c->self_off, c->n);
   io_bytes(io, c->tangled, c->n);
+  io_bytes(io, c->poking, c->n);
+  io_bytes(io, c->untangle, sizeof(double) * 3 * c->n);
 }
 
 static snap_header header_of(const tf_sim *s) {
@@ -409,6 +411,9 @@ static const char *payload_mistake(const tf_sim *s) {
   for (uint32_t i = 0; i < c->n; ++i)
     if (c->inside[i] < -1 || c->inside[i] >= (int32_t)c->col_count)
       return "a vertex is inside a collider that does not exist";
+  for (uint32_t i = 0; i < c->n; ++i)
+    if (c->poking[i] > 12 || !within(c->untangle + 3 * (size_t)i, 3, SNAP_MAX_POS))
+      return "a vertex's push back through the surface is not one self-contact makes";
   for (uint32_t k = 0; k < c->col_count; ++k) {
     const contact_collider *col = c->col[k];
     if (!(col->thickness >= 0.0 && col->thickness <= CONTACT_MAX_THICKNESS) ||

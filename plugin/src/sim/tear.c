@@ -246,6 +246,8 @@ static tf_status carry_contact(tf_sim *n, tf_sim *o, const uint32_t *from) {
     c->inside_frames[i] = d->inside_frames[j];
     c->self_off[i] = d->self_off[j];
     c->tangled[i] = d->tangled[j];
+    c->poking[i] = d->poking[j];
+    v3_copy(c->untangle + 3 * (size_t)i, d->untangle + 3 * (size_t)j);
     v3_copy(c->outside + 3 * (size_t)i, d->outside + 3 * (size_t)j);
   }
   c->kappa_scale = d->kappa_scale;
