@@ -264,15 +264,16 @@ static void query_items(const grid_view *g, int i0, int i1, broad_pair *out, siz
           for (uint32_t e = start[hb]; e < start[hb + 1]; ++e) {
             const broad_entry *en = &b->entries[e];
             if (en->cx != x || en->cy != y || en->cz != z) continue; /* a hash collision */
-            int j = en->item;
-            const double *gb = b->gbox + 6 * (size_t)j;
-            if (!boxes_overlap(qb, gb) || !admissible(q, i, j)) continue;
-            /* emit only in the lowest shared cell: the corner max(qlo, glo) */
-            const int *glo = b->gcell + 6 * (size_t)j;
-            if (x != (qlo[0] > glo[0] ? qlo[0] : glo[0]) ||
-                y != (qlo[1] > glo[1] ? qlo[1] : glo[1]) ||
-                z != (qlo[2] > glo[2] ? qlo[2] : glo[2]))
+            /* emit only in the lowest shared cell, the corner max(qlo, glo): a cell of both
+             * ranges is that corner on an axis where it is the query's lowest or the item's.
+             * First, from the entry alone: most of a box's cells are not its pairs' corner, and
+             * this spares their random reads of the item's box (DRAPE-SELF's swept self boxes
+             * span several cells each) */
+            if (!((x == qlo[0] || (en->low & 1)) && (y == qlo[1] || (en->low & 2)) &&
+                  (z == qlo[2] || (en->low & 4))))
               continue;
+            int j = en->item;
+            if (!boxes_overlap(qb, b->gbox + 6 * (size_t)j) || !admissible(q, i, j)) continue;
             emit(out, cap, n, i, j);
           }
         }
@@ -400,6 +401,7 @@ static tf_status run_query(broad *b, const query *q, double inflation, broad_pai
           e->cx = x;
           e->cy = y;
           e->cz = z;
+          e->low = (x == lo[0]) | (y == lo[1]) << 1 | (z == lo[2]) << 2;
         }
   }
   /* shift back so start[k] is bucket k's first entry again */

@@ -35,6 +35,7 @@ typedef struct broad_pair {
 /* A grid entry: item index and the integer coordinates of one cell it covers. */
 typedef struct broad_entry {
   int item, cx, cy, cz;
+  int low; /* bit k: the cell is the item's lowest along axis k */
 } broad_entry;
 
 typedef struct tf_pool tf_pool;
