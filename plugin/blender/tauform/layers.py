@@ -14,7 +14,7 @@ from array import array
 from . import abi
 from .colliders import Colliders
 from .meshread import InputError
-from .session import FrameInput, Session
+from .session import FrameInput, Session, local_shape
 from .values import typed
 
 # panel values that each member keeps for itself; every other one is the group's
@@ -152,25 +152,9 @@ class LayerSession(Session):
         self._keep = (world, tris, masses)
         values = self._member_values(inputs, self.start)
         lead = objs[0].tauform
-        d = abi.init_def(self.dll, abi.ClothDef, "tf_cloth_def_init_")
-        d.rest_positions, d.vert_count = self._rest, self.n
-        d.triangles, d.tri_count = self._tris, len(tris) // 3
-        d.vertex_masses = self._masses
-        d.stretch_stiffness = values[0]["stretch_stiffness"][0]
-        d.poisson = values[0]["poisson"][0]
-        d.bend_model = abi.BEND_SHELL if lead.bend_model == "SHELL" else abi.BEND_HINGE
-        d.bend_poisson = typed(lead.bend_poisson)
-        d.tau = values[0].get("tau", (d.tau,))[0]
-        d.kappa = values[0]["kappa"][0]
-        d.gravity[:] = values[0]["gravity"]
-        d.pin_stiffness = values[0]["pin_stiffness"][0]
-        self._solver(lead, d.solver)
-        d.threads = lead.threads
-        err = C.create_string_buffer(1024)
-        sim = C.c_void_p()
-        if self.dll.tf_cloth_create(C.byref(d), C.byref(sim), err, len(err)) != 0:
-            raise InputError("%s: %s" % (self.obj_name, err.value.decode(errors="replace")))
-        self.sim = sim
+        d = self._cloth_def(lead, values[0], self.n, len(tris) // 3)
+        d.vertex_masses = self._masses  # the stretch map follows in apply
+        self._create_sim(d, lead, values[0], self.dll.tf_cloth_create, self.obj_name)
 
     def _member_values(self, inputs, frame):
         """Each member's panel values at frame; a shared one that differs from the first
@@ -265,18 +249,10 @@ class LayerSession(Session):
     def outputs(self, inputs):
         """Each member's slice in its own local space; hard-pinned vertices as its evaluated
         mesh has them (Session.output)."""
-        from .meshread import inverse_rows, transform
         x = array("d", bytes(8 * 3 * self.n))
         cx = (C.c_double * len(x)).from_buffer(x)
         self.dll.tf_sim_get_positions(self.sim, cx, self.n)
-        out = []
-        hard = {i for k, i in enumerate(self.pins) if self.pin_weights[k] >= 1.0}
-        for off, size, inp in zip(self.offsets, self.sizes, inputs):
-            local = array("f", transform(x[3 * off:3 * (off + size)],
-                                         inverse_rows(inp.mesh.rows)))
-            co = inp.mesh.local
-            for i in range(size):
-                if off + i in hard:
-                    local[3 * i:3 * i + 3] = co[3 * i:3 * i + 3]
-            out.append(local)
-        return out
+        hard = self.hard_pins()
+        return [local_shape(x[3 * off:3 * (off + size)], inp,
+                            [i - off for i in hard if off <= i < off + size])
+                for off, size, inp in zip(self.offsets, self.sizes, inputs)]

@@ -128,22 +128,40 @@ class Session:
         solver.max_newton, solver.max_cg = s.max_newton, s.max_cg
         solver.tolerance, solver.abs_tolerance = typed(s.tolerance), typed(s.abs_tolerance)
 
-    def _create(self, s, inp):
-        md = inp.mesh
+    def _cloth_def(self, s, values, vert_count, tri_count):
+        """A cloth def of self._rest and self._tris with the panel's material (s, values)."""
+        d = abi.init_def(self.dll, abi.ClothDef, "tf_cloth_def_init_")
+        d.rest_positions, d.vert_count = self._rest, vert_count
+        d.triangles, d.tri_count = self._tris, tri_count
+        d.stretch_stiffness = values["stretch_stiffness"][0]
+        d.poisson = values["poisson"][0]
+        d.bend_model = abi.BEND_SHELL if s.bend_model == "SHELL" else abi.BEND_HINGE
+        d.bend_poisson = typed(s.bend_poisson)
+        return d
+
+    def _create_sim(self, d, s, values, create, who):
+        """Finish a def with what every kind has (damping, gravity, pins, solver) and create
+        the simulation; a refusal names who."""
+        d.tau = values.get("tau", (d.tau,))[0]
+        d.kappa = values["kappa"][0]
+        d.gravity[:] = values["gravity"]
+        d.pin_stiffness = values["pin_stiffness"][0]
+        self._solver(s, d.solver)
+        d.threads = s.threads
         err = C.create_string_buffer(1024)
         sim = C.c_void_p()
+        if create(C.byref(d), C.byref(sim), err, len(err)) != 0:
+            raise InputError("%s: %s" % (who, err.value.decode(errors="replace")))
+        self.sim = sim
+
+    def _create(self, s, inp):
+        md = inp.mesh
         self._rest = (C.c_double * len(md.world)).from_buffer(md.world)
         self._tris = (C.c_uint32 * len(md.triangles)).from_buffer(md.triangles)
         values = self._values(inp, self.start)
         if self.kind == "CLOTH":
-            d = abi.init_def(self.dll, abi.ClothDef, "tf_cloth_def_init_")
-            d.rest_positions, d.vert_count = self._rest, md.vert_count
-            d.triangles, d.tri_count = self._tris, len(md.triangles) // 3
+            d = self._cloth_def(s, values, md.vert_count, len(md.triangles) // 3)
             d.density, d.total_mass = typed(s.density), typed(s.total_mass)
-            d.stretch_stiffness = values["stretch_stiffness"][0]
-            d.poisson = values["poisson"][0]
-            d.bend_model = abi.BEND_SHELL if s.bend_model == "SHELL" else abi.BEND_HINGE
-            d.bend_poisson = typed(s.bend_poisson)
             create = self.dll.tf_cloth_create
         else:
             d = abi.init_def(self.dll, abi.FleshDef, "tf_flesh_def_init_")
@@ -155,15 +173,7 @@ class Session:
             d.poisson = values["poisson"][0]
             d.density = typed(s.flesh_density)
             create = self.dll.tf_flesh_create
-        d.tau = values.get("tau", (d.tau,))[0]
-        d.kappa = values["kappa"][0]
-        d.gravity[:] = values["gravity"]
-        d.pin_stiffness = values["pin_stiffness"][0]
-        self._solver(s, d.solver)
-        d.threads = s.threads
-        if create(C.byref(d), C.byref(sim), err, len(err)) != 0:
-            raise InputError("'%s': %s" % (self.obj_name, err.value.decode(errors="replace")))
-        self.sim = sim
+        self._create_sim(d, s, values, create, "'%s'" % self.obj_name)
         if self.kind == "FLESH":
             self._flesh_pins()
 
@@ -497,15 +507,13 @@ class Session:
         cx = (C.c_double * len(x)).from_buffer(x)
         if self.kind == "FLESH":
             self.dll.tf_sim_get_surface_positions(self.sim, cx, self.n)
-        else:
-            self.dll.tf_sim_get_positions(self.sim, cx, self.n)
-        local = array("f", transform(x, inverse_rows(inp.mesh.rows)))
-        if self.kind == "CLOTH":
-            co = inp.mesh.local
-            for k, i in enumerate(self.pins):
-                if self.pin_weights[k] >= 1.0:
-                    local[3 * i:3 * i + 3] = co[3 * i:3 * i + 3]
-        return local
+            return local_shape(x, inp, ())
+        self.dll.tf_sim_get_positions(self.sim, cx, self.n)
+        return local_shape(x, inp, self.hard_pins())
+
+    def hard_pins(self):
+        """The hard-pinned vertices (weight 1)."""
+        return [i for k, i in enumerate(self.pins) if self.pin_weights[k] >= 1.0]
 
     def _err(self):
         return self.dll.tf_sim_last_error(self.sim).decode(errors="replace")
@@ -517,6 +525,16 @@ class Session:
         elif self.sim:
             self.dll.tf_sim_destroy(self.sim)
         self.sim = None
+
+
+def local_shape(world, inp, hard):
+    """World positions (flat doubles) of inp's object in its local space at this frame, flat
+    single precision; the vertices in hard as its evaluated mesh has them."""
+    local = array("f", transform(world, inverse_rows(inp.mesh.rows)))
+    co = inp.mesh.local
+    for i in hard:
+        local[3 * i:3 * i + 3] = co[3 * i:3 * i + 3]
+    return local
 
 
 def cache_path(obj, blend_path):

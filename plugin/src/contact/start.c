@@ -223,10 +223,10 @@ int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint32_t out[4
  * through it in one frame (self_free_piece_rests_on_a_held_one). Boxes over the whole sweep,
  * widened by the gap and the margin: a pair of pieces whose boxes overlap anchors both (layered
  * garments always do; pieces apart never) */
-static void anchor_meeting_pieces(tf_sim *s, const double *xn, const double *xhat) {
+static void anchor_meeting_pieces(tf_sim *s, const double *xn, const double *xhat, double margin) {
   sim_contact *c = s->contact;
   const uint32_t nc = s->model.mesh.comp_count;
-  const double h = s->par.thickness + c->margin;
+  const double h = s->par.thickness + margin;
   for (uint32_t q = 0; q < nc; ++q)
     for (int k = 0; k < 3; ++k)
       s->work.comp[q].box[k] = INFINITY, s->work.comp[q].box[3 + k] = -INFINITY;
@@ -276,11 +276,7 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
     sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
     if (c->anchor[i] && !cc->pinned) cc->anchored = 1;
   }
-  if (contact_self_on(s) && nc > 1) {
-    c->margin = margin;
-    anchor_meeting_pieces(s, xn, xhat);
-    c->margin = 0.0;
-  }
+  if (contact_self_on(s) && nc > 1) anchor_meeting_pieces(s, xn, xhat, margin);
   for (uint32_t q = 0; q < nc; ++q) after += s->work.comp[q].anchored != 0;
   return after > before;
 }

@@ -280,6 +280,10 @@ static tf_status carry_over(tf_sim *n, tf_sim *o, const uint32_t *from) {
   n->frames = o->frames;
   n->stats = o->stats;
   n->pins.unfiltered = o->pins.unfiltered;
+  /* the stretch stiffness the parameters say now (n was made with the def's); a map's per-element
+   * values come over with the elements below */
+  if (n->membrane) elem_stiffness_set(&n->membrane->stretch, n->par.stretch, NULL);
+  if (n->spring) elem_stiffness_set(&n->spring->stretch, n->par.stretch, NULL);
   sim_params_derive(n);
   if (o->drag && o->drag->P && elem_drag_enable_air(n, n->drag) != TF_OK) return TF_E_NOMEM;
   const uint32_t nn = n->model.n;

@@ -138,7 +138,6 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
      * 0.1 leaves a direction good to one digit: the static solve of a shell-bending sheet stalled
      * at a net force 5e-7 of its weight) */
     int accepted = 0;
-    const int at_rest = p->y_prev && max_abs_diff(y, p->y_prev, m) <= p->rest_disp;
     for (double next;; eta = next) {
       next = fmax(eta * NEWTON_RESOLVE, FORCING_MIN);
       for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
@@ -161,7 +160,8 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
         if (!(b > 0.0)) return;
         if (b < 1.0) amax = b;
       }
-      if (dmax <= tol && amax == 1.0 && at_rest && eta > NEWTON_REST_ETA) {
+      if (dmax <= tol && amax == 1.0 && eta > NEWTON_REST_ETA && p->y_prev &&
+          max_abs_diff(y, p->y_prev, m) <= p->rest_disp) {
         next = NEWTON_REST_ETA; /* at rest: confirm with a correction CG has resolved further */
         continue;
       }

@@ -33,14 +33,12 @@ static void membrane_eval(const tf_sim *s, const void *data, const elem_args *a,
   *E += elem_colours_run(s, &e->col, membrane_one, &c);
 }
 
-/* each triangle's Lame constants from its stretch stiffness, when either changed: the
- * parameters are derived on every tf_sim_set_param (a rig keys several a frame), and this is a
- * pass over the triangles */
+/* each triangle's Lame constants from its stretch stiffness (set by sim_set_param or a map),
+ * when it or the poisson ratio changed: the parameters are derived on every tf_sim_set_param (a
+ * rig keys several a frame), and this is a pass over the triangles */
 static void membrane_derive(tf_sim *s, void *data) {
   elem_membrane *e = data;
   elem_stiffness *st = &e->stretch;
-  if (!st->mapped && (st->count == 0 || st->value[0] != s->par.stretch))
-    elem_stiffness_set(st, s->par.stretch, NULL);
   if (!st->changed && e->lame_poisson == s->par.poisson) return;
   for (uint32_t t = 0; t < e->count; ++t)
     membrane_lame(st->value[t], s->par.poisson, &e->lame[2 * (size_t)t],

@@ -42,10 +42,7 @@ static void spring_eval(const tf_sim *s, const void *data, const elem_args *a, c
 
 static void spring_derive(tf_sim *s, void *data) {
   elem_spring *sp = data;
-  sp->k[SPRING_STRUCTURAL] = s->par.stretch;
-  elem_stiffness *st = &sp->stretch; /* a pass over the springs only when the value changed */
-  if (!st->mapped && st->count > 0 && st->value[0] != s->par.stretch)
-    elem_stiffness_set(st, s->par.stretch, NULL);
+  sp->k[SPRING_STRUCTURAL] = s->par.stretch; /* each structural spring's: sp->stretch */
   sp->k[SPRING_SHEAR] = s->par.shear;
   sp->k[SPRING_BEND] = s->par.bend_springs;
 }
