@@ -61,14 +61,18 @@ static void base_force_ref(tf_sim *s) {
 }
 
 /* y (in/out) made a first iterate: intersection-free against the colliders' motion, friction
- * lagged, its objective into *E when E is given. contact_start's candidates hold every pair
- * within its gap at x_n and at y: friction's and the objective's (the Newton segments build
- * their own cover, contact_max_step) */
-static tf_status first_iterate(tf_sim *s, double dt, double *y, double *E) {
+ * lagged (when lag is set), its objective into *E when E is given. contact_start's candidates
+ * hold every pair within its gap at x_n and at y: friction's and the objective's (the Newton
+ * segments build their own cover, contact_max_step). Friction's terms are the pairs within their
+ * gap at x_n, in candidate order: every start's candidates hold the same ones in the same order
+ * (by kind, then item), so a second start keeps the first one's, bit for bit */
+static tf_status first_iterate(tf_sim *s, double dt, double *y, double *E, int lag) {
   tf_status st = contact_start(s, s->state.x, y);
   if (st != TF_OK) return st;
-  base_force_ref(s);
-  contact_lag_friction(s, s->state.x, dt);
+  if (lag) {
+    base_force_ref(s);
+    contact_lag_friction(s, s->state.x, dt);
+  }
   if (E) *E = sim_step_eval(s, y, NULL, NULL);
   return TF_OK;
 }
@@ -94,7 +98,7 @@ static const char *contact_prepare(tf_sim *s, double dt) {
   for (uint32_t c = 0; c < nc; ++c) s->work.anchored |= s->work.comp[c].anchored;
   double *y = s->work.y, *yb = s->work.ystart;
   double ea = 0.0, eb = 0.0;
-  tf_status st = first_iterate(s, dt, y, s->work.anchored ? &ea : NULL);
+  tf_status st = first_iterate(s, dt, y, s->work.anchored ? &ea : NULL, 1);
   if (st == TF_OK && s->work.anchored) {
     /* anchored pieces where they are (moved with their carrier), the others as predicted */
     for (uint32_t i = 0; i < n; ++i) {
@@ -103,10 +107,9 @@ static const char *contact_prepare(tf_sim *s, double dt) {
       v3_copy(yb + j, here ? x + j : y + j);
       if (here) v3_axpy(yb + j, dt, s->work.vref_new + j);
     }
-    if (first_iterate(s, dt, yb, &eb) == TF_OK && eb < ea)
+    if (first_iterate(s, dt, yb, &eb, 0) == TF_OK && eb < ea)
       memcpy(y, yb, sizeof(double) * 3 * n);
-    else /* candidates at the ballistic start (friction's, the pairs within the gap at x_n,
-          * were lagged from the same pairs either way) */
+    else /* candidates at the ballistic start */
       st = contact_candidates_covering(s, y, NULL);
   }
   s->contact->seconds += contact_now() - t0;
