@@ -74,12 +74,7 @@ class LayerSession(Session):
                                                    self._shown(getattr(s, attr)), objs[0].name,
                                                    self._shown(getattr(lead, attr))))
         self.kind = "CLOTH"
-        self.start, self.end = lead.frame_start, lead.frame_end
-        if self.end < self.start:
-            raise InputError("%s: the end frame %d is before the start frame %d"
-                             % (self.obj_name, self.end, self.start))
-        self.fps = scene.render.fps / scene.render.fps_base
-        self.substeps = lead.substeps
+        self._timing(scene, lead, self.obj_name)
         self.sim, self.rig, self.colliders = None, None, None
         self.lambda_, self.settle_key = None, None
         self.response_group, self.response_key = None, None

@@ -41,17 +41,21 @@ class FrameInput:
 
 
 class Session:
+    def _timing(self, scene, s, who):
+        """frame range, frame rate and substeps from the settings s (who names them in errors)"""
+        self.start, self.end = s.frame_start, s.frame_end
+        if self.end < self.start:
+            raise InputError("%s: the end frame %d is before the start frame %d"
+                             % (who, self.end, self.start))
+        self.fps = scene.render.fps / scene.render.fps_base
+        self.substeps = s.substeps
+
     def __init__(self, lib, scene, obj, depsgraph, base_dir=""):
         self.lib, self.dll = lib, lib.dll
         self.obj_name = obj.name
         s = obj.tauform
         self.kind = s.kind
-        self.start, self.end = s.frame_start, s.frame_end
-        if self.end < self.start:
-            raise InputError("'%s': the end frame %d is before the start frame %d"
-                             % (obj.name, self.end, self.start))
-        self.fps = scene.render.fps / scene.render.fps_base
-        self.substeps = s.substeps
+        self._timing(scene, s, "'%s'" % obj.name)
         self.lattice_cells = s.lattice_cells
         self.sim = None
         self.rig = None
