@@ -343,27 +343,22 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
   if (H) pairmat_clear(pm);
   barrier_job j = {s, y, E, grad, H, pm};
   contact_pairs_run(s, c->pair_count, sizeof(barrier_term), barrier_pair, barrier_take, &j);
-  /* vertices that started inside a one-sided collider: a spring to just outside its surface, with
-   * the barrier's load at one gap's depth (as the ground's penalty) */
+  /* a vertex that started inside a one-sided collider: a spring to just outside its surface; one
+   * poking through the cloth's own surface at the advance's start: a spring to one gap beyond it
+   * on the side the surface around it is on (self.c, contact_self_tangles), so a garment modelled
+   * a little through itself comes apart. Both with the barrier's load at one gap's depth (as the
+   * ground's penalty): four weights, 4x stiffer for every further advance it stays in (N/m) */
+  const double load = c->kappa_scale * 4.0 * fmax(v3_norm(s->par.gravity), 1.0);
   for (uint32_t i = 0; i < c->n; ++i) {
-    if (c->inside[i] < 0) continue;
-    const contact_collider *col = c->col[c->inside[i]];
-    double dhat = s->par.thickness + col->thickness;
-    double grav = fmax(v3_norm(s->par.gravity), 1.0);
-    /* N/m: four weights at a gap's depth, 4x stiffer for every further frame it stays inside */
-    double k = c->kappa_scale * 4.0 * s->model.mass[i] * grav / dhat *
-               ldexp(1.0, 2 * (c->inside_frames[i] - 1));
-    spring(y, i, c->outside, k, E, grad, H);
-  }
-  /* vertices poking through the cloth's own surface at the advance's start: a spring to one gap
-   * beyond it on the side the surface around them is on (self.c, contact_self_tangles), with the
-   * same load, so a garment modelled a little through itself comes apart */
-  for (uint32_t i = 0; i < c->n; ++i) {
-    if (!c->poking[i]) continue;
-    double grav = fmax(v3_norm(s->par.gravity), 1.0);
-    double k = c->kappa_scale * 4.0 * s->model.mass[i] * grav / s->par.thickness *
-               ldexp(1.0, 2 * (c->poking[i] - 1));
-    spring(y, i, c->untangle, k, E, grad, H);
+    if (c->inside[i] >= 0) {
+      double dhat = s->par.thickness + c->col[c->inside[i]]->thickness;
+      double k = load * s->model.mass[i] / dhat * ldexp(1.0, 2 * (c->inside_frames[i] - 1));
+      spring(y, i, c->outside, k, E, grad, H);
+    }
+    if (c->poking[i]) {
+      double k = load * s->model.mass[i] / s->par.thickness * ldexp(1.0, 2 * (c->poking[i] - 1));
+      spring(y, i, c->untangle, k, E, grad, H);
+    }
   }
 }
 

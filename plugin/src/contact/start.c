@@ -240,10 +240,7 @@ static void anchor_meeting_pieces(tf_sim *s, const double *xn, const double *xha
   for (uint32_t q = 0; q < nc; ++q) {
     sim_comp *cq = &s->work.comp[q];
     for (uint32_t r = 0; r < nc && !cq->pinned && !cq->anchored; ++r) {
-      const double *a = cq->box, *b = s->work.comp[r].box;
-      if (r != q && a[0] <= b[3] && b[0] <= a[3] && a[1] <= b[4] && b[1] <= a[4] && a[2] <= b[5] &&
-          b[2] <= a[5])
-        cq->anchored = 1;
+      if (r != q && broad_boxes_overlap(cq->box, s->work.comp[r].box)) cq->anchored = 1;
     }
   }
 }

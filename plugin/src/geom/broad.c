@@ -131,12 +131,6 @@ static uint32_t cell_hash(int x, int y, int z, size_t mask) {
   return (uint32_t)(h & mask);
 }
 
-static int boxes_overlap(const double *a, const double *g) {
-  for (int c = 0; c < 3; ++c)
-    if (a[c] > g[3 + c] || g[c] > a[3 + c]) return 0;
-  return 1;
-}
-
 /* what one query describes: items of each side as vertex lists, and the self rules */
 typedef struct query {
   const broad_mesh *qm, *gm;
@@ -253,7 +247,7 @@ static void query_items(const grid_view *g, int i0, int i1, broad_pair *out, siz
     for (int k = 0; k < (brute ? q->g_count : g->n_big); ++k) {
       /* an oversized query box meets every grid item here; others only the oversized ones */
       int j = brute ? k : b->big[k];
-      if (boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
+      if (broad_boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
         emit(out, cap, n, i, j);
     }
     if (brute) continue;
@@ -273,7 +267,7 @@ static void query_items(const grid_view *g, int i0, int i1, broad_pair *out, siz
                   (z == qlo[2] || (en->low & 4))))
               continue;
             int j = en->item;
-            if (!boxes_overlap(qb, b->gbox + 6 * (size_t)j) || !admissible(q, i, j)) continue;
+            if (!broad_boxes_overlap(qb, b->gbox + 6 * (size_t)j) || !admissible(q, i, j)) continue;
             emit(out, cap, n, i, j);
           }
         }
@@ -503,7 +497,7 @@ static tf_status run_cached(broad *b, broad_cache *k, const query *q, double inf
   size_t n = 0;
   for (size_t e = 0; e < k->count; ++e) {
     const broad_pair *p = &k->pairs[e];
-    if (boxes_overlap(b->qbox + 6 * (size_t)p->a, b->gbox + 6 * (size_t)p->b))
+    if (broad_boxes_overlap(b->qbox + 6 * (size_t)p->a, b->gbox + 6 * (size_t)p->b))
       emit(out, cap, &n, p->a, p->b);
   }
   *out_count = n;

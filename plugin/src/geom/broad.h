@@ -38,6 +38,14 @@ typedef struct broad_entry {
   int low; /* bit k: the cell is the item's lowest along axis k */
 } broad_entry;
 
+/* two boxes (min xyz, max xyz) overlap, touching included; a NaN bound counts as overlapping
+ * (a broad phase reports too much rather than too little) */
+static inline int broad_boxes_overlap(const double *a, const double *b) {
+  for (int c = 0; c < 3; ++c)
+    if (a[c] > b[3 + c] || b[c] > a[3 + c]) return 0;
+  return 1;
+}
+
 typedef struct tf_pool tf_pool;
 
 typedef struct broad {
