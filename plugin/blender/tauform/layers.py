@@ -12,7 +12,6 @@ import ctypes as C
 from array import array
 
 from . import abi
-from .colliders import Colliders
 from .meshread import InputError
 from .session import FrameInput, Session, local_shape
 from .values import typed
@@ -100,18 +99,9 @@ class LayerSession(Session):
         self.n = n
         self.pins, self.pin_weights = array("I", pins), array("d", weights)
         self.self_exclude = excl or None
-        try:
-            self._create_group(objs, inputs)
-            self._set_pins()
-            self._set_self_exclude()
-            self.colliders = Colliders(lib, self.sim, scene, depsgraph, objs)
-            self.apply(self.start, inputs)
-            self._start_on_targets(inputs)  # Session's, with this class's _targets
-            self.start_input = inputs
-        except Exception:
-            self.close()
-            raise
-        self.frame = self.start
+        # Session's start, with this class's _targets reading the members' inputs
+        self._begin(lambda: self._create_group(objs, inputs), scene, depsgraph, objs, inputs,
+                    inputs)
 
     @staticmethod
     def _shown(v):

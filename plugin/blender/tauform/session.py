@@ -81,16 +81,21 @@ class Session:
         if s.self_exclude_group and self.kind == "CLOTH":
             w = self._group(obj, md, s.self_exclude_group, "self collision exclude group")
             self.self_exclude = [i for i in w if w[i] > 0.0]
+        if s.rig != "NONE":
+            self._begin(lambda: self._create_rig(s, md, base_dir), scene, depsgraph, obj, inp, md)
+        else:
+            self._begin(lambda: self._create(s, inp), scene, depsgraph, obj, inp, md)
+
+    def _begin(self, create, scene, depsgraph, objs, inp, targets):
+        """the simulation made (create), its pins, exclusions and colliders set and the start
+        frame applied, targets (what _start_on_targets reads) at the start; closed on failure"""
         try:
-            if s.rig != "NONE":
-                self._create_rig(s, md, base_dir)
-            else:
-                self._create(s, inp)
+            create()
             self._set_pins()
             self._set_self_exclude()
-            self.colliders = Colliders(lib, self.sim, scene, depsgraph, obj)
+            self.colliders = Colliders(self.lib, self.sim, scene, depsgraph, objs)
             self.apply(self.start, inp)
-            self._start_on_targets(md)
+            self._start_on_targets(targets)
             self.start_input = inp
         except Exception:
             self.close()
