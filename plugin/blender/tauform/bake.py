@@ -9,7 +9,6 @@
 # Everything is checked while building the session at the start frame, before anything is written
 # or added: a bad input gives an error report and leaves the scene as it was (frame, modifiers,
 # files, settings).
-import contextlib
 import os
 
 import bpy
@@ -52,9 +51,8 @@ class BakeJob:
             preview.drop(o)
         self._pause = preview.paused()
         self._pause.__enter__()  # the bake moves the frame itself: no preview steps meanwhile
-        self._hide = contextlib.ExitStack()
-        for o in self.objs:
-            self._hide.enter_context(cache.hidden(o))
+        self._hide = cache.hidden(*self.objs)
+        self._hide.__enter__()
         try:
             self.scene.frame_set(obj.tauform.frame_start)
             dg = context.evaluated_depsgraph_get()
@@ -108,7 +106,7 @@ class BakeJob:
         if self.session is not None:
             self.session.close()
             self.session = None
-        self._hide.close()
+        self._hide.__exit__(None, None, None)
         self.scene.frame_set(self.frame0)
         self._pause.__exit__(None, None, None)
 

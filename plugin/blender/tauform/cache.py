@@ -34,18 +34,21 @@ def ensure_modifier(obj, stored_path, start):
 
 
 @contextlib.contextmanager
-def hidden(obj):
-    """The object's evaluated mesh without the cache (the modifier off), restored after."""
-    m = modifier(obj)
-    state = (m.show_viewport, m.show_render) if m is not None else None
-    if m is not None and (m.show_viewport or m.show_render):
-        m.show_viewport = m.show_render = False
+def hidden(*objs):
+    """The objects' evaluated meshes without their caches (the modifiers off), restored after."""
+    states = []
+    for obj in objs:
+        m = modifier(obj)
+        states.append((m.show_viewport, m.show_render) if m is not None else None)
+        if m is not None and (m.show_viewport or m.show_render):
+            m.show_viewport = m.show_render = False
     try:
         yield
     finally:
-        m = modifier(obj)
-        if m is not None and state is not None and (m.show_viewport, m.show_render) != state:
-            m.show_viewport, m.show_render = state
+        for obj, state in zip(objs, states):
+            m = modifier(obj)
+            if m is not None and state is not None and (m.show_viewport, m.show_render) != state:
+                m.show_viewport, m.show_render = state
 
 
 def remove(obj, path):

@@ -6,7 +6,6 @@
 # reported from a frame handler: they go to the panel (errors[name]) and the console. A layer
 # group previews as one run (layers.py) when its first object has Preview on and none is baked;
 # each member's cache and modifier show its part.
-import contextlib
 import os
 
 import bpy
@@ -67,20 +66,12 @@ def _evaluated(obj):
     return ctx.evaluated_depsgraph_get()
 
 
-@contextlib.contextmanager
-def _hidden(objs):
-    with contextlib.ExitStack() as stack:
-        for o in objs:
-            stack.enter_context(cache.hidden(o))
-        yield
-
-
 def _start(scene, key, objs, make):
     """(Re)start the run of objs (one object, or a layer group's members; objs[0] leads)."""
     _close(key)
     lib = prefs.load_library()
     base = os.path.dirname(bpy.data.filepath) if bpy.data.filepath else ""
-    with _hidden(objs):
+    with cache.hidden(*objs):
         session = make(lib, scene, objs[0], _evaluated(objs[0]), base)
     writers, paths = [], [_preview_path(o) for o in objs]
     try:
@@ -102,7 +93,7 @@ def _start(scene, key, objs, make):
 
 def _step(scene, key, objs, f):
     session, writers, _ = _runs[key]
-    with _hidden(objs):
+    with cache.hidden(*objs):
         dg = _evaluated(objs[0])
         inp = session.read_frame(scene, dg, f)
         session.apply(f, inp)
