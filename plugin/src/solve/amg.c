@@ -617,6 +617,15 @@ static void finish_rows(void *ctx, uint32_t i0, uint32_t i1) {
 /* rows per chunk of the set-up's row loops */
 static const uint32_t SETUP_GRAIN = 256;
 
+/* the grain of a loop over the coarse rows of l's next level whose work is spread over l's rows
+ * (a coarse row gathers from the fine rows of its aggregate): chunks of about grain fine rows, so
+ * a coarse level a tenth the size still splits over the threads (as one chunk it ran on the
+ * calling thread alone: FLESH-20k's restriction and Galerkin product) */
+static uint32_t coarse_grain(const level *l, uint32_t nc, uint32_t grain) {
+  uint64_t g = (uint64_t)grain * nc / (l->n ? l->n : 1);
+  return g < 1 ? 1 : (uint32_t)g;
+}
+
 static void level_finish(tf_pool *pool, level *l) {
   pool_for(pool, l->n, SETUP_GRAIN, finish_rows, l);
 }
@@ -766,7 +775,7 @@ static void level_galerkin(amg *a, level *l, level *c) {
   galerkin_job g = {a, l, c, 4.0 / (3.0 * spectral_radius(a->pool, l))};
   pool_for(a->pool, n, SETUP_GRAIN, prolongator_rows, &g);
   pool_for(a->pool, n, SETUP_GRAIN, ap_rows, &g);
-  pool_for(a->pool, c->n, SETUP_GRAIN, ptap_rows, &g);
+  pool_for(a->pool, c->n, coarse_grain(l, c->n, SETUP_GRAIN), ptap_rows, &g);
   level_finish(a->pool, c);
 }
 
@@ -1053,7 +1062,7 @@ static void vcycle(amg *a, uint32_t k, const double *b, double *x) {
   uint32_t nb = level_blocks(l);
   pool_for(a->pool, nb, 1, gs_forward_blocks, &j);
   if (nb > 1) pool_for(a->pool, nb, 1, gs_forward_cross, &j);
-  pool_for(a->pool, c->n, AMG_ROW_GRAIN, restrict_rows, &j);
+  pool_for(a->pool, c->n, coarse_grain(l, c->n, AMG_ROW_GRAIN), restrict_rows, &j);
   vcycle(a, k + 1, c->b, c->x);
   pool_for(a->pool, l->n, AMG_ROW_GRAIN, prolong_rows, &j);
   pool_for(a->pool, nb, 1, gs_backward_blocks, &j);
