@@ -169,9 +169,11 @@ void kernels_report(tf_sim *s, const char *scene) {
   }
   /* the preconditioner's quality apart from its cost: CG iterations to a tight tolerance on the
    * same system, a count that a multigrid keeps flat in the mesh size when it works */
-  pcg_work w = {malloc(sizeof(double) * 3 * n), malloc(sizeof(double) * 3 * n),
-                malloc(sizeof(double) * 3 * n), malloc(sizeof(double) * 3 * n),
-                malloc(sizeof(double) * 9 * n)};
+  pcg_work w = {.r = malloc(sizeof(double) * 3 * n),
+                .z = malloc(sizeof(double) * 3 * n),
+                .p = malloc(sizeof(double) * 3 * n),
+                .q = malloc(sizeof(double) * 3 * n),
+                .pinv = malloc(sizeof(double) * 9 * n)};
   if (w.r && w.z && w.p && w.q && w.pinv) {
     pcg_result mg = {0}, jac = {0};
     pcg_precond pre = {amg_apply, s->solver.amg}, none = {NULL, NULL};

@@ -259,8 +259,11 @@ TF_TEST(amg_keeps_coarse_levels_while_rows_barely_move) {
          *zw = malloc(m * sizeof *zw), *w = malloc(m * sizeof *w), *a0 = malloc(nv * sizeof *a0);
   random_pair(&s, 7, r, w);
   memcpy(a0, s.A.val, nv * sizeof *a0);
-  pcg_work pw = {malloc(m * sizeof(double)), malloc(m * sizeof(double)), malloc(m * sizeof(double)),
-                 malloc(m * sizeof(double)), malloc(9 * (size_t)s.n * sizeof(double))};
+  pcg_work pw = {.r = malloc(m * sizeof(double)),
+                 .z = malloc(m * sizeof(double)),
+                 .p = malloc(m * sizeof(double)),
+                 .q = malloc(m * sizeof(double)),
+                 .pinv = malloc(9 * (size_t)s.n * sizeof(double))};
   const pcg_precond pa = {amg_apply, a}, pb = {amg_apply, b};
   pcg_result kept, fresh;
   /* 1. set up at A0, then every value 1.5 % larger: a keeps its coarse levels, b (no reuse, the

@@ -458,6 +458,22 @@ TF_TEST(solve_pairs_pcg_matches_dense_solve) {
   ENSURE(err_nopairs > 1e-2 * scale); /* the pair blocks matter: the test can tell */
   for (int k = 0; k < N; ++k)
     if (ch.fixed[k / 3]) ENSURE(x[k] == 0.0);
+  /* pcg_resume: a solve stopped at 1e-3 (its tolerance) or after 3 iterations (its budget), then
+   * carried on to 1e-10, is a fresh 1e-10 solve bit for bit, and costs only the rest */
+  double xf[N], xr[N];
+  pcg_result fr, r1, r2;
+  pcg_solve_op(&op, b, xf, ch.fixed, 1e-10, 1000, NULL, &wa.w.pcg, &fr);
+  for (int budget = 0; budget < 2; ++budget) {
+    pcg_solve_op(&op, b, xr, ch.fixed, budget ? 1e-10 : 1e-3, budget ? 3 : 1000, NULL, &wa.w.pcg,
+                 &r1);
+    pcg_resume(&op, xr, ch.fixed, 1e-10, 1000, NULL, &wa.w.pcg, &r2);
+    TF_NOTE("stopped by its %s after %u iterations, resumed for %u more; fresh %u",
+            budget ? "budget" : "tolerance", r1.iterations, r2.iterations, fr.iterations);
+    ENSURE(r1.iterations > 0 && r1.iterations < fr.iterations);
+    ENSURE(r1.iterations + r2.iterations == fr.iterations);
+    ENSURE(r2.converged && r2.rel_residual == fr.rel_residual);
+    ENSURE(memcmp(xr, xf, sizeof xf) == 0);
+  }
   pairmat_free(&mem, &pm);
 }
 
@@ -627,7 +643,11 @@ TF_TEST(solve_pairs_newton_subtolerance_step_respects_bound) {
   p.force_ref = &force_ref;
   newton_settings ns = {10, 10, 1e-3, 1e-6};
   double y[3], buf[8 * 3], pinv[9];
-  newton_work w = {buf, buf + 3, buf + 6, buf + 9, {buf + 12, buf + 15, buf + 18, buf + 21, pinv},
+  newton_work w = {buf,
+                   buf + 3,
+                   buf + 6,
+                   buf + 9,
+                   {.r = buf + 12, .z = buf + 15, .p = buf + 18, .q = buf + 21, .pinv = pinv},
                    0};
   newton_result r;
   /* without the bound: one sub-tolerance step, converged, past the wall */
@@ -706,7 +726,7 @@ TF_TEST(pcg_negative_curvature_at_first_direction) {
     A.val[9 * (size_t)bsr_slot(&A, 0, 1) + 4 * d] = 2.0;
   }
   double b[6] = {1, 0, 0, -1, 0, 0}, x[6], r[6], z[6], p[6], q[6], pinv[18];
-  pcg_work w = {r, z, p, q, pinv};
+  pcg_work w = {.r = r, .z = z, .p = p, .q = q, .pinv = pinv};
   pcg_result res;
   pcg_solve(&A, b, x, NULL, 1e-8, 100, NULL, &w, &res);
   double bx = 0.0;

@@ -137,12 +137,16 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
      * the inexact direction does not lower the net force (near a static solution, where an eta of
      * 0.1 leaves a direction good to one digit: the static solve of a shell-bending sheet stalled
      * at a net force 5e-7 of its weight) */
-    int accepted = 0;
-    for (double next;; eta = next) {
+    int accepted = 0, first = 1;
+    for (double next;; eta = next, first = 0) {
       next = fmax(eta * NEWTON_RESOLVE, FORCING_MIN);
-      for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
       pcg_result pr;
-      pcg_solve_op(&op, w->trial, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
+      if (first) {
+        for (size_t k = 0; k < m; ++k) w->trial[k] = -w->grad[k];
+        pcg_solve_op(&op, w->trial, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
+      } else { /* the same system to a smaller eta: CG goes on from where it stopped */
+        pcg_resume(&op, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
+      }
       out->cg_iterations += pr.iterations;
       double dmax = max_abs(w->dir, m);
       double gd = 0.0;

@@ -73,6 +73,9 @@ static void precondition(const pcg_precond *pre, const pcg_work *w, const double
   }
 }
 
+static void iterate(const pcg_operator *op, double *x, const uint8_t *fixed, double rtol,
+                    uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out);
+
 void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
                uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out) {
   pcg_operator op = {A, NULL, NULL, NULL};
@@ -83,7 +86,6 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
                   double rtol, uint32_t max_iter, const pcg_precond *pre, pcg_work *w,
                   pcg_result *out) {
   const bsr *A = op->H;
-  const pairmat *pairs = op->pairs && op->pairs->count ? op->pairs : NULL;
   uint32_t n = A->n;
   size_t m = 3 * (size_t)n;
   /* block-Jacobi: invert each diagonal block (fall back to its diagonal if singular) */
@@ -105,16 +107,40 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
   out->iterations = 0;
   out->converged = 0;
   out->rel_residual = 0.0;
+  w->resumable = 0;
   if (!(rz0 > 0.0)) {
     /* b = 0 is solved by x = 0; a NaN (or a preconditioner that is not positive) is not: say
      * so with a NaN residual rather than "converged" with x = 0 */
     out->converged = rz0 == 0.0;
     out->rel_residual = rz0 == 0.0 ? 0.0 : NAN;
+    w->last = *out;
     return;
   }
-  double tol2 = rtol * rtol * rz0;
-  uint32_t it = 0;
-  while (it < max_iter) {
+  w->rz = rz, w->rz_old = 0.0, w->rz0 = rz0, w->it = 0;
+  iterate(op, x, fixed, rtol, max_iter, pre, w, out);
+}
+
+/* CG from the state in w (w->it iterations done: the next direction is z + beta p, beta =
+ * rz / rz_old, unless none is done) until rtol or max_iter in all */
+static void iterate(const pcg_operator *op, double *x, const uint8_t *fixed, double rtol,
+                    uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out) {
+  const bsr *A = op->H;
+  const pairmat *pairs = op->pairs && op->pairs->count ? op->pairs : NULL;
+  uint32_t n = A->n, start = w->it, it = w->it;
+  size_t m = 3 * (size_t)n;
+  tf_pool *pool = A->par ? A->par->pool : NULL;
+  double rz = w->rz, rz0 = w->rz0, tol2 = rtol * rtol * rz0;
+  w->resumable = 0;
+  out->converged = 0;
+  if (it > 0 && rz <= tol2) { /* the first solve went as far already */
+    out->converged = 1;
+    w->resumable = 1;
+  }
+  while (it < max_iter && !out->converged) {
+    if (it > 0) {
+      vec_job dir = {w->z, NULL, NULL, w->p, rz / w->rz_old};
+      pool_for(pool, (uint32_t)m, VEC_GRAIN, dir_range, &dir);
+    }
     /* q = (H + P) p; P's blocks with a fixed end add nothing, so fixed rows stay zero */
     bsr_mul(A, w->p, w->q, fixed);
     if (pairs) pairmat_mul_add(pairs, w->p, w->q, fixed);
@@ -137,22 +163,30 @@ void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint
         memcpy(x, w->p, m * sizeof *x);
       break;
     }
-    double alpha = rz / pq;
-    vec_job step = {w->p, w->q, x, w->r, alpha};
+    vec_job step = {w->p, w->q, x, w->r, rz / pq};
     pool_for(pool, (uint32_t)m, VEC_GRAIN, step_range, &step);
     ++it;
     precondition(pre, w, w->r, w->z, n, fixed);
-    double rz_new = dot(pool, w->r, w->z, m);
-    if (rz_new <= tol2) {
-      rz = rz_new;
+    w->rz_old = rz;
+    rz = dot(pool, w->r, w->z, m);
+    if (rz <= tol2) {
       out->converged = 1;
-      break;
+      w->resumable = 1;
     }
-    double beta = rz_new / rz;
-    rz = rz_new;
-    vec_job dir = {w->z, NULL, NULL, w->p, beta};
-    pool_for(pool, (uint32_t)m, VEC_GRAIN, dir_range, &dir);
   }
-  out->iterations = it;
+  if (it == max_iter && !out->converged) w->resumable = 1; /* a larger budget would go on */
+  w->rz = rz, w->it = it;
+  out->iterations = it - start;
   out->rel_residual = isnan(rz) ? NAN : sqrt(fmax(rz, 0.0) / rz0);
+  w->last = *out;
+}
+
+void pcg_resume(const pcg_operator *op, double *x, const uint8_t *fixed, double rtol,
+                uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out) {
+  if (!w->resumable) { /* it stopped on a breakdown or b = 0: a fresh solve stops there again */
+    *out = w->last;
+    out->iterations = 0;
+    return;
+  }
+  iterate(op, x, fixed, rtol, max_iter, pre, w, out);
 }

@@ -17,11 +17,6 @@
 #include "solve/bsr.h"
 #include "solve/pairmat.h"
 
-typedef struct pcg_work {
-  double *r, *z, *p, *q; /* (3n) each */
-  double *pinv;          /* (9n) inverted diagonal blocks */
-} pcg_work;
-
 /* z = M^-1 r for an SPD preconditioner M; apply NULL: block Jacobi */
 typedef struct pcg_precond {
   void (*apply)(void *ctx, const double *r, double *z);
@@ -34,6 +29,18 @@ typedef struct pcg_result {
                         * the preconditioner, or r0^T z0 < 0), x is not a solution */
   int converged;
 } pcg_result;
+
+typedef struct pcg_work {
+  double *r, *z, *p, *q; /* (3n) each */
+  double *pinv;          /* (9n) inverted diagonal blocks */
+  /* where the last solve stopped, for pcg_resume: r^T z now, one iteration before and at the
+   * start, the iterations done; resumable when it stopped on its tolerance or its budget (a
+   * breakdown or b = 0 ends a resumed solve as it ended the first: last) */
+  double rz, rz_old, rz0;
+  uint32_t it;
+  int resumable;
+  pcg_result last;
+} pcg_work;
 
 /* A = H + pairs, SPD on the free vertices. pairs Nullable: NULL or empty is H alone, computed
  * exactly as before pairs existed (bit for bit). */
@@ -52,6 +59,13 @@ typedef struct pcg_operator {
 TF_LOCAL void pcg_solve_op(const pcg_operator *op, const double *b, double *x, const uint8_t *fixed,
                            double rtol, uint32_t max_iter, const pcg_precond *pre, pcg_work *w,
                            pcg_result *out);
+/* The last pcg_solve_op on w carried on to a tighter rtol, from where it stopped: the same x, bit
+ * for bit, as pcg_solve_op with this rtol on the same operator, right side and preconditioner
+ * (CG's iterates do not depend on the tolerance it stops at), at the cost of the further
+ * iterations only (out->iterations counts those; max_iter bounds the total, as a fresh solve's).
+ * The caller keeps the operator, the preconditioner, x and w unchanged in between. */
+TF_LOCAL void pcg_resume(const pcg_operator *op, double *x, const uint8_t *fixed, double rtol,
+                         uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out);
 /* pcg_solve_op with no pair blocks: A = H. */
 TF_LOCAL void pcg_solve(const bsr *A, const double *b, double *x, const uint8_t *fixed, double rtol,
                         uint32_t max_iter, const pcg_precond *pre, pcg_work *w, pcg_result *out);
