@@ -335,6 +335,23 @@ static void spring(const double *y, uint32_t i, const double *target, double k, 
   }
 }
 
+/* 1/2 k (e . (y_i - ref_i) - |u|)^2, e = u / |u|: the move u asked of vertex i beyond ref_i,
+ * along u only */
+static void along(const double *y, uint32_t i, const double *ref, const double *u, double k,
+                  double *E, double *grad, bsr *H) {
+  double d[3], e[3], len = v3_norm(u);
+  v3_sub(d, y + 3 * (size_t)i, ref + 3 * (size_t)i);
+  v3_scale(e, u, 1.0 / len);
+  const double r = v3_dot(e, d) - len;
+  *E += 0.5 * k * r * r;
+  if (grad) v3_axpy(grad + 3 * (size_t)i, k * r, e);
+  if (H) {
+    double *blk = H->val + 9 * (size_t)H->diag[i];
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) blk[3 * a + b] += k * e[a] * e[b];
+  }
+}
+
 static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, const double *y,
                          double *E, double *grad, bsr *H) {
   (void)data, (void)a;
@@ -359,6 +376,11 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
       double k = load * s->model.mass[i] / s->par.thickness * ldexp(1.0, 2 * (c->poking[i] - 1));
       spring(y, i, c->untangle, k, E, grad, H);
     }
+    /* the move the crossings' contour asks of it beyond its prediction (untangle.c, self.c), by
+     * the poke's spring at its first advance's stiffness, along the move only */
+    const double *u = c->contour + 3 * (size_t)i;
+    if (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0)
+      along(y, i, s->work.xhat, u, load * s->model.mass[i] / s->par.thickness, E, grad, H);
   }
 }
 

@@ -80,6 +80,15 @@ static tf_status build_surface(tf_sim *s, sim_contact *c) {
     }
   for (uint32_t i = c->n; i > 0; --i) c->vedge_start[i] = c->vedge_start[i - 1];
   c->vedge_start[0] = 0;
+  /* each vertex's triangles (the contour of a crossing, untangle.c) */
+  c->vtri_start = mem_array(&s->mem, (size_t)c->n + 1, sizeof *c->vtri_start);
+  c->vtri = mem_array(&s->mem, cap, sizeof *c->vtri);
+  if (!c->vtri_start || !c->vtri) return TF_E_NOMEM;
+  for (size_t k = 0; k < cap; ++k) c->vtri_start[c->tris[k] + 1]++;
+  for (uint32_t i = 0; i < c->n; ++i) c->vtri_start[i + 1] += c->vtri_start[i];
+  for (size_t k = 0; k < cap; ++k) c->vtri[c->vtri_start[c->tris[k]]++] = (uint32_t)(k / 3);
+  for (uint32_t i = c->n; i > 0; --i) c->vtri_start[i] = c->vtri_start[i - 1];
+  c->vtri_start[0] = 0;
   return TF_OK;
 }
 
@@ -104,7 +113,8 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->tangled = mem_array(&s->mem, c->n, sizeof *c->tangled);
   c->poking = mem_array(&s->mem, c->n, sizeof *c->poking);
   c->untangle = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->untangle);
-  if (!c->self_off || !c->tangled || !c->poking || !c->untangle) return TF_E_NOMEM;
+  c->contour = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->contour);
+  if (!c->self_off || !c->tangled || !c->poking || !c->untangle || !c->contour) return TF_E_NOMEM;
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
   c->inside = mem_array(&s->mem, c->n, sizeof *c->inside);
   c->inside_frames = mem_array(&s->mem, c->n, sizeof *c->inside_frames);
@@ -143,6 +153,8 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->edges, 2 * (size_t)c->edge_count);
   MEM_FREE_ARRAY(m, c->vedge_start, (size_t)c->n + 1);
   MEM_FREE_ARRAY(m, c->vedge, 2 * (size_t)c->edge_count);
+  MEM_FREE_ARRAY(m, c->vtri_start, (size_t)c->n + 1);
+  MEM_FREE_ARRAY(m, c->vtri, 3 * (size_t)c->tri_count);
   MEM_FREE_ARRAY(m, c->yseg, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->cover_x, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->anchor, c->n);
@@ -153,6 +165,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->tangled, c->n);
   MEM_FREE_ARRAY(m, c->poking, c->n);
   MEM_FREE_ARRAY(m, c->untangle, 3 * (size_t)c->n);
+  MEM_FREE_ARRAY(m, c->contour, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->inside, c->n);
   MEM_FREE_ARRAY(m, c->inside_frames, c->n);
@@ -600,6 +613,7 @@ void contact_begin_advance(tf_sim *s) {
   if (!contact_self_on(s)) {
     c->tangle_check = 1;
     memset(c->poking, 0, c->n); /* nothing to push back through without self-contact */
+    memset(c->contour, 0, sizeof(double) * 3 * c->n);
   } else if (c->tangle_check) {
     contact_self_tangles(s);
   }

@@ -76,6 +76,7 @@ typedef struct sim_contact {
   int *tris;  /* (tri_count x 3) the simulated surface (cloth triangles or skin faces) */
   int *edges; /* (edge_count x 2) its edges */
   uint32_t *vedge_start, *vedge; /* (n + 1), (2 edge_count): each vertex's edge neighbours */
+  uint32_t *vtri_start, *vtri;   /* (n + 1), (3 tri_count): each vertex's triangles */
   uint32_t tri_count, edge_count, n;
   broad bp;
   broad_cache self_cache[2]; /* the self queries' supersets (SPT, SEE) */
@@ -116,6 +117,10 @@ typedef struct sim_contact {
    * (0: it is not), and (n x 3) where to: self.c, contact_self_tangles */
   uint8_t *poking;
   double *untangle;
+  /* (n x 3) m: the move down the gradient of the crossings' contour length each step of this
+   * advance asks of a vertex beyond its predicted motion (untangle.c), zero for the others: set at
+   * the advance's start from its state, so not part of a snapshot */
+  double *contour;
   int tangle_check; /* look for the surface's own crossings at the next advance */
   /* (n x 3) scratch: a motion's start and end, each less its mean (self.c) */
   double *xrel0, *xrel;
@@ -165,6 +170,11 @@ TF_LOCAL void contact_self_tangles(tf_sim *s);
  * (Nullable). Uses the broad phase's buffers */
 TF_LOCAL uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *out, uint32_t cap,
                                          uint8_t *mark);
+/* untangle.c: the gradient of the length of the contour along which the surface at x crosses
+ * itself, from the contour point where edge (v, w) crosses triangle t, added to grad (n x 3, m):
+ * intersection contour minimization (Volino & Magnenat-Thalmann 2006) */
+TF_LOCAL void contact_contour_gradient(const tf_sim *s, const double *x, uint32_t v, uint32_t w,
+                                       uint32_t t, double *grad);
 /* a 3x3 block (i <= j) of a pair's Hessian: into H where the mesh couples i and j, else into the
  * contact's pair blocks (self-contact couples vertices far apart on the mesh) */
 TF_LOCAL void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]);

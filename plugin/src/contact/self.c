@@ -30,6 +30,7 @@
 
 #include "contact/contact.h"
 #include "core/vec3.h"
+#include "geom/crossing.h"
 #include "sim/sim.h"
 
 int contact_self_on(const tf_sim *s) { return s->contact && s->par.self_contact != 0.0; }
@@ -174,29 +175,6 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
   return TF_OK;
 }
 
-/* segment pq crosses triangle abc (closed; signed volumes in double: a report, not a guarantee) */
-static int segment_crosses(const double *p, const double *q, const double *a, const double *b,
-                           const double *c) {
-  double e1[3], e2[3], n[3], dp[3], dq[3];
-  v3_sub(e1, b, a), v3_sub(e2, c, a), v3_cross(n, e1, e2);
-  v3_sub(dp, p, a), v3_sub(dq, q, a);
-  double sp = v3_dot(n, dp), sq = v3_dot(n, dq), nn = v3_norm(n);
-  /* within rounding of the plane counts as in it: a flat sheet's neighbours are not crossings */
-  if (fabs(sp) <= 1e-12 * nn * v3_norm(dp)) sp = 0.0;
-  if (fabs(sq) <= 1e-12 * nn * v3_norm(dq)) sq = 0.0;
-  if ((sp > 0 && sq > 0) || (sp < 0 && sq < 0) || (sp == 0 && sq == 0)) return 0;
-  /* the line through pq against the triangle's three edges: all on one side */
-  const double *t[3] = {a, b, c};
-  int pos = 0, neg = 0;
-  for (int k = 0; k < 3; ++k) {
-    double u[3], w[3], pq[3], m[3];
-    v3_sub(u, t[k], p), v3_sub(w, t[(k + 1) % 3], p), v3_sub(pq, q, p), v3_cross(m, u, w);
-    double o = v3_dot(pq, m);
-    pos |= o > 0, neg |= o < 0;
-  }
-  return !(pos && neg);
-}
-
 /* Which way out: the crossing edge (v, w) has one end on each side of triangle tv's plane. The
  * surface around the edge (the vertices within two rings of its ends that are not tangled
  * themselves) votes by the side each lies on; when at least UNTANGLE_MAJORITY of the votes agree,
@@ -206,18 +184,18 @@ static int segment_crosses(const double *p, const double *q, const double *a, co
  * floods the smaller region an intersection contour bounds: for a fold or a pinch modelled a
  * little through another layer the surface around it lies on one side and that is the way out.
  * Where it does not (two sheets crossing along a line through both, each half on either side),
- * the votes split and nothing is pushed: pushing there on a thin majority made the crossings
- * grow, 31 to 765 in two seconds on the test's two crossed sheets, so such starts stay reported
- * and left out of self-contact as before. */
+ * the votes split: pushing there on a thin majority made the crossings grow, 31 to 765 in two
+ * seconds on the test's two crossed sheets. Such a crossing is pulled along the gradient of the
+ * intersection contour's length instead (untangle.c). */
 static const double UNTANGLE_MAJORITY = 0.75;
 
-static void vote_and_push(tf_sim *s, const double *x, uint32_t v, uint32_t w, const int *tv) {
+static int vote_and_push(tf_sim *s, const double *x, uint32_t v, uint32_t w, const int *tv) {
   sim_contact *c = s->contact;
   const double *a = x + 3 * (size_t)tv[0];
   double e1[3], e2[3], n[3];
   v3_sub(e1, x + 3 * (size_t)tv[1], a), v3_sub(e2, x + 3 * (size_t)tv[2], a), v3_cross(n, e1, e2);
   const double nn = v3_norm(n);
-  if (!(nn > 0.0)) return;
+  if (!(nn > 0.0)) return 0;
   v3_scale(n, n, 1.0 / nn);
   double up = 0.0, down = 0.0;
   const uint32_t ends[2] = {v, w};
@@ -233,7 +211,7 @@ static void vote_and_push(tf_sim *s, const double *x, uint32_t v, uint32_t w, co
         up += h > 0.0, down += h < 0.0;
       }
     }
-  if (!(fmax(up, down) >= UNTANGLE_MAJORITY * (up + down)) || up + down == 0.0) return;
+  if (!(fmax(up, down) >= UNTANGLE_MAJORITY * (up + down)) || up + down == 0.0) return 0;
   const double side = up > down ? 1.0 : -1.0;
   for (int q = 0; q < 2; ++q) {
     const uint32_t p = ends[q];
@@ -247,6 +225,7 @@ static void vote_and_push(tf_sim *s, const double *x, uint32_t v, uint32_t w, co
     for (int k = 0; k < 3; ++k) t[k] += x[3 * (size_t)p + k] + (side * s->par.thickness - h) * n[k];
     c->anchor[p]++;
   }
+  return 1;
 }
 
 /* each crossing (v, w, triangle) among the first count vertex-triangle candidates in c->buf: the
@@ -262,10 +241,11 @@ static uint32_t each_crossing(tf_sim *s, const double *x, size_t count, uint32_t
     for (uint32_t e = c->vedge_start[v]; e < c->vedge_start[v + 1]; ++e) {
       uint32_t w = c->vedge[e];
       if (w < v || (int)w == tv[0] || (int)w == tv[1] || (int)w == tv[2]) continue;
-      if (!segment_crosses(x + 3 * (size_t)v, x + 3 * (size_t)w, x + 3 * (size_t)tv[0],
-                           x + 3 * (size_t)tv[1], x + 3 * (size_t)tv[2]))
+      if (!geom_segment_crosses(x + 3 * (size_t)v, x + 3 * (size_t)w, x + 3 * (size_t)tv[0],
+                                x + 3 * (size_t)tv[1], x + 3 * (size_t)tv[2]))
         continue;
-      if (push) vote_and_push(s, x, v, w, tv);
+      /* the vote found no side: the contour's length decides (untangle.c), into c->xrel0 */
+      if (push && !vote_and_push(s, x, v, w, tv)) contact_contour_gradient(s, x, v, w, t, c->xrel0);
       if (out && found < cap) out[3 * found] = v, out[3 * found + 1] = w, out[3 * found + 2] = t;
       if (mark) {
         mark[v] = mark[w] = 1;
@@ -303,11 +283,64 @@ uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *out, uint3
   return crossings(s, x, out, cap, mark, 0);
 }
 
+/* how far the contour's gradient moves its vertices in a step: this share of the mean length of
+ * their edges (the contour then shrinks by about an edge in two steps) */
+static const double CONTOUR_STEP = 0.5;
+
+/* the vertices the contour's gradient (c->xrel0) moves and the vote pushes none of: each step of
+ * the advance asks them to move down that gradient beyond their predicted motion, the largest
+ * move CONTOUR_STEP of their mean edge length (barrier.c: a spring along the move only, so it
+ * neither holds them in place nor bends their path across it). A move the step asks for, not a
+ * force: a constant pull of four weights per unit of gradient (internal, the centre of mass
+ * kept) sent two crossed sheets falling on a floor into a knot, 33 crossings to 525 in a second,
+ * where these moves part them in six frames. The gradient sums to zero (the contour's length
+ * does not change when the surface moves as a whole) but for degenerate points (a crossing
+ * exactly on an edge of the crossed surface, found from both triangles there: regular grids
+ * modelled through each other); that remainder is taken evenly off the moved vertices. While
+ * the vote pushes a poke anywhere, nothing is moved this way: a poke's crossings share the
+ * contour with the split ones beside them, and with a part of its gradient pushed and the rest
+ * moved, the remainder sent a sheet resting on another through it (2.3 m down in a second) */
+static void contour_moves(tf_sim *s, const double *x) {
+  sim_contact *c = s->contact;
+  double gmax = 0.0, len = 0.0, rest[3] = {0, 0, 0};
+  uint32_t edges = 0, moved = 0;
+  for (uint32_t i = 0; i < c->n; ++i)
+    if (c->anchor[i]) return; /* pokes first: the contour is theirs too, and they have a way out */
+  for (uint32_t i = 0; i < c->n; ++i) {
+    const double *g = c->xrel0 + 3 * (size_t)i;
+    if (c->anchor[i] || s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
+    v3_add(rest, rest, g);
+    moved++;
+    for (uint32_t e = c->vedge_start[i]; e < c->vedge_start[i + 1]; ++e, ++edges) {
+      double d[3];
+      v3_sub(d, x + 3 * (size_t)c->vedge[e], x + 3 * (size_t)i);
+      len += v3_norm(d);
+    }
+  }
+  if (!moved || !edges) return;
+  v3_scale(rest, rest, 1.0 / moved);
+  for (uint32_t i = 0; i < c->n; ++i) {
+    double *g = c->xrel0 + 3 * (size_t)i;
+    if (c->anchor[i] || s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
+    v3_sub(g, g, rest);
+    gmax = fmax(gmax, v3_norm(g));
+  }
+  if (!(gmax > 0.0)) return;
+  const double lambda = CONTOUR_STEP * len / edges / gmax;
+  for (uint32_t i = 0; i < c->n; ++i) {
+    const double *g = c->xrel0 + 3 * (size_t)i;
+    if (c->anchor[i] || s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
+    v3_scale(c->contour + 3 * (size_t)i, g, -lambda);
+  }
+}
+
 void contact_self_tangles(tf_sim *s) {
   sim_contact *c = s->contact;
   memset(c->tangled, 0, c->n);
   memset(c->anchor, 0, c->n); /* per vertex: crossings that push it (vote_and_push) */
   memset(c->xrel, 0, sizeof(double) * 3 * c->n);
+  memset(c->xrel0, 0, sizeof(double) * 3 * c->n); /* the contour's gradient (untangle.c) */
+  memset(c->contour, 0, sizeof(double) * 3 * c->n);
   c->tangles = crossings(s, s->state.x, NULL, 0, c->tangled, 1);
   c->tangle_check = c->tangles > 0;
   for (uint32_t i = 0; i < c->n; ++i) {
@@ -318,4 +351,5 @@ void contact_self_tangles(tf_sim *s) {
     c->poking[i] = push ? (uint8_t)(c->poking[i] < 12 ? c->poking[i] + 1 : 12) : 0;
     if (push) v3_scale(c->untangle + 3 * (size_t)i, c->xrel + 3 * (size_t)i, 1.0 / c->anchor[i]);
   }
+  contour_moves(s, s->state.x);
 }
