@@ -578,6 +578,116 @@ TF_TEST(self_sheets_crossed_along_a_line_slide_apart) {
   free(sc.pos), free(sc.tri);
 }
 
+/* The contour's gradient (contact/untangle.c) against finite differences of its length. The
+ * length is computed here on its own: every pair of triangles, one holding a crossing edge and the
+ * other the triangle it crosses, meets along a segment whose ends are where the edges of each
+ * pass through the other (a Moller-Trumbore test); the sum of those segments is the contour. Two
+ * sheets crossed as above, the upright one tilted and shifted off the flat one's grid so no
+ * crossing is degenerate and the contour bends. */
+#include "contact/contact.h"
+#include "sim/sim.h"
+
+/* segment pq through triangle abc (open): the point into X */
+static int mt_cross(const double *p, const double *q, const double *a, const double *b,
+                    const double *c, double X[3]) {
+  double d[3], e1[3], e2[3], h[3], sv[3], qv[3];
+  for (int k = 0; k < 3; ++k) d[k] = q[k] - p[k], e1[k] = b[k] - a[k], e2[k] = c[k] - a[k];
+  h[0] = d[1] * e2[2] - d[2] * e2[1], h[1] = d[2] * e2[0] - d[0] * e2[2],
+  h[2] = d[0] * e2[1] - d[1] * e2[0];
+  double det = e1[0] * h[0] + e1[1] * h[1] + e1[2] * h[2];
+  if (fabs(det) < 1e-300) return 0;
+  for (int k = 0; k < 3; ++k) sv[k] = p[k] - a[k];
+  double u = (sv[0] * h[0] + sv[1] * h[1] + sv[2] * h[2]) / det;
+  qv[0] = sv[1] * e1[2] - sv[2] * e1[1], qv[1] = sv[2] * e1[0] - sv[0] * e1[2],
+  qv[2] = sv[0] * e1[1] - sv[1] * e1[0];
+  double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) / det;
+  double t = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) / det;
+  if (u <= 0 || v <= 0 || u + v >= 1 || t <= 0 || t >= 1) return 0;
+  for (int k = 0; k < 3; ++k) X[k] = p[k] + t * d[k];
+  return 1;
+}
+
+/* the contour's length at x: the triangle pairs come from the crossings found at x0 (the
+ * perturbations below are too small to change them) */
+static double contour_length(const uint32_t *tri, const uint32_t *pairs, uint32_t np,
+                             const double *x) {
+  double L = 0.0;
+  for (uint32_t k = 0; k < np; ++k) {
+    const uint32_t *f = tri + 3 * (size_t)pairs[2 * k], *t = tri + 3 * (size_t)pairs[2 * k + 1];
+    double P[4][3];
+    int m = 0;
+    for (int side = 0; side < 2; ++side) {
+      const uint32_t *e = side ? t : f, *o = side ? f : t;
+      for (int q = 0; q < 3 && m < 4; ++q)
+        m += mt_cross(x + 3 * e[q], x + 3 * e[(q + 1) % 3], x + 3 * o[0], x + 3 * o[1],
+                      x + 3 * o[2], P[m]);
+    }
+    if (m == 2)
+      L += sqrt((P[0][0] - P[1][0]) * (P[0][0] - P[1][0]) +
+                (P[0][1] - P[1][1]) * (P[0][1] - P[1][1]) +
+                (P[0][2] - P[1][2]) * (P[0][2] - P[1][2]));
+  }
+  return L;
+}
+
+TF_TEST(self_contour_gradient_matches_finite_differences) {
+  const double O0[3] = {-0.2, -0.2, 0.3}, O1[3] = {-0.1731, 0.0137, 0.1289}, EX[3] = {1, 0, 0},
+               EY[3] = {0, 1, 0}, TX[3] = {1, 0.08, 0.12}, TZ[3] = {0.15, 0.1, 1};
+  scene a, b, sc;
+  scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
+  scene_grid(&b, 8, 6, 0.4, 0.3, O1, TX, TZ, 0);
+  two_sheets(&sc, &a, &b);
+  tf_sim *sim = cloth_of(&sc, 0.1);
+  ENSURE(sim);
+  set1(sim, TF_PARAM_SELF_CONTACT, 1);
+  const uint32_t nv = sc.vert_count, cap = 256;
+  double *x = malloc(3 * sizeof *x * nv), *g = calloc(3 * (size_t)nv, sizeof *g);
+  uint32_t cross[3 * 256], pairs[2 * 512], np = 0;
+  memcpy(x, sc.pos, 3 * sizeof *x * nv);
+  uint32_t count = contact_self_crossings(sim, x, cross, cap, NULL);
+  ENSURE(count > 0 && count < cap);
+  const sim_contact *c = sim->contact;
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t v = cross[3 * k], w = cross[3 * k + 1], t = cross[3 * k + 2];
+    contact_contour_gradient(sim, x, v, w, t, g);
+    for (uint32_t q = c->vtri_start[v]; q < c->vtri_start[v + 1]; ++q) {
+      const int *fv = c->tris + 3 * (size_t)c->vtri[q];
+      if (fv[0] != (int)w && fv[1] != (int)w && fv[2] != (int)w) continue;
+      uint32_t lo = c->vtri[q] < t ? c->vtri[q] : t, hi = c->vtri[q] < t ? t : c->vtri[q], j = 0;
+      while (j < np && !(pairs[2 * j] == lo && pairs[2 * j + 1] == hi)) ++j;
+      if (j == np && np < 512) pairs[2 * np] = lo, pairs[2 * np + 1] = hi, np++;
+    }
+  }
+  const double L = contour_length(sc.tri, pairs, np, x), hstep = 1e-7;
+  double worst = 0.0, gmax = 0.0, sum[3] = {0, 0, 0};
+  uint32_t checked = 0;
+  for (uint32_t i = 0; i < nv; ++i)
+    for (int k = 0; k < 3; ++k) {
+      sum[k] += g[3 * i + k];
+      double x0 = x[3 * i + k];
+      x[3 * i + k] = x0 + hstep;
+      double Lp = contour_length(sc.tri, pairs, np, x);
+      x[3 * i + k] = x0 - hstep;
+      double Lm = contour_length(sc.tri, pairs, np, x);
+      x[3 * i + k] = x0;
+      double fd = (Lp - Lm) / (2 * hstep);
+      worst = fmax(worst, fabs(fd - g[3 * i + k]));
+      gmax = fmax(gmax, fabs(g[3 * i + k]));
+      checked += fd != 0.0;
+    }
+  TF_NOTE(
+      "%u crossings, %u triangle pairs, contour %.4f m; %u coordinates move it; gradient up "
+      "to %.3f, largest difference from finite differences %.2e, sum (%.1e, %.1e, %.1e)",
+      count, np, L, checked, gmax, worst, sum[0], sum[1], sum[2]);
+  ENSURE(L > 0.3 && checked > 0);
+  ENSURE(worst < 1e-5 * fmax(gmax, 1.0));
+  for (int k = 0; k < 3; ++k) ENSURE(fabs(sum[k]) < 1e-9); /* no change when it moves as a whole */
+  free(x), free(g);
+  tf_sim_destroy(sim);
+  scene_free(&a), scene_free(&b);
+  free(sc.pos), free(sc.tri);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * 8. Layers of separate pieces: a free 0.3 m sheet lies 6 mm over a 0.4 m sheet held at two
  * edges (thickness 3 mm), one simulation. Self-contact between two pieces is not internal to

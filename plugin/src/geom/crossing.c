@@ -38,12 +38,13 @@ int geom_segment_plane_point(const double p[3], const double q[3], const double 
   double nd = v3_dot(n, d);
   if (!(fabs(nd) > 0.0)) return 0;
   *s = v3_dot(n, ap) / nd;
-  /* barycentric weights of X = p + s d in the plane: w1 = n.(e1' x ...) by sub-areas */
+  /* barycentric weights of X = p + s d in the plane, X - a = w1 e1 + w2 e2: the signed areas
+   * (r x e2) . n = w1 |e1 x e2| and (e1 x r) . n = w2 |e1 x e2| */
   double X[3], r[3], m[3];
   for (int k = 0; k < 3; ++k) X[k] = p[k] + *s * d[k];
   v3_sub(r, X, a);
   v3_cross(m, r, e2);
-  double w1 = v3_dot(m, n) / nn; /* (r x e2) . n / |e1 x e2| */
+  double w1 = v3_dot(m, n) / nn;
   v3_cross(m, e1, r);
   double w2 = v3_dot(m, n) / nn;
   w[0] = 1.0 - w1 - w2, w[1] = w1, w[2] = w2;
