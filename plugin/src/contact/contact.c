@@ -81,14 +81,20 @@ static tf_status build_surface(tf_sim *s, sim_contact *c) {
   for (uint32_t i = c->n; i > 0; --i) c->vedge_start[i] = c->vedge_start[i - 1];
   c->vedge_start[0] = 0;
   /* each vertex's triangles (the contour of a crossing, untangle.c) */
-  c->vtri_start = mem_array(&s->mem, (size_t)c->n + 1, sizeof *c->vtri_start);
-  c->vtri = mem_array(&s->mem, cap, sizeof *c->vtri);
-  if (!c->vtri_start || !c->vtri) return TF_E_NOMEM;
-  for (size_t k = 0; k < cap; ++k) c->vtri_start[c->tris[k] + 1]++;
-  for (uint32_t i = 0; i < c->n; ++i) c->vtri_start[i + 1] += c->vtri_start[i];
-  for (size_t k = 0; k < cap; ++k) c->vtri[c->vtri_start[c->tris[k]]++] = (uint32_t)(k / 3);
-  for (uint32_t i = c->n; i > 0; --i) c->vtri_start[i] = c->vtri_start[i - 1];
-  c->vtri_start[0] = 0;
+  return contact_vertex_tris(&s->mem, c->n, c->tris, c->tri_count, &c->vtri_start, &c->vtri);
+}
+
+tf_status contact_vertex_tris(tf_mem *m, uint32_t n, const int *tris, uint32_t nt, uint32_t **start,
+                              uint32_t **list) {
+  size_t cap = 3 * (size_t)nt;
+  uint32_t *st = *start = mem_array(m, (size_t)n + 1, sizeof *st);
+  uint32_t *l = *list = mem_array(m, cap, sizeof *l);
+  if (!st || !l) return TF_E_NOMEM;
+  for (size_t k = 0; k < cap; ++k) st[tris[k] + 1]++;
+  for (uint32_t i = 0; i < n; ++i) st[i + 1] += st[i];
+  for (size_t k = 0; k < cap; ++k) l[st[tris[k]]++] = (uint32_t)(k / 3);
+  for (uint32_t i = n; i > 0; --i) st[i] = st[i - 1];
+  st[0] = 0;
   return TF_OK;
 }
 
@@ -114,7 +120,10 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->poking = mem_array(&s->mem, c->n, sizeof *c->poking);
   c->untangle = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->untangle);
   c->contour = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->contour);
-  if (!c->self_off || !c->tangled || !c->poking || !c->untangle || !c->contour) return TF_E_NOMEM;
+  c->col_tangled = mem_array(&s->mem, c->n, sizeof *c->col_tangled);
+  if (!c->self_off || !c->tangled || !c->poking || !c->untangle || !c->contour || !c->col_tangled)
+    return TF_E_NOMEM;
+  for (uint32_t i = 0; i < c->n; ++i) c->col_tangled[i] = -1;
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
   c->inside = mem_array(&s->mem, c->n, sizeof *c->inside);
   c->inside_frames = mem_array(&s->mem, c->n, sizeof *c->inside_frames);
@@ -135,6 +144,8 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
 
 static void collider_free(tf_mem *m, contact_collider *k) {
   size_t n3 = 3 * (size_t)k->nv;
+  MEM_FREE_ARRAY(m, k->vtri_start, (size_t)k->nv + 1);
+  MEM_FREE_ARRAY(m, k->vtri, 3 * (size_t)k->nt);
   MEM_FREE_ARRAY(m, k->rest, n3);
   MEM_FREE_ARRAY(m, k->prev, n3);
   MEM_FREE_ARRAY(m, k->next, n3);
@@ -166,6 +177,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->poking, c->n);
   MEM_FREE_ARRAY(m, c->untangle, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->contour, 3 * (size_t)c->n);
+  MEM_FREE_ARRAY(m, c->col_tangled, c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->inside, c->n);
   MEM_FREE_ARRAY(m, c->inside_frames, c->n);
@@ -253,7 +265,8 @@ tf_status contact_add_collider(tf_sim *s, const tf_collider_def *d, uint32_t *ou
       k->edges[2 * e + 1] = (int)(key[e] & 0xffffffffu);
     }
   MEM_FREE_ARRAY(m, key, 3 * (size_t)k->nt);
-  if (!k->edges) return collider_free(m, k), TF_E_NOMEM;
+  if (!k->edges || contact_vertex_tris(m, k->nv, k->tris, k->nt, &k->vtri_start, &k->vtri) != TF_OK)
+    return collider_free(m, k), TF_E_NOMEM;
   k->thickness = d->thickness;
   k->friction = d->friction;
   k->one_sided = d->one_sided != 0;
@@ -362,13 +375,15 @@ int contact_cannot_close(const tf_sim *s, const contact_pair *p, const double *x
   return d0 - (x1 ? travel(x0, x1, pts, ns) : 0.0) - dc >= infl;
 }
 
-/* a pair with a vertex that started inside this pair's (one-sided) collider */
+/* a pair with a vertex that started inside this pair's (one-sided) collider, or on an edge or
+ * triangle crossing it (untangle.c) */
 static int touches_inside(const tf_sim *s, const contact_pair *p) {
   const sim_contact *c = s->contact;
   uint32_t v[4];
   int nv = contact_pair_vertices(s, p, v);
   for (int q = 0; q < nv; ++q)
-    if (c->inside[v[q]] == (int32_t)p->collider) return 1;
+    if (c->inside[v[q]] == (int32_t)p->collider || c->col_tangled[v[q]] == (int32_t)p->collider)
+      return 1;
   return 0;
 }
 
@@ -436,7 +451,8 @@ static void filter_pair(void *ctx, size_t q, void *out) {
   const filter_job *j = ctx;
   const tf_sim *s = j->s;
   contact_pair p = filter_candidate(j, q);
-  *(uint8_t *)out = !touches_inside(s, &p) && /* pushed out by its own spring (barrier.c) */
+  *(uint8_t *)out = !touches_inside(s, &p) && /* pushed out by its own spring (barrier.c), or
+                                                  moved along its contour (untangle.c) */
                     !(s->contact->anchoring && anchor_settled(s, &p)) &&
                     !contact_cannot_close(s, &p, j->x0, j->x1, j->colliders_move, j->infl);
 }
@@ -603,20 +619,27 @@ void contact_begin_advance(tf_sim *s) {
   /* an advance never moves a vertex into a body (the CCD), so after one that ends with none
    * inside there is nothing to find until the state is set, a collider is added or one still
    * has a vertex inside (winding numbers cost 5 % of DRAPE-SELF-32 when run every frame) */
-  if (c->inside_check)
+  const int look = c->inside_check;
+  if (look)
     find_inside(s);
   else
     count_frames_inside(c, c->below); /* the ground's, as find_inside keeps them */
+  /* the crossings' contour (untangle.c): its gradient gathered here, the moves it asks below */
+  memset(c->xrel0, 0, sizeof(double) * 3 * c->n);
+  memset(c->contour, 0, sizeof(double) * 3 * c->n);
   /* likewise an advance with self-contact on never makes the surface cross itself: look again
    * only after a new state or map, while crossings remain, or once self-contact comes on (the
    * search is a broad-phase query over the whole surface) */
   if (!contact_self_on(s)) {
     c->tangle_check = 1;
     memset(c->poking, 0, c->n); /* nothing to push back through without self-contact */
-    memset(c->contour, 0, sizeof(double) * 3 * c->n);
   } else if (c->tangle_check) {
     contact_self_tangles(s);
   }
+  /* nor an edge through a collider (a two-sided one, or a thin part of a closed one): looked for
+   * with the vertices inside */
+  if (look && contact_collider_tangles(s) > 0) c->inside_check = 1;
+  contact_contour_moves(s, s->state.x);
 }
 
 double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active) {

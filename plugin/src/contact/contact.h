@@ -31,11 +31,12 @@ typedef struct tf_sim tf_sim;
 
 typedef struct contact_collider {
   uint32_t nv, nt, ne;
-  double *rest;        /* (nv x 3) the def's pose, what transforms apply to, m */
-  double *prev, *next; /* (nv x 3) poses at the start and end of the next advance */
-  double *x0, *x1;     /* (nv x 3) at the current step's start and end */
-  int *tris;           /* (nt x 3) 0-based */
-  int *edges;          /* (ne x 2) */
+  double *rest;                /* (nv x 3) the def's pose, what transforms apply to, m */
+  double *prev, *next;         /* (nv x 3) poses at the start and end of the next advance */
+  double *x0, *x1;             /* (nv x 3) at the current step's start and end */
+  int *tris;                   /* (nt x 3) 0-based */
+  int *edges;                  /* (ne x 2) */
+  uint32_t *vtri_start, *vtri; /* (nv + 1), (3 nt): each vertex's triangles (untangle.c) */
   double thickness, friction;
   int one_sided;
   broad_cache cache[3]; /* the broad phase's supersets of the PT, TP and EE queries */
@@ -92,7 +93,10 @@ typedef struct sim_contact {
                              4x per frame, so the cloth's own stretch cannot hold it in */
   double *outside;        /* (n x 3) where such a vertex is pushed: its closest surface point, one
                           gap out along the outward normal */
-  int inside_check;       /* look for vertices inside one-sided colliders at the next advance */
+  int inside_check;       /* look for vertices inside one-sided colliders and edges crossing a
+                             collider (untangle.c) at the next advance */
+  int32_t *col_tangled;   /* (n) on an edge or triangle that crossed collider k at the advance's
+                             start: out of that collider's pairs until it comes apart, or -1 */
   int anchoring;          /* contact_anchor's query: no self pairs (start.c) */
   double kappa_scale;     /* IPC's adaptive stiffness: doubled when a pair gets too close */
   double margin;          /* m, added to every pair's gap in a broad query (anchoring only) */
@@ -175,6 +179,16 @@ TF_LOCAL uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *o
  * intersection contour minimization (Volino & Magnenat-Thalmann 2006) */
 TF_LOCAL void contact_contour_gradient(const tf_sim *s, const double *x, uint32_t v, uint32_t w,
                                        uint32_t t, double *grad);
+/* at an advance's start: the surface's edges through colliders' triangles and colliders' edges
+ * through its triangles, their cloth vertices marked (col_tangled) and counted in intersecting,
+ * their contour's gradient over the surface's vertices added to c->xrel0; the count */
+TF_LOCAL uint32_t contact_collider_tangles(tf_sim *s);
+/* from the contour's gradient in c->xrel0: the move each step of the advance asks of a vertex
+ * (c->contour), the largest half its mean edge length; none for pushed, inside or pinned ones */
+TF_LOCAL void contact_contour_moves(tf_sim *s, const double *x);
+/* each vertex's triangles of a mesh of n vertices and nt triangles, allocated; TF_E_NOMEM */
+TF_LOCAL tf_status contact_vertex_tris(tf_mem *m, uint32_t n, const int *tris, uint32_t nt,
+                                       uint32_t **start, uint32_t **list);
 /* a 3x3 block (i <= j) of a pair's Hessian: into H where the mesh couples i and j, else into the
  * contact's pair blocks (self-contact couples vertices far apart on the mesh) */
 TF_LOCAL void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]);

@@ -283,54 +283,34 @@ uint32_t contact_self_crossings(tf_sim *s, const double *x, uint32_t *out, uint3
   return crossings(s, x, out, cap, mark, 0);
 }
 
-/* how far the contour's gradient moves its vertices in a step: this share of the mean length of
- * their edges (the contour then shrinks by about an edge in two steps) */
-static const double CONTOUR_STEP = 0.5;
-
-/* the vertices the contour's gradient (c->xrel0) moves and the vote pushes none of: each step of
- * the advance asks them to move down that gradient beyond their predicted motion, the largest
- * move CONTOUR_STEP of their mean edge length (barrier.c: a spring along the move only, so it
- * neither holds them in place nor bends their path across it). A move the step asks for, not a
- * force: a constant pull of four weights per unit of gradient (internal, the centre of mass
- * kept) sent two crossed sheets falling on a floor into a knot, 33 crossings to 525 in a second,
- * where these moves part them in six frames. The gradient sums to zero (the contour's length
- * does not change when the surface moves as a whole) but for degenerate points (a crossing
- * exactly on an edge of the crossed surface, found from both triangles there: regular grids
- * modelled through each other); that remainder is taken evenly off the moved vertices. While
- * the vote pushes a poke anywhere, nothing is moved this way: a poke's crossings share the
- * contour with the split ones beside them, and with a part of its gradient pushed and the rest
- * moved, the remainder sent a sheet resting on another through it (2.3 m down in a second) */
-static void contour_moves(tf_sim *s, const double *x) {
+/* the surface's own contour's gradient (c->xrel0, untangle.c) made ready for its moves. It sums to
+ * zero (the contour's length does not change when the surface moves as a whole) but for
+ * degenerate points (a crossing exactly on an edge of the crossed surface, found from both
+ * triangles there: regular grids modelled through each other); that remainder is taken evenly
+ * off the moved vertices. While the vote pushes a poke anywhere, none of it is used: a poke's
+ * crossings share the contour with the split ones beside them, and with a part of its gradient
+ * pushed and the rest moved, the remainder sent a sheet resting on another through it (2.3 m
+ * down in a second) */
+static void self_contour(tf_sim *s) {
   sim_contact *c = s->contact;
-  double gmax = 0.0, len = 0.0, rest[3] = {0, 0, 0};
-  uint32_t edges = 0, moved = 0;
+  double rest[3] = {0, 0, 0};
+  uint32_t moved = 0;
   for (uint32_t i = 0; i < c->n; ++i)
-    if (c->anchor[i]) return; /* pokes first: the contour is theirs too, and they have a way out */
+    if (c->anchor[i]) { /* pokes first: the contour is theirs too, and they have a way out */
+      memset(c->xrel0, 0, sizeof(double) * 3 * c->n);
+      return;
+    }
   for (uint32_t i = 0; i < c->n; ++i) {
     const double *g = c->xrel0 + 3 * (size_t)i;
-    if (c->anchor[i] || s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
+    if (s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
     v3_add(rest, rest, g);
     moved++;
-    for (uint32_t e = c->vedge_start[i]; e < c->vedge_start[i + 1]; ++e, ++edges) {
-      double d[3];
-      v3_sub(d, x + 3 * (size_t)c->vedge[e], x + 3 * (size_t)i);
-      len += v3_norm(d);
-    }
   }
-  if (!moved || !edges) return;
+  if (!moved) return;
   v3_scale(rest, rest, 1.0 / moved);
   for (uint32_t i = 0; i < c->n; ++i) {
     double *g = c->xrel0 + 3 * (size_t)i;
-    if (c->anchor[i] || s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
-    v3_sub(g, g, rest);
-    gmax = fmax(gmax, v3_norm(g));
-  }
-  if (!(gmax > 0.0)) return;
-  const double lambda = CONTOUR_STEP * len / edges / gmax;
-  for (uint32_t i = 0; i < c->n; ++i) {
-    const double *g = c->xrel0 + 3 * (size_t)i;
-    if (c->anchor[i] || s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
-    v3_scale(c->contour + 3 * (size_t)i, g, -lambda);
+    if (!s->pins.fixed[i] && v3_norm2(g) > 0.0) v3_sub(g, g, rest);
   }
 }
 
@@ -339,8 +319,6 @@ void contact_self_tangles(tf_sim *s) {
   memset(c->tangled, 0, c->n);
   memset(c->anchor, 0, c->n); /* per vertex: crossings that push it (vote_and_push) */
   memset(c->xrel, 0, sizeof(double) * 3 * c->n);
-  memset(c->xrel0, 0, sizeof(double) * 3 * c->n); /* the contour's gradient (untangle.c) */
-  memset(c->contour, 0, sizeof(double) * 3 * c->n);
   c->tangles = crossings(s, s->state.x, NULL, 0, c->tangled, 1);
   c->tangle_check = c->tangles > 0;
   for (uint32_t i = 0; i < c->n; ++i) {
@@ -351,5 +329,5 @@ void contact_self_tangles(tf_sim *s) {
     c->poking[i] = push ? (uint8_t)(c->poking[i] < 12 ? c->poking[i] + 1 : 12) : 0;
     if (push) v3_scale(c->untangle + 3 * (size_t)i, c->xrel + 3 * (size_t)i, 1.0 / c->anchor[i]);
   }
-  contour_moves(s, s->state.x);
+  self_contour(s);
 }

@@ -266,9 +266,14 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
   c->anchoring = 0;
   c->margin = 0.0;
   if (st != TF_OK) memset(c->anchor, 1, c->n); /* out of memory: anchor everything, the safe side */
-  /* pushed-out vertices: their spring acts on the piece's rigid modes too */
-  for (uint32_t i = 0; i < c->n; ++i)
-    if (c->inside[i] >= 0 || c->below[i]) c->anchor[i] = 1;
+  /* pushed-out vertices and those moved along a crossing's contour (untangle.c): their spring
+   * acts on the piece's rigid modes too (a free sheet through a plate slides off it as a whole) */
+  for (uint32_t i = 0; i < c->n; ++i) {
+    const double *u = c->contour + 3 * (size_t)i;
+    if (c->inside[i] >= 0 || c->below[i] || c->poking[i] || u[0] != 0.0 || u[1] != 0.0 ||
+        u[2] != 0.0)
+      c->anchor[i] = 1;
+  }
   for (uint32_t i = 0; i < c->n; ++i) {
     sim_comp *cc = &s->work.comp[s->model.mesh.comp[i]];
     if (c->anchor[i] && !cc->pinned) cc->anchored = 1;

@@ -163,6 +163,9 @@ static void io_payload(snap_io *io, tf_sim *s) {
   io_bytes(io, c->tangled, c->n);
   io_bytes(io, c->poking, c->n);
   io_bytes(io, c->untangle, sizeof(double) * 3 * c->n);
+  /* crossings of colliders are found again while inside_check is set; without, there are none */
+  if (io->reading)
+    for (uint32_t i = 0; i < c->n; ++i) c->col_tangled[i] = -1;
 }
 
 static snap_header header_of(const tf_sim *s) {
