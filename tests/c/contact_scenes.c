@@ -83,6 +83,18 @@ void body_box(body *b, const double c[3], const double half[3]) {
   b->inner = inscribed(b, c);
 }
 
+void body_plate(body *b, const double origin[3], const double u[3], const double v[3], double w,
+                double h, uint32_t nu, uint32_t nv) {
+  scene g;
+  scene_grid(&g, nu, nv, w, h, origin, u, v, 0);
+  body_alloc(b, g.vert_count, g.tri_count);
+  memcpy(b->pos, g.pos, 3 * sizeof *b->pos * g.vert_count);
+  memcpy(b->tri, g.tri, 3 * sizeof *b->tri * g.tri_count);
+  for (size_t k = 0; k < 3 * (size_t)g.tri_count; ++k) b->itri[k] = (int)g.tri[k];
+  b->inner = 0.0;
+  scene_free(&g);
+}
+
 void body_free(body *b) {
   free(b->pos), free(b->tri), free(b->itri);
   memset(b, 0, sizeof *b);

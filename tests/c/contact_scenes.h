@@ -23,6 +23,10 @@ typedef struct body {
 void body_sphere(body *b, const double c[3], double r, int rings, int segs);
 /* an axis-aligned box about c with half extents half[3] */
 void body_box(body *b, const double c[3], const double half[3]);
+/* a flat plate, an open grid of nu x nv quads spanning w along u and h along v from origin (as
+ * scene_grid); meant two-sided (inner 0) */
+void body_plate(body *b, const double origin[3], const double u[3], const double v[3], double w,
+                double h, uint32_t nu, uint32_t nv);
 void body_free(body *b);
 /* add it as a collider (two-sided) of that thickness (m) and friction */
 tf_status body_add(tf_sim *sim, const body *b, double thickness, double friction, uint32_t *id);

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "contact_scenes.h"
-#include "intersect_check.h"
 #include "scenes.h"
 #include "tf_test.h"
 
@@ -334,28 +333,20 @@ TF_TEST(contact_start_inside_collider_is_pushed_out) {
  * again (the plate's pairs are back). Counted in stats.intersecting meanwhile. */
 TF_TEST(contact_start_through_a_two_sided_plate_slides_off) {
   const double O[3] = {-0.2, -0.2, 0.3}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
-  const double P0[3] = {-0.1731, 0.0137, 0.1289}, PX[3] = {1, 0, 0}, PZ[3] = {0, 0, 1};
-  scene sc, plate;
+  const double P0[3] = {-0.1731, 0.0137, 0.1289}, PZ[3] = {0, 0, 1};
+  scene sc;
+  body plate;
   scene_grid(&sc, 8, 8, 0.4, 0.4, O, EX, EY, 0);
-  scene_grid(&plate, 4, 3, 0.4, 0.3, P0, PX, PZ, 0);
+  body_plate(&plate, P0, EX, PZ, 0.4, 0.3, 4, 3);
   tf_cloth_def def;
   scene_def(&sc, &def);
   def.gravity[2] = 0.0;
   tf_sim *sim = NULL;
-  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
-  tf_collider_def d;
-  tf_collider_def_init(&d);
-  d.vert_count = plate.vert_count, d.positions = plate.pos, d.tri_count = plate.tri_count,
-  d.triangles = plate.tri;
   uint32_t id;
-  ENSURE(tf_sim_add_collider(sim, &d, &id) == TF_OK);
-  int *ct = malloc(3 * sizeof *ct * sc.tri_count), *pt = malloc(3 * sizeof *pt * plate.tri_count);
-  for (size_t k = 0; k < 3 * (size_t)sc.tri_count; ++k) ct[k] = (int)sc.tri[k];
-  for (size_t k = 0; k < 3 * (size_t)plate.tri_count; ++k) pt[k] = (int)plate.tri[k];
+  ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
+  ENSURE(body_add(sim, &plate, 0.001, 0.5, &id) == TF_OK);
   double *x = malloc(3 * sc.vert_count * sizeof *x);
-  long start = ic_count_crossings(sc.pos, (int)sc.vert_count, ct, (int)sc.tri_count, plate.pos,
-                                  (int)plate.vert_count, pt, (int)plate.tri_count),
-       after = 0;
+  long start = cloth_body_crossings(&sc, sc.pos, &plate, NULL), after = 0;
   int apart = -1;
   uint32_t first = 0;
   for (int f = 0; f < 48; ++f) {
@@ -366,8 +357,7 @@ TF_TEST(contact_start_through_a_two_sided_plate_slides_off) {
     if (f == 0) first = s.intersecting;
     tf_sim_get_positions(sim, x, sc.vert_count);
     for (uint32_t i = 0; i < 3 * sc.vert_count; ++i) ENSURE(isfinite(x[i]));
-    long c = ic_count_crossings(x, (int)sc.vert_count, ct, (int)sc.tri_count, plate.pos,
-                                (int)plate.vert_count, pt, (int)plate.tri_count);
+    long c = cloth_body_crossings(&sc, x, &plate, NULL);
     if (c == 0 && apart < 0) apart = f + 1;
     if (apart > 0 && c > after) after = c;
   }
@@ -378,9 +368,10 @@ TF_TEST(contact_start_through_a_two_sided_plate_slides_off) {
   ENSURE(start > 0 && first > 0);
   ENSURE_MSG(apart > 0 && apart <= 36, "still through the plate after 1.5 s");
   ENSURE(after == 0);
-  free(x), free(ct), free(pt);
+  free(x);
   tf_sim_destroy(sim);
-  scene_free(&sc), scene_free(&plate);
+  body_free(&plate);
+  scene_free(&sc);
 }
 
 TF_TEST(contact_start_below_ground_is_pushed_out) {

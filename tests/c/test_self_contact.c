@@ -190,6 +190,20 @@ static void two_sheets(scene *out, const scene *a, const scene *b) {
     out->tri[3 * a->tri_count + k] = b->tri[k] + a->vert_count;
 }
 
+/* two 0.4 m sheets crossed along a line (7.): a flat 8 x 8 one at z = 0.3 (its vertices and
+ * triangles first) and an upright 8 x 6 one, 0.4 x 0.3 m from o1 along u and v, through its
+ * middle; a cloth simulation of both (tau 0.1 s), or NULL */
+enum { FLAT_VERTS = 81, FLAT_TRIS = 128 };
+static tf_sim *crossed_sheets(scene *sc, const double o1[3], const double u[3], const double v[3]) {
+  const double O0[3] = {-0.2, -0.2, 0.3}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+  scene a, b;
+  scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
+  scene_grid(&b, 8, 6, 0.4, 0.3, o1, u, v, 0);
+  two_sheets(sc, &a, &b);
+  scene_free(&a), scene_free(&b);
+  return cloth_of(sc, 0.1);
+}
+
 /* opt: 0 none, 1 the upper sheet opted out, 2 both sheets opted out (tf_sim_set_param_map) */
 static self_run stacked_opt(int on, int opt) {
   self_run r;
@@ -467,21 +481,17 @@ TF_TEST(self_opt_out_leaves_out_pairs_of_two_opted_out_sides) {
  * good. */
 
 TF_TEST(self_tangled_start_is_reported_and_runs) {
-  const double O0[3] = {-0.2, -0.2, 0.3}, O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0},
-               EY[3] = {0, 1, 0}, EZ[3] = {0, 0, 1};
-  scene a, b, sc;
-  scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
-  scene_grid(&b, 8, 6, 0.4, 0.3, O1, EX, EZ, 0);
-  two_sheets(&sc, &a, &b);
-  tf_sim *sim = cloth_of(&sc, 0.1);
+  const double O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, 1};
+  scene sc;
+  tf_sim *sim = crossed_sheets(&sc, O1, EX, EZ);
   ENSURE(sim);
   uint32_t count = 0, tri[3 * 64];
   ENSURE(tf_sim_self_intersections(sim, tri, 64, &count) == TF_OK);
   TF_NOTE("crossings at the start: %u", count);
   ENSURE(count > 0 && count <= 64);
   for (uint32_t k = 0; k < count; ++k) {
-    int edge_in_a = tri[3 * k] < a.vert_count && tri[3 * k + 1] < a.vert_count;
-    int tri_in_a = tri[3 * k + 2] < a.tri_count;
+    int edge_in_a = tri[3 * k] < FLAT_VERTS && tri[3 * k + 1] < FLAT_VERTS;
+    int tri_in_a = tri[3 * k + 2] < FLAT_TRIS;
     ENSURE_MSG(edge_in_a != tri_in_a, "crossing %u: edge (%u, %u) and triangle %u of one sheet", k,
                tri[3 * k], tri[3 * k + 1], tri[3 * k + 2]);
   }
@@ -514,7 +524,6 @@ TF_TEST(self_tangled_start_is_reported_and_runs) {
   ENSURE(zmax < 0.2); /* both sheets came down (from up to 0.425 m; the upright one folds over) */
   free(x);
   tf_sim_destroy(sim);
-  scene_free(&a), scene_free(&b);
   free(sc.pos), free(sc.tri);
 }
 
@@ -527,13 +536,10 @@ TF_TEST(self_tangled_start_is_reported_and_runs) {
  * the moves sum to zero, but the upright sheet weighs 3/4 of the flat one, so their centre of
  * mass drifts at a tenth of that speed: noted, not a requirement). */
 TF_TEST(self_sheets_crossed_along_a_line_slide_apart) {
-  const double O0[3] = {-0.2, -0.2, 0.3}, O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0},
-               EY[3] = {0, 1, 0}, EZ[3] = {0, 0, 1}, G0[3] = {0, 0, 0};
-  scene a, b, sc;
-  scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
-  scene_grid(&b, 8, 6, 0.4, 0.3, O1, EX, EZ, 0);
-  two_sheets(&sc, &a, &b);
-  tf_sim *sim = cloth_of(&sc, 0.1);
+  const double O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, 1},
+               G0[3] = {0, 0, 0};
+  scene sc;
+  tf_sim *sim = crossed_sheets(&sc, O1, EX, EZ);
   ENSURE(sim);
   ENSURE(tf_sim_set_param(sim, TF_PARAM_GRAVITY, G0, 3) == TF_OK);
   set1(sim, TF_PARAM_SELF_CONTACT, 1);
@@ -574,7 +580,6 @@ TF_TEST(self_sheets_crossed_along_a_line_slide_apart) {
   ENSURE(after == 0);
   free(x), free(v), free(mass);
   tf_sim_destroy(sim);
-  scene_free(&a), scene_free(&b);
   free(sc.pos), free(sc.tri);
 }
 
@@ -631,13 +636,9 @@ static double contour_length(const uint32_t *tri, const uint32_t *pairs, uint32_
 }
 
 TF_TEST(self_contour_gradient_matches_finite_differences) {
-  const double O0[3] = {-0.2, -0.2, 0.3}, O1[3] = {-0.1731, 0.0137, 0.1289}, EX[3] = {1, 0, 0},
-               EY[3] = {0, 1, 0}, TX[3] = {1, 0.08, 0.12}, TZ[3] = {0.15, 0.1, 1};
-  scene a, b, sc;
-  scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
-  scene_grid(&b, 8, 6, 0.4, 0.3, O1, TX, TZ, 0);
-  two_sheets(&sc, &a, &b);
-  tf_sim *sim = cloth_of(&sc, 0.1);
+  const double O1[3] = {-0.1731, 0.0137, 0.1289}, TX[3] = {1, 0.08, 0.12}, TZ[3] = {0.15, 0.1, 1};
+  scene sc;
+  tf_sim *sim = crossed_sheets(&sc, O1, TX, TZ);
   ENSURE(sim);
   set1(sim, TF_PARAM_SELF_CONTACT, 1);
   const uint32_t nv = sc.vert_count, cap = 256;
@@ -684,7 +685,6 @@ TF_TEST(self_contour_gradient_matches_finite_differences) {
   for (int k = 0; k < 3; ++k) ENSURE(fabs(sum[k]) < 1e-9); /* no change when it moves as a whole */
   free(x), free(g);
   tf_sim_destroy(sim);
-  scene_free(&a), scene_free(&b);
   free(sc.pos), free(sc.tri);
 }
 
