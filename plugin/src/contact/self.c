@@ -22,9 +22,10 @@
  * every step that tried to undo it. At an advance's start (after a new state or map, when
  * self-contact comes on, while crossings remain) the surface's edges are tested against its
  * triangles; the vertices of a crossing edge and triangle are "tangled": out of
- * self-contact until no edge crosses there any more, so the cloth's own forces can pull the layers
- * apart (nothing is pushed: which way is "out" is not defined for two sheets). Counted in
- * tf_stats.intersecting; tf_sim_self_intersections lists the crossings. */
+ * self-contact until no edge crosses there any more, so the layers can come apart. Where the
+ * surface around a crossing lies on one side, the end poking through is pushed back (vote_and_push);
+ * elsewhere the crossing moves down the gradient of the intersection contour's length
+ * (untangle.c). Counted in tf_stats.intersecting; tf_sim_self_intersections lists the crossings. */
 #include <math.h>
 #include <string.h>
 
