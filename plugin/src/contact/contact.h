@@ -115,7 +115,8 @@ typedef struct sim_contact {
   uint8_t *self_off; /* (n) 1: the vertex opted out (tf_sim_set_param_map): no self pair joins two
                         opted-out sides */
   uint8_t *tangled;  /* (n) 1: on an edge or triangle that crossed the surface at the advance's
-                        start: out of self-contact until it comes apart (self.c) */
+                        start: out of self pairs with other tangled vertices until it comes
+                        apart (self.c) */
   uint32_t tangles;  /* edge-triangle crossings found at the advance's start */
   /* (n) advances in a row the vertex has been pushed back through the surface it pokes through
    * (0: it is not), and (n x 3) where to: self.c, contact_self_tangles */

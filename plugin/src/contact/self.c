@@ -21,8 +21,9 @@
  * each pair on the side it starts on, so it would hold a crossing in place, and the CCD would stop
  * every step that tried to undo it. At an advance's start (after a new state or map, when
  * self-contact comes on, while crossings remain) the surface's edges are tested against its
- * triangles; the vertices of a crossing edge and triangle are "tangled": out of
- * self-contact until no edge crosses there any more, so the layers can come apart. Where the
+ * triangles; the vertices of a crossing edge and triangle are "tangled": out of their
+ * self pairs with each other (not with the rest) until no edge crosses there any more, so the
+ * layers can come apart. Where the
  * surface around a crossing lies on one side, the end poking through is pushed back (vote_and_push);
  * elsewhere the crossing moves down the gradient of the intersection contour's length
  * (untangle.c). Counted in tf_stats.intersecting; tf_sim_self_intersections lists the crossings. */
@@ -48,17 +49,21 @@ void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double
     pairmat_add(pm, i, j, blk);
 }
 
-/* the pair's two sides each hold an opted-out vertex, or it touches a tangled vertex */
+/* the pair's two sides each hold an opted-out vertex, or each a tangled one. Tangled parts pass
+ * through each other (that is how a crossing is undone) but not through the rest: with every pair
+ * that touched a tangled vertex left out, crumpling carried tangled vertices through untangled
+ * layers and the tangle spread (three sheets crossing one another, dropped on a floor: 224
+ * crossings to 5589 in 3 s at 24 x 24 quads; 9 with this rule, 114 -> 71 at 12 x 12) */
 static int left_out(const tf_sim *s, const contact_pair *p) {
   const sim_contact *c = s->contact;
   uint32_t v[4];
   contact_pair_vertices(s, p, v);
-  int split = p->kind == CONTACT_SPT ? 1 : 2, off0 = 0, off1 = 0;
+  int split = p->kind == CONTACT_SPT ? 1 : 2, off0 = 0, off1 = 0, tan0 = 0, tan1 = 0;
   for (int k = 0; k < 4; ++k) {
-    if (c->tangled[v[k]]) return 1;
+    if (c->tangled[v[k]]) *(k < split ? &tan0 : &tan1) = 1;
     if (c->self_off[v[k]]) *(k < split ? &off0 : &off1) = 1;
   }
-  return off0 && off1;
+  return (tan0 && tan1) || (off0 && off1);
 }
 
 /* the motion me (x0 -> x1) seen from its own mean: each end less its mean position, into *rel
