@@ -379,7 +379,7 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
     /* the move the crossings' contour asks of it beyond its prediction (untangle.c, self.c), by
      * the poke's spring at its first advance's stiffness, along the move only */
     const double *u = c->contour + 3 * (size_t)i;
-    if (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0)
+    if (c->contour_on && (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0))
       along(y, i, s->work.xhat, u, load * s->model.mass[i] / s->par.thickness, E, grad, H);
   }
 }

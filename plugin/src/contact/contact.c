@@ -624,9 +624,12 @@ void contact_begin_advance(tf_sim *s) {
     find_inside(s);
   else
     count_frames_inside(c, c->below); /* the ground's, as find_inside keeps them */
-  /* the crossings' contour (untangle.c): its gradient gathered here, the moves it asks below */
-  memset(c->xrel0, 0, sizeof(double) * 3 * c->n);
-  memset(c->contour, 0, sizeof(double) * 3 * c->n);
+  /* the crossings' contour (untangle.c): its gradient gathered here when crossings are looked
+   * for, the moves it asks below; nothing to clear or gather on an advance with none */
+  if (c->contour_on) memset(c->contour, 0, sizeof(double) * 3 * c->n);
+  c->contour_on = 0;
+  const int gather = look || (contact_self_on(s) && c->tangle_check);
+  if (gather) memset(c->xrel0, 0, sizeof(double) * 3 * c->n);
   /* likewise an advance with self-contact on never makes the surface cross itself: look again
    * only after a new state or map, while crossings remain, or once self-contact comes on (the
    * search is a broad-phase query over the whole surface) */
@@ -639,7 +642,7 @@ void contact_begin_advance(tf_sim *s) {
   /* nor an edge through a collider (a two-sided one, or a thin part of a closed one): looked for
    * with the vertices inside */
   if (look && contact_collider_tangles(s) > 0) c->inside_check = 1;
-  contact_contour_moves(s, s->state.x);
+  if (gather) contact_contour_moves(s, s->state.x);
 }
 
 double contact_min_distance(const tf_sim *s, const double *y, uint32_t *out_active) {

@@ -126,6 +126,7 @@ typedef struct sim_contact {
    * advance asks of a vertex beyond its predicted motion (untangle.c), zero for the others: set at
    * the advance's start from its state, so not part of a snapshot */
   double *contour;
+  int contour_on;   /* contour holds a move (the barrier set and the anchoring look at it) */
   int tangle_check; /* look for the surface's own crossings at the next advance */
   /* (n x 3) scratch: a motion's start and end, each less its mean (self.c) */
   double *xrel0, *xrel;

@@ -270,8 +270,8 @@ int contact_anchor(tf_sim *s, const double *xn, const double *xhat) {
    * acts on the piece's rigid modes too (a free sheet through a plate slides off it as a whole) */
   for (uint32_t i = 0; i < c->n; ++i) {
     const double *u = c->contour + 3 * (size_t)i;
-    if (c->inside[i] >= 0 || c->below[i] || c->poking[i] || u[0] != 0.0 || u[1] != 0.0 ||
-        u[2] != 0.0)
+    if (c->inside[i] >= 0 || c->below[i] || c->poking[i] ||
+        (c->contour_on && (u[0] != 0.0 || u[1] != 0.0 || u[2] != 0.0)))
       c->anchor[i] = 1;
   }
   for (uint32_t i = 0; i < c->n; ++i) {

@@ -209,4 +209,5 @@ void contact_contour_moves(tf_sim *s, const double *x) {
     if (c->poking[i] || c->inside[i] >= 0 || s->pins.fixed[i] || !(v3_norm2(g) > 0.0)) continue;
     v3_scale(c->contour + 3 * (size_t)i, g, -lambda);
   }
+  c->contour_on = 1;
 }
