@@ -89,7 +89,10 @@ static int lag_take(void *ctx, size_t k, void *out) {
    * test measures each vertex's net force against this scale (step_tau.c, force_ref) */
   uint32_t vv[4];
   int nv = contact_pair_vertices(s, p, vv), w0 = p->kind == CONTACT_TP;
-  for (int q = 0; q < nv; ++q) s->work.force_ref[vv[q]] += t->lambda * fabs(t->w[w0 + q]);
+  for (int q = 0; q < nv; ++q) {
+    s->work.force_ref[vv[q]] += t->lambda * fabs(t->w[w0 + q]);
+    s->work.comp[s->model.mesh.comp[vv[q]]].touching = 1;
+  }
   if (!(p->mu > 0.0)) return 1;
   if (c->fric_count == c->fric_cap) return 0; /* reserved for every candidate above */
   contact_pair *f = &c->fric[c->fric_count++];
@@ -105,6 +108,7 @@ void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
   sim_contact *c = s->contact;
   c->fric_count = 0;
   (void)dt;
+  for (uint32_t q = 0; q < s->model.mesh.comp_count; ++q) s->work.comp[q].touching = 0;
   if (contact_reserve_friction(s) != TF_OK) return; /* out of memory: no friction this step */
   lag_job j = {s, xn};
   contact_pairs_run(s, c->pair_count, sizeof(lag_term), lag_pair, lag_take, &j);

@@ -58,6 +58,7 @@ typedef struct sim_comp {
   double acc[6]; /* accumulators */
   double K[36]; /* dt^2 x the soft pins' stiffness seen by the rigid modes (rigid_project_sprung) */
   double toi;   /* contact/start.c: the share of its predicted motion the piece may take */
+  int touching; /* contact/friction.c: a pair of it is in contact at the step's start */
   int anchored; /* near a collider, the ground or (self-contact) another piece this step: contact
                   * acts on its rigid modes too (their physical inertia joins the minimization,
                   * contact/start.c) */

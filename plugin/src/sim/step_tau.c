@@ -77,6 +77,42 @@ static tf_status first_iterate(tf_sim *s, double dt, double *y, double *E, int l
   return TF_OK;
 }
 
+/* Every anchored piece moves less than its contact gap's cloth share (the thickness) a step,
+ * relative to its carrier: it may rest or creep on what holds it (whether it touches anything is
+ * known only once a start's candidates are in: anchored_touching) */
+static int anchored_slow(const tf_sim *s, double dt) {
+  double lim = s->par.thickness / dt;
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    if (s->pins.fixed[i] || !s->work.comp[s->model.mesh.comp[i]].anchored) continue;
+    double d[3];
+    v3_sub(d, s->state.v + 3 * (size_t)i, s->work.vref_new + 3 * (size_t)i);
+    if (!(v3_norm2(d) <= lim * lim)) return 0;
+  }
+  return 1;
+}
+
+/* every anchored piece has a pair in contact at x_n (friction's lag marks them) */
+static int anchored_touching(const tf_sim *s) {
+  for (uint32_t q = 0; q < s->model.mesh.comp_count; ++q)
+    if (s->work.comp[q].anchored && !s->work.comp[q].touching) return 0;
+  return 1;
+}
+
+/* to: anchored pieces where they are (x_n moved with their carrier), the others as in from
+ * (to == from allowed) */
+static void start_where_anchored(const tf_sim *s, double dt, const double *from, double *to) {
+  const double *x = s->state.x;
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    size_t j = 3 * (size_t)i;
+    if (!s->work.comp[s->model.mesh.comp[i]].anchored) {
+      v3_copy(to + j, from + j);
+      continue;
+    }
+    v3_copy(to + j, x + j);
+    v3_axpy(to + j, dt, s->work.vref_new + j);
+  }
+}
+
 /* contact before the minimization (contact/start.c): anchor the pieces that may touch, make
  * the first iterate intersection-free against the colliders' motion, freeze friction, and the
  * candidates at y0 for the first evaluation. NULL, or STEP_SPLIT / a failure.
@@ -86,7 +122,11 @@ static tf_status first_iterate(tf_sim *s, double dt, double *y, double *E, int l
  * spends its iterations climbing back; every sticking contact starts far into its sliding zone,
  * where friction's model is weakest). The step starts from the one of lower objective: the
  * minimizer is the same, only the path to it is shorter (DRAPE-32 at rest: 19 Newton iterations
- * per step, most at the budget, from xhat; 12.6 from the better of the two). */
+ * per step, most at the budget, from xhat; 12.6 from the better of the two). Pieces resting or
+ * creeping on their contacts (slow, and touching something at x_n) start where they are without
+ * trying xhat, which drops them by dt^2 g into the barrier: on DRAPE-64 it lost every step once
+ * the sheet had landed, from 7 m/s down, and trying it was two thirds of a resting step's contact
+ * work. A slow piece in the air (released at rest above something) still tries both. */
 static const char *contact_prepare(tf_sim *s, double dt) {
   uint32_t nc = s->model.mesh.comp_count, n = s->model.n;
   s->work.anchored = 0;
@@ -98,15 +138,17 @@ static const char *contact_prepare(tf_sim *s, double dt) {
   for (uint32_t c = 0; c < nc; ++c) s->work.anchored |= s->work.comp[c].anchored;
   double *y = s->work.y, *yb = s->work.ystart;
   double ea = 0.0, eb = 0.0;
-  tf_status st = first_iterate(s, dt, y, s->work.anchored ? &ea : NULL, 1);
-  if (st == TF_OK && s->work.anchored) {
-    /* anchored pieces where they are (moved with their carrier), the others as predicted */
-    for (uint32_t i = 0; i < n; ++i) {
-      size_t j = 3 * (size_t)i;
-      int here = s->work.comp[s->model.mesh.comp[i]].anchored;
-      v3_copy(yb + j, here ? x + j : y + j);
-      if (here) v3_axpy(yb + j, dt, s->work.vref_new + j);
-    }
+  tf_status st = TF_OK;
+  int resting = s->work.anchored && anchored_slow(s, dt);
+  if (resting) { /* the second start below alone, if every anchored piece lies on something */
+    start_where_anchored(s, dt, y, y);
+    st = first_iterate(s, dt, y, NULL, 1);
+    resting = st == TF_OK && anchored_touching(s);
+    if (!resting) memcpy(y, s->work.xhat, sizeof(double) * 3 * n); /* a piece in the air */
+  }
+  if (!resting) st = first_iterate(s, dt, y, s->work.anchored ? &ea : NULL, 1);
+  if (st == TF_OK && s->work.anchored && !resting) {
+    start_where_anchored(s, dt, y, yb);
     if (first_iterate(s, dt, yb, &eb, 0) == TF_OK && eb < ea)
       memcpy(y, yb, sizeof(double) * 3 * n);
     else /* candidates at the ballistic start */
