@@ -53,6 +53,17 @@ void sim_sets_post_step(tf_sim *s, double dt) {
     if (s->sets[k].ops->post_step) s->sets[k].ops->post_step(s, s->sets[k].data, dt);
 }
 
+int sim_plastic_live(const tf_sim *s) {
+  for (uint32_t k = 0; k < s->set_count; ++k) {
+    if (!s->sets[k].ops->plastic) continue;
+    for (int bend = 0; bend < 2; ++bend) {
+      const elem_plastic *p = s->sets[k].ops->plastic(s->sets[k].data, bend);
+      if (p && p->on) return 1;
+    }
+  }
+  return 0;
+}
+
 uint32_t sim_reserve_plastic(tf_sim *s, uint32_t count) {
   uint32_t at = s->plastic_count;
   s->plastic_count += count;

@@ -302,6 +302,8 @@ TF_LOCAL void *sim_add_set(tf_sim *s, const elem_ops *ops);
 /* before sim_alloc: count doubles of the state's plastic array for a set (saved, rolled back and
  * snapshotted with the positions); returns the slice's offset */
 TF_LOCAL uint32_t sim_reserve_plastic(tf_sim *s, uint32_t count);
+/* some set's plasticity is on: its post_step may move plastic rest shapes (elements.h) */
+TF_LOCAL int sim_plastic_live(const tf_sim *s);
 /* every set's post_step after an accepted step of dt (step_tau) */
 TF_LOCAL void sim_sets_post_step(tf_sim *s, double dt);
 /* the multigrid hierarchy, the initial positions (NULL: rest) and the pieces */
