@@ -7,14 +7,28 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
-/* spins before a worker sleeps: long enough to span the gap between two jobs of one Newton
- * iteration (a few microseconds), short enough that an idle simulation costs nothing */
-static const uint32_t SPIN_BEFORE_SLEEP = 2000;
-/* spins between yields while the caller waits for its workers (a worker may be descheduled when
- * there are more threads than cores: yielding hands it the core) */
+/* how long a worker waits for the next job, spinning, before it sleeps: longer than the serial
+ * stretches between two jobs of a step, so that a job does not start with its workers asleep (a
+ * sleeping worker's wake-up cost FLESH-20k 4 % of its frame on two threads with a 25 us spin),
+ * short enough that an idle simulation costs nothing. A time, not a count of pause
+ * instructions, whose length differs several-fold between processors */
+#ifndef TF_POOL_SPIN_US
+#  define TF_POOL_SPIN_US 200
+#endif
+static const double SPIN_SECONDS = TF_POOL_SPIN_US * 1e-6;
+/* spins between two readings of the clock while a worker waits, and between yields while any
+ * thread waits with more threads than cores (one of them may be descheduled: yielding hands it
+ * the core) */
 static const uint32_t SPIN_BEFORE_YIELD = 256;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -45,6 +59,7 @@ struct tf_pool {
   _Atomic uint32_t next;     /* next chunk to claim */
   _Atomic uint32_t finished; /* workers done with the current job */
   _Atomic int stop;
+  int oversubscribed; /* more threads than cores: a waiting thread yields its core */
   /* the current job, written by the caller while every worker is idle */
   pool_fn fn;
   pool_sum_fn sum_fn;
@@ -104,9 +119,14 @@ static void *worker(void *arg) {
   uint64_t seen = 0;
   for (;;) {
     uint32_t spins = 0;
+    double since = now_seconds();
     while (atomic_load(&p->gen) == seen && !atomic_load(&p->stop)) {
-      if (++spins < SPIN_BEFORE_SLEEP) {
+      if (++spins % SPIN_BEFORE_YIELD != 0) {
         cpu_relax();
+        continue;
+      }
+      if (now_seconds() - since < SPIN_SECONDS) {
+        if (p->oversubscribed) sched_yield();
         continue;
       }
       pthread_mutex_lock(&p->mu);
@@ -146,7 +166,7 @@ static void run_job(tf_pool *p, pool_fn fn, pool_sum_fn sum_fn, void *ctx, uint3
   run_chunks(p);
   uint32_t workers = p->threads - 1, spins = 0;
   while (atomic_load_explicit(&p->finished, memory_order_acquire) < workers) {
-    if (++spins % SPIN_BEFORE_YIELD == 0)
+    if (p->oversubscribed && ++spins % SPIN_BEFORE_YIELD == 0)
       sched_yield();
     else
       cpu_relax();
@@ -202,6 +222,8 @@ tf_pool *pool_create(tf_mem *m, uint32_t threads) {
   if (!p) return NULL;
   p->threads = threads;
   if (threads == 1) return p;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  p->oversubscribed = cores > 0 && threads > (uint32_t)cores;
   p->tid = mem_array(m, threads - 1, sizeof *p->tid);
   p->args = mem_array(m, threads - 1, sizeof *p->args);
   if (!p->tid || !p->args) {
