@@ -44,7 +44,7 @@ static double drag_force_one(const void *ctx, uint32_t tr) {
 void elem_drag_forces(tf_sim *s, elem_drag *e, const double *x, const double *v, double t,
                       double *f) {
   drag_force_ctx c = {s, e, x, v, t, f};
-  elem_colours_run(s, &e->col, drag_force_one, &c);
+  elem_colours_run(s, &e->col, drag_force_one, &c, 1);
 }
 
 static double drag_one(const void *ctx, uint32_t t) {
@@ -96,7 +96,7 @@ static void drag_eval(const tf_sim *s, const void *data, const elem_args *a, con
   const elem_drag *e = data;
   if (!e->on) return;
   elem_ctx c = {s, data, a, y, grad, H};
-  *E += elem_colours_run(s, &e->col, drag_one, &c);
+  *E += elem_colours_run(s, &e->col, drag_one, &c, grad || H);
 }
 
 static void drag_destroy(tf_mem *m, void *data) {

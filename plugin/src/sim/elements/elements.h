@@ -96,10 +96,11 @@ TF_LOCAL tf_status elem_colours_build(tf_mem *m, elem_colours *c, uint32_t nv, u
                                       const uint32_t *verts, uint32_t stride, const uint32_t *width,
                                       const double *pos);
 TF_LOCAL void elem_colours_free(tf_mem *m, elem_colours *c);
-/* fn on every element, one colour after another, each colour across the pool; returns the sum
- * of the elements' energies in element order */
+/* fn on every element; returns the sum of the elements' energies in element order. scatter: fn
+ * adds into arrays elements share (a gradient, a Hessian, forces), so one colour runs after
+ * another, each across the pool; otherwise every block at once */
 TF_LOCAL double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn,
-                                 const void *ctx);
+                                 const void *ctx, int scatter);
 
 /* plasticity's flow over one step of dt: the share of the way to its target a plastic rest shape
  * moves, 1 - exp(-dt / T) with T the plastic_time (so any split of a time into steps compounds

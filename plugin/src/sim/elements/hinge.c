@@ -26,7 +26,7 @@ static void hinge_eval(const tf_sim *s, const void *data, const elem_args *a, co
                        double *E, double *grad, bsr *H) {
   const elem_hinge *e = data;
   elem_ctx c = {s, data, a, y, grad, H};
-  *E += elem_colours_run(s, &e->col, hinge_one, &c);
+  *E += elem_colours_run(s, &e->col, hinge_one, &c, grad || H);
 }
 
 /* Bending plasticity on hinges, the shell's rule (shell.c) in one dimension: a hinge's angle

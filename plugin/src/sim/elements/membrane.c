@@ -30,7 +30,7 @@ static void membrane_eval(const tf_sim *s, const void *data, const elem_args *a,
                           double *E, double *grad, bsr *H) {
   const elem_membrane *e = data;
   elem_ctx c = {s, data, a, y, grad, H};
-  *E += elem_colours_run(s, &e->col, membrane_one, &c);
+  *E += elem_colours_run(s, &e->col, membrane_one, &c, grad || H);
 }
 
 /* each triangle's Lame constants from its stretch stiffness (set by sim_set_param or a map),

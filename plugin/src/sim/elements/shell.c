@@ -80,7 +80,7 @@ static void shell_eval(const tf_sim *s, const void *data, const elem_args *a, co
                        double *E, double *grad, bsr *H) {
   const elem_shell *e = data;
   elem_ctx c = {s, data, a, y, grad, H};
-  *E += elem_colours_run(s, &e->col, shell_one, &c);
+  *E += elem_colours_run(s, &e->col, shell_one, &c, grad || H);
 }
 
 /* Bending plasticity (issue 23, young2007 5.1.2): the rest curvature b0 of a triangle yields

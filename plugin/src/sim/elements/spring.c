@@ -37,7 +37,7 @@ static void spring_eval(const tf_sim *s, const void *data, const elem_args *a, c
                         double *E, double *grad, bsr *H) {
   const elem_spring *sp = data;
   elem_ctx c = {s, data, a, y, grad, H};
-  *E += elem_colours_run(s, &sp->col, spring_one, &c);
+  *E += elem_colours_run(s, &sp->col, spring_one, &c, grad || H);
 }
 
 static void spring_derive(tf_sim *s, void *data) {

@@ -50,7 +50,7 @@ static void tet_eval(const tf_sim *s, const void *data, const elem_args *a, cons
                      double *E, double *grad, bsr *H) {
   const sim_flesh *F = data;
   elem_ctx c = {s, data, a, y, grad, H};
-  *E += elem_colours_run(s, &F->col, tet_one, &c);
+  *E += elem_colours_run(s, &F->col, tet_one, &c, grad || H);
 }
 
 /* material 0 follows the parameters (youngs, poisson); each tet is fill x its material's */
