@@ -18,8 +18,18 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* first vertex whose position or velocity is not finite, or UINT32_MAX */
+/* 1 if an entry of x or v in [b, e) is not finite */
+static double nonfinite_range(void *ctx, uint32_t b, uint32_t e) {
+  const tf_sim *s = ctx;
+  for (uint32_t k = b; k < e; ++k)
+    if (!isfinite(s->state.x[k]) || !isfinite(s->state.v[k])) return 1.0;
+  return 0.0;
+}
+
+/* first vertex whose position or velocity is not finite, or UINT32_MAX (looked for across the
+ * pool, found serially) */
 static uint32_t first_nonfinite(const tf_sim *s) {
+  if (pool_sum(s->pool, 3 * s->model.n, nonfinite_range, (void *)s) == 0.0) return UINT32_MAX;
   for (size_t k = 0; k < 3 * (size_t)s->model.n; ++k)
     if (!isfinite(s->state.x[k]) || !isfinite(s->state.v[k])) return (uint32_t)(k / 3);
   return UINT32_MAX;

@@ -44,6 +44,20 @@ static void carrier_at(const double *p, const double *x, double out[3]) {
   v3_add(out, p, wr);
 }
 
+typedef struct carrier_pass {
+  const tf_sim *s;
+  const double *params; /* 9 per piece */
+  double *vref;
+} carrier_pass;
+
+/* each vertex's carrier velocity at x_n from its piece's parameters */
+static void carrier_field(void *ctx, uint32_t b, uint32_t e) {
+  const carrier_pass *c = ctx;
+  for (uint32_t i = b; i < e; ++i)
+    carrier_at(c->params + 9 * (size_t)c->s->model.mesh.comp[i], c->s->state.x + 3 * (size_t)i,
+               c->vref + 3 * (size_t)i);
+}
+
 /* vref = per piece, the rigid field V + w x (x - c) closest (least squares) to the hard pins'
  * velocities pin_vel at positions pin_pos (both per pin slot); zero on pieces without hard pins.
  * Its parameters (V, w, c) into params (9 per piece; zero without hard pins) */
@@ -102,9 +116,8 @@ static void carrier_fit(tf_sim *s, const double *pin_pos, const double *pin_vel,
     memcpy(p, cc->acc, 6 * sizeof *p);
     v3_copy(p + 6, cc->pin_c);
   }
-  for (uint32_t i = 0; i < s->model.n; ++i)
-    carrier_at(params + 9 * (size_t)s->model.mesh.comp[i], s->state.x + 3 * (size_t)i,
-               vref + 3 * (size_t)i);
+  carrier_pass c = {s, params, vref};
+  sim_vertex_for(s, carrier_field, &c);
 }
 
 void pins_carrier(tf_sim *s, double dt, double *vref) {
@@ -129,14 +142,21 @@ void pins_carrier(tf_sim *s, double dt, double *vref) {
  * particle at kappa = 0 with T = tau the world velocity is dv (1 - exp(-t/tau)), never reversed
  * (its mean over the first step, dv (1 - (tau/dt)(1 - e)), is >= 0 at any dt). At kappa = 1
  * (T = 0) nothing changes */
-void pins_fictitious(tf_sim *s, double dt, const double *vref_new, double *acc) {
-  double T = (1.0 - s->par.kappa) * s->par.tau, e = 0.0, rise = 0.0;
-  int filter = !s->pins.unfiltered && T > 0.0;
-  if (filter) {
-    e = exp(-dt / T);
-    rise = -expm1(-dt / T); /* 1 - e without cancellation */
-  }
-  for (uint32_t i = 0; i < s->model.n; ++i) {
+typedef struct fictitious_pass {
+  tf_sim *s;
+  const double *vref_new;
+  double *acc;
+  double dt, T, e, rise;
+  int filter;
+} fictitious_pass;
+
+static void fictitious_range(void *ctx, uint32_t b, uint32_t end) {
+  const fictitious_pass *f = ctx;
+  tf_sim *s = f->s;
+  const double *vref_new = f->vref_new, dt = f->dt, T = f->T, e = f->e, rise = f->rise;
+  const int filter = f->filter;
+  double *acc = f->acc;
+  for (uint32_t i = b; i < end; ++i) {
     size_t j = 3 * (size_t)i;
     double old[3];
     carrier_at(s->state.carrier + 9 * (size_t)s->model.mesh.comp[i], s->state.x + j, old);
@@ -154,10 +174,21 @@ void pins_fictitious(tf_sim *s, double dt, const double *vref_new, double *acc) 
   }
 }
 
+void pins_fictitious(tf_sim *s, double dt, const double *vref_new, double *acc) {
+  double T = (1.0 - s->par.kappa) * s->par.tau, e = 0.0, rise = 0.0;
+  int filter = !s->pins.unfiltered && T > 0.0;
+  if (filter) {
+    e = exp(-dt / T);
+    rise = -expm1(-dt / T); /* 1 - e without cancellation */
+  }
+  fictitious_pass f = {s, vref_new, acc, dt, T, e, rise, filter};
+  sim_vertex_for(s, fictitious_range, &f);
+}
+
 void pins_commit_step(tf_sim *s) {
   size_t n3 = 3 * (size_t)s->model.n;
-  memcpy(s->state.vref, s->work.vref_new, sizeof(double) * n3);
-  memcpy(s->state.afict, s->work.afict_new, sizeof(double) * n3);
+  sim_copy(s, s->state.vref, s->work.vref_new, sizeof(double) * n3);
+  sim_copy(s, s->state.afict, s->work.afict_new, sizeof(double) * n3);
   memcpy(s->state.carrier, s->work.carrier_new, sizeof(double) * 9 * s->model.mesh.comp_count);
 }
 

@@ -13,8 +13,18 @@
 
 /* each free piece's rigid motion (acc: linear part, then angular) at every vertex, v + w x r from
  * its centre of mass; zero on pinned pieces */
-static void rigid_expand(const tf_sim *s, const double *x, double *out) {
-  for (uint32_t i = 0; i < s->model.n; ++i) {
+typedef struct expand_pass {
+  const tf_sim *s;
+  const double *x;
+  double *out;
+} expand_pass;
+
+static void expand_range(void *ctx, uint32_t b, uint32_t e) {
+  const expand_pass *p = ctx;
+  const tf_sim *s = p->s;
+  const double *x = p->x;
+  double *out = p->out;
+  for (uint32_t i = b; i < e; ++i) {
     const sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     double *o = out + 3 * (size_t)i;
     if (c->pinned) {
@@ -26,6 +36,18 @@ static void rigid_expand(const tf_sim *s, const double *x, double *out) {
     v3_cross(wr, c->acc + 3, r);
     v3_add(o, c->acc, wr);
   }
+}
+
+static void rigid_expand(const tf_sim *s, const double *x, double *out) {
+  expand_pass p = {s, x, out};
+  sim_vertex_for(s, expand_range, &p);
+}
+
+/* some piece has no hard pin: without one every projection is zero (a cape, a flag, flesh) */
+static int any_free(const tf_sim *s) {
+  for (uint32_t c = 0; c < s->model.mesh.comp_count; ++c)
+    if (!s->work.comp[c].pinned) return 1;
+  return 0;
 }
 
 /* relative eigenvalue cut for the inertia pseudo-inverse (collinear or single-vertex pieces) */
@@ -59,6 +81,10 @@ void rigid_update_frames(tf_sim *s, const double *x) {
 
 void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
   uint32_t nc = s->model.mesh.comp_count;
+  if (!any_free(s)) {
+    memset(out, 0, sizeof(double) * 3 * s->model.n);
+    return;
+  }
   for (uint32_t c = 0; c < nc; ++c) memset(s->work.comp[c].acc, 0, sizeof s->work.comp[c].acc);
   /* momenta: P = sum m u, L = sum m r x u */
   for (uint32_t i = 0; i < s->model.n; ++i) {

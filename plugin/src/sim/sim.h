@@ -288,6 +288,8 @@ struct tf_sim {
 TF_LOCAL tf_status sim_arrays_alloc(tf_sim *s, char *err, size_t n);
 TF_LOCAL void sim_arrays_free(tf_sim *s);
 TF_LOCAL void sim_state_copy(const tf_sim *s, sim_state *dst, const sim_state *src);
+/* memcpy across the pool (the state's arrays, the step's copies of positions) */
+TF_LOCAL void sim_copy(const tf_sim *s, void *dst, const void *src, size_t bytes);
 
 /* sim.c: the lifecycle every configuration shares. sim_cloth.c and sim_flesh.c call it; it calls
  * neither (the sets' ops stand in for every kind-specific step) */
@@ -302,6 +304,15 @@ TF_LOCAL void *sim_add_set(tf_sim *s, const elem_ops *ops);
 /* before sim_alloc: count doubles of the state's plastic array for a set (saved, rolled back and
  * snapshotted with the positions); returns the slice's offset */
 TF_LOCAL uint32_t sim_reserve_plastic(tf_sim *s, uint32_t count);
+
+/* vertices per chunk of a vertex loop across the pool: a chunk's work (microseconds) outweighs
+ * claiming it, and a mesh of fewer vertices runs inline */
+#define SIM_VERTEX_GRAIN 1024u
+/* fn over the vertices [0, n) in chunks, across the pool; each vertex's work must touch only its
+ * own entries (then every thread count gives the same bits) */
+static inline void sim_vertex_for(const tf_sim *s, pool_fn fn, void *ctx) {
+  pool_for(s->pool, s->model.n, SIM_VERTEX_GRAIN, fn, ctx);
+}
 /* some set's plasticity is on: its post_step may move plastic rest shapes (elements.h) */
 TF_LOCAL int sim_plastic_live(const tf_sim *s);
 /* every set's post_step after an accepted step of dt (step_tau) */

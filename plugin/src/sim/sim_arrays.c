@@ -9,7 +9,28 @@
 
 #define ALLOC_ONE(type, field, count) p->field = mem_array(m, count(z), sizeof(type));
 #define FREE_ONE(type, field, count) mem_free(m, p->field, count(z) * sizeof(type));
-#define COPY_ONE(type, field, count) memcpy(dst->field, src->field, count(z) * sizeof(type));
+#define COPY_ONE(type, field, count) sim_copy(s, dst->field, src->field, count(z) * sizeof(type));
+
+/* bytes per chunk of a copy across the pool */
+static const size_t COPY_CHUNK = 32768;
+
+typedef struct copy_pass {
+  char *dst;
+  const char *src;
+  size_t bytes;
+} copy_pass;
+
+static void copy_range(void *ctx, uint32_t b, uint32_t e) {
+  const copy_pass *c = ctx;
+  size_t from = b * COPY_CHUNK, to = e * COPY_CHUNK < c->bytes ? e * COPY_CHUNK : c->bytes;
+  memcpy(c->dst + from, c->src + from, to - from);
+}
+
+void sim_copy(const tf_sim *s, void *dst, const void *src, size_t bytes) {
+  if (!bytes) return;
+  copy_pass c = {dst, src, bytes};
+  pool_for(s->pool, (uint32_t)((bytes + COPY_CHUNK - 1) / COPY_CHUNK), 1, copy_range, &c);
+}
 
 static void model_alloc(tf_mem *m, sim_model *p, const sim_sizes *z) { SIM_MODEL_ARRAYS(ALLOC_ONE) }
 static void model_free(tf_mem *m, sim_model *p, const sim_sizes *z) { SIM_MODEL_ARRAYS(FREE_ONE) }

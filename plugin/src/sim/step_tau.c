@@ -24,23 +24,40 @@ static const double STANDARD_GRAVITY = 9.80665; /* m/s^2 */
  * sub-tolerance Newton step is taken without a line search */
 static const double CHECK_ROUNDOFF = 1e-9;
 
+/* a chunk of y's entries: 1 if one is not finite, plus MOVED if y differs from ystart there */
+static const double MOVED = 65536.0; /* > POOL_SUM_CHUNKS: the two counts stay apart in a sum */
+
+static double check_range(void *ctx, uint32_t b, uint32_t e) {
+  const tf_sim *s = ctx;
+  const double *y = s->work.y;
+  double r = 0.0;
+  for (uint32_t k = b; k < e; ++k)
+    if (!isfinite(y[k])) {
+      r = 1.0;
+      break;
+    }
+  if (memcmp(y + b, s->work.ystart + b, (e - b) * sizeof *y)) r += MOVED;
+  return r;
+}
+
 static const char *check_step(tf_sim *s, const newton_result *res) {
   size_t m = 3 * (size_t)s->model.n;
-  for (size_t k = 0; k < m; ++k)
-    if (!isfinite(s->work.y[k])) {
-      s->solver.check_vertex = (uint32_t)(k / 3);
-      return "the solver's result is not finite";
-    }
+  /* one pass across the pool; its sum of small integers is exact in any order */
+  double found = pool_sum(s->pool, (uint32_t)m, check_range, s);
+  int moved = found >= MOVED;
+  if (fmod(found, MOVED) != 0.0)
+    for (size_t k = 0; k < m; ++k)
+      if (!isfinite(s->work.y[k])) {
+        s->solver.check_vertex = (uint32_t)(k / 3);
+        return "the solver's result is not finite";
+      }
   /* evaluated here, not taken from the solver: the check must not trust what it checks */
   double e0 = res->energy_start;
   int from_solver = s->solver.eval == sim_step_eval && isfinite(e0);
   if (!from_solver) e0 = sim_step_eval(s, s->work.xhat, NULL, NULL);
   /* a solve that left its first iterate (ystart) as it was, bit for bit, ends where it started
    * (a step already balanced: a cloth at rest, half the steps of CLOTH-128) */
-  size_t bytes = m * sizeof(double);
-  double e1 = from_solver && !memcmp(s->work.y, s->work.ystart, bytes)
-                  ? e0
-                  : sim_step_eval(s, s->work.y, NULL, NULL);
+  double e1 = from_solver && !moved ? e0 : sim_step_eval(s, s->work.y, NULL, NULL);
   s->solver.check_e0 = e0;
   s->solver.check_e1 = e1;
   if (!isfinite(e1) || !isfinite(e0)) return "the step's objective is not finite";
@@ -53,11 +70,115 @@ const char STEP_SPLIT[] =
     "a collider moves into cloth that cannot get out of its way within the step";
 const char STEP_NOMEM[] = "out of memory growing the contact candidates";
 
+/* The step's vertex loops run across the pool (sim_vertex_for), each a pass over [b, e) of the
+ * vertices that reads and writes only their own entries, so every thread count gives the same
+ * bits. Serial, they were a third of CLOTH-128's step on two threads (the element loops and the
+ * solver are parallel). */
+typedef struct tau_pass {
+  tf_sim *s;
+  double dt, cw; /* the step; yhat's weight on the deformable velocity (6-7) */
+} tau_pass;
+
 /* each vertex's balance scale for the solver: its weight under standard gravity plus its
  * external load (contact adds its normal force, contact_lag_friction) */
-static void base_force_ref(tf_sim *s) {
-  for (uint32_t i = 0; i < s->model.n; ++i)
+static void force_ref_pass(void *ctx, uint32_t b, uint32_t e) {
+  tf_sim *s = ((const tau_pass *)ctx)->s;
+  for (uint32_t i = b; i < e; ++i)
     s->work.force_ref[i] = s->model.mass[i] * STANDARD_GRAVITY + v3_norm(s->work.f + 3 * (size_t)i);
+}
+
+static void base_force_ref(tf_sim *s) {
+  tau_pass t = {s, 0.0, 0.0};
+  sim_vertex_for(s, force_ref_pass, &t);
+}
+
+/* 3: f = M (g - a_fict); the soft pins' pull cleared for their loop */
+static void gravity_pass(void *ctx, uint32_t b, uint32_t e) {
+  tf_sim *s = ((const tau_pass *)ctx)->s;
+  for (uint32_t i = b; i < e; ++i) {
+    double *fi = s->work.f + 3 * (size_t)i;
+    double m = s->model.mass[i];
+    for (int k = 0; k < 3; ++k) fi[k] = m * (s->par.gravity[k] - s->work.afict_step[3 * i + k]);
+    v3_set(s->work.fsoft + 3 * (size_t)i, 0.0, 0.0, 0.0);
+  }
+}
+
+/* the drag's reference positions, where the step's velocity would carry x_n */
+static void ydrag_pass(void *ctx, uint32_t b, uint32_t e) {
+  const tau_pass *t = ctx;
+  const double *x = t->s->state.x, *v = t->s->state.v;
+  for (size_t k = 3 * (size_t)b; k < 3 * (size_t)e; ++k) t->s->drag->ydrag[k] = x[k] + t->dt * v[k];
+}
+
+/* 4: the predicted relative velocity u_n + dt M^-1 (f + f_soft) of a free piece's vertices */
+static void predict_pass(void *ctx, uint32_t b, uint32_t e) {
+  const tau_pass *t = ctx;
+  tf_sim *s = t->s;
+  for (size_t k = 3 * (size_t)b; k < 3 * (size_t)e; ++k)
+    s->work.u[k] = s->state.v[k] - s->state.vref[k] +
+                   t->dt * (s->work.f[k] + s->work.fsoft[k]) / s->model.mass[k / 3];
+}
+
+/* the acceleration field f/m, to project */
+static void accel_pass(void *ctx, uint32_t b, uint32_t e) {
+  tf_sim *s = ((const tau_pass *)ctx)->s;
+  for (size_t k = 3 * (size_t)b; k < 3 * (size_t)e; ++k)
+    s->work.u[k] = s->work.f[k] / s->model.mass[k / 3];
+}
+
+/* 5: f_d = f - M Pi M^-1 f, then u_n = v_n - v_ref for its projection */
+static void deform_force_pass(void *ctx, uint32_t b, uint32_t e) {
+  tf_sim *s = ((const tau_pass *)ctx)->s;
+  for (size_t k = 3 * (size_t)b; k < 3 * (size_t)e; ++k) {
+    s->work.f[k] -= s->model.mass[k / 3] * s->work.proj[k];
+    s->work.u[k] = s->state.v[k] - s->state.vref[k];
+  }
+}
+
+/* w_n = u_n - Pi u_n; 6-7: xhat = x + dt (v_ref + v_R), yhat = xhat + cw w_n */
+static void targets_pass(void *ctx, uint32_t b, uint32_t e) {
+  const tau_pass *t = ctx;
+  tf_sim *s = t->s;
+  const double *x = s->state.x;
+  for (size_t j = 3 * (size_t)b; j < 3 * (size_t)e; ++j) {
+    double wn = s->work.u[j] - s->work.proj[j];
+    s->work.wn[j] = wn;
+    double xh = x[j] + t->dt * (s->work.vref_new[j] + s->work.vr[j]);
+    s->work.yhat[j] = xh + t->cw * wn;
+    s->work.xhat[j] = xh;
+  }
+}
+
+/* 9: the deformable velocity w = (y - xhat)/dt, to project */
+static void correction_pass(void *ctx, uint32_t b, uint32_t e) {
+  const tau_pass *t = ctx;
+  tf_sim *s = t->s;
+  for (size_t k = 3 * (size_t)b; k < 3 * (size_t)e; ++k)
+    s->work.w[k] = (s->work.y[k] - s->work.xhat[k]) / t->dt;
+}
+
+/* 9: v = v_ref + v_R + w without its rigid part, x += dt v; hard pins land on their targets */
+static void update_pass(void *ctx, uint32_t b, uint32_t e) {
+  const tau_pass *t = ctx;
+  tf_sim *s = t->s;
+  const double dt = t->dt, *w = s->work.w, *wr = s->work.wr, *vR = s->work.vr;
+  double *x = s->state.x, *v = s->state.v;
+  for (uint32_t i = b; i < e; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      size_t j = 3 * (size_t)i + k;
+      if (s->pins.fixed[i]) {
+        double p_new = s->work.xhat[j];
+        v[j] = (p_new - x[j]) / dt;
+        x[j] = p_new;
+      } else {
+        /* a piece in contact keeps the rigid part of its correction: contact's push on its
+         * rigid modes (objective.c, rigid inertia) */
+        int keep = s->work.comp[s->model.mesh.comp[i]].anchored;
+        v[j] = s->work.vref_new[j] + vR[j] + (w[j] - (keep ? 0.0 : wr[j]));
+        x[j] += dt * v[j];
+      }
+    }
+  }
 }
 
 /* y (in/out) made a first iterate: intersection-free against the colliders' motion, friction
@@ -171,19 +292,15 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   pins_fictitious(s, dt, s->work.vref_new, s->work.afict_step);
 
   /* 3: forces f = M g - M a_ref */
-  for (uint32_t i = 0; i < n; ++i) {
-    double *fi = s->work.f + 3 * (size_t)i;
-    double m = s->model.mass[i];
-    for (int k = 0; k < 3; ++k) fi[k] = m * (s->par.gravity[k] - s->work.afict_step[3 * i + k]);
-  }
+  tau_pass t = {s, dt, 0.0};
+  sim_vertex_for(s, gravity_pass, &t);
 
   /* the host's forces and the aerodynamics at (x_n, v_n), through the levels: their value joins
    * f, the drag's derivative the objective (elements/drag.c) */
   s->drag->on = wind_active(&s->par);
   s->work.dt = dt;
   sim_external_forces(s, x, v, s->work.f);
-  if (s->drag->on)
-    for (size_t k = 0; k < 3 * (size_t)n; ++k) s->drag->ydrag[k] = x[k] + dt * v[k];
+  if (s->drag->on) sim_vertex_for(s, ydrag_pass, &t);
 
   /* 4-5: relative velocity u_n, ballistic part v_R = Pi(u_n + dt M^-1 f) of free pieces, the
    * deformable part f_d = f - M Pi M^-1 f, and w_n = u_n - Pi u_n */
@@ -194,7 +311,6 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
    * explicit pull alone diverged once dt sqrt(k_R/M_R) > 2 (tau-step.md sec. 4: w = 0.999 at
    * 48 steps/s reached 6e11 m in 48 frames with every step's minimization converged, because the
    * rigid part of the minimizer, where the spring acted implicitly, is discarded in 9) */
-  memset(s->work.fsoft, 0, sizeof(double) * 3 * n);
   for (uint32_t q = 0; q < s->pins.count; ++q) {
     uint32_t i = s->pins.idx[q];
     double w = s->pins.w[q];
@@ -203,30 +319,20 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
     v3_sub(d, x + 3 * (size_t)i, s->pins.sub + 3 * (size_t)q);
     v3_axpy(s->work.fsoft + 3 * (size_t)i, -k, d);
   }
-  double *u = s->work.u, *proj = s->work.proj, *vR = s->work.vr, *wn = s->work.wn;
-  for (size_t k = 0; k < 3 * (size_t)n; ++k)
-    u[k] = v[k] - s->state.vref[k] + dt * (s->work.f[k] + s->work.fsoft[k]) / s->model.mass[k / 3];
+  double *u = s->work.u, *proj = s->work.proj, *vR = s->work.vr;
+  sim_vertex_for(s, predict_pass, &t);
   rigid_project_sprung(s, x, u, dt, vR);
   /* f_d: project the acceleration field f/m */
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = s->work.f[k] / s->model.mass[k / 3];
+  sim_vertex_for(s, accel_pass, &t);
   rigid_project(s, x, u, proj);
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) s->work.f[k] -= s->model.mass[k / 3] * proj[k];
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) u[k] = v[k] - s->state.vref[k];
+  sim_vertex_for(s, deform_force_pass, &t);
   rigid_project(s, x, u, proj);
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) wn[k] = u[k] - proj[k];
 
   /* 6-7: targets. xhat = x + dt (v_ref + v_R), yhat = xhat + dt (kappa tau/dt) w_n / a */
   double a = kappa * tau / dt + 1.0 - kappa;
   s->work.h2 = tau * dt / a;
-  double cw = kappa * tau / a;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 3; ++k) {
-      size_t j = 3 * (size_t)i + k;
-      double xh = x[j] + dt * (s->work.vref_new[j] + vR[j]);
-      s->work.yhat[j] = xh + cw * wn[j];
-      s->work.xhat[j] = xh;
-    }
-  }
+  t.cw = kappa * tau / a;
+  sim_vertex_for(s, targets_pass, &t);
   for (uint32_t q = 0; q < s->pins.count; ++q) {
     uint32_t i = s->pins.idx[q];
     if (s->pins.fixed[i]) {
@@ -240,10 +346,10 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
    * higher). A vertex is balanced when its net force is small against its weight under standard
    * gravity plus its external load */
   base_force_ref(s);
-  memcpy(s->work.y, s->work.xhat, sizeof(double) * 3 * n);
+  sim_copy(s, s->work.y, s->work.xhat, sizeof(double) * 3 * n);
   const char *why = contact_prepare(s, dt);
   if (why) return why;
-  memcpy(s->work.ystart, s->work.y, sizeof(double) * 3 * n); /* for check_step */
+  sim_copy(s, s->work.ystart, s->work.y, sizeof(double) * 3 * n); /* for check_step */
   if (s->solver.amg)
     amg_forget(s->solver.amg); /* warm starts within this step only: no history across steps */
   if (!s->solver.eval) s->solver.eval = sim_step_eval;
@@ -255,25 +361,9 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   if (bad) return bad;
 
   /* 9: w = (y - xhat)/dt without its rigid part (keeps momenta exact); v = v_ref + v_R + w */
-  double *w = s->work.w, *wr = s->work.wr;
-  for (size_t k = 0; k < 3 * (size_t)n; ++k) w[k] = (s->work.y[k] - s->work.xhat[k]) / dt;
-  rigid_project(s, x, w, wr);
-  for (uint32_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 3; ++k) {
-      size_t j = 3 * (size_t)i + k;
-      if (s->pins.fixed[i]) {
-        double p_new = s->work.xhat[j];
-        v[j] = (p_new - x[j]) / dt;
-        x[j] = p_new;
-      } else {
-        /* a piece in contact keeps the rigid part of its correction: contact's push on its
-         * rigid modes (objective.c, rigid inertia) */
-        int keep = s->work.comp[s->model.mesh.comp[i]].anchored;
-        v[j] = s->work.vref_new[j] + vR[j] + (w[j] - (keep ? 0.0 : wr[j]));
-        x[j] += dt * v[j];
-      }
-    }
-  }
+  sim_vertex_for(s, correction_pass, &t);
+  rigid_project(s, x, s->work.w, s->work.wr);
+  sim_vertex_for(s, update_pass, &t);
   pins_commit_step(s);
   if (contact_active(s)) contact_after_step(s, x);
   sim_sets_post_step(s, dt);
