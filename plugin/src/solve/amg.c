@@ -73,13 +73,16 @@ struct amg {
   uint32_t L;
   tf_pool *pool; /* Nullable: the V-cycle's threads (amg_set_pool) */
   level lv[AMG_MAX_LEVELS];
-  /* Level 0 is the Hessian's rows in their own order, along a Morton curve of the vertices' rest
-   * positions (perm0[i'] = the vertex of row i', iperm0 its inverse; both NULL without
-   * positions: the mesh's order). A mesh's numbering is often not spatial (TetGen's, a
-   * modeller's): in it, the rows of one smoother block were spread over the whole vector, so
-   * two threads' blocks wrote to the same cache lines and every sweep walked the matrix out of
-   * order (FLESH-20k's V-cycle took 1.07 ms on two threads, 1.19 on one; in a spatial order,
-   * 0.60 and 0.98). amg_apply gathers r into this order and scatters z back (r0, z0). */
+  /* Level 0 with more than one smoother block keeps the Hessian's rows in its own order: each
+   * block (cut from a Morton curve of the rest positions, level_partition) a run of rows, within
+   * it the vertices' order (perm0[i'] = the vertex of row i', iperm0 its inverse; both NULL with
+   * one block: the mesh's order). A mesh's numbering is often not spatial (TetGen's, a
+   * modeller's): in it a block's rows were spread over the whole vector, so two threads' blocks
+   * wrote to the same cache lines and every sweep walked the matrix out of order (FLESH-20k's
+   * V-cycle 1.19 ms on one thread, 1.07 on two; in runs, 1.05 and 0.65). The sweep meets a
+   * block's rows in the order it did, and a single block's level is untouched (reordering it too
+   * changed DRAPE-32's aggregates: 3.6 -> 4.4 Newton iterations a step). amg_apply gathers r into
+   * this order and scatters z back (r0, z0). */
   uint32_t *perm0, *iperm0; /* (n) */
   double *r0, *z0;          /* (3n) */
   uint32_t *transpose0;     /* level 0: slot (i, j) -> slot (j, i) */
@@ -341,15 +344,20 @@ static int bind_hessian(tf_mem *m, amg *a, const bsr *H) {
  * numbering is often not spatial (TetGen's, a modeller's): blocks by index range coupled nearly
  * every row to another block there (FLESH-20k: 19 % more CG iterations and the l1 terms on most
  * rows); blocks in space couple only along their faces. */
-static int level_partition(tf_mem *m, level *l) {
+static int level_partition(tf_mem *m, level *l, const uint16_t *given) {
   uint32_t n = l->n, nb = level_blocks(l);
-  uint32_t *perm = mem_array(m, n ? n : 1, sizeof *perm);
-  if (!perm || !morton_order(m, n, l->pos, perm)) return MEM_FREE_ARRAY(m, perm, n ? n : 1), 0;
   memset(l->bptr, 0, sizeof(uint32_t) * (SMOOTH_MAX_BLOCKS + 1));
-  for (uint32_t k = 0; k < n; ++k) {
-    uint16_t b = (uint16_t)((uint64_t)k * nb / n);
-    l->bid[perm[k]] = b;
-    l->bptr[b + 1]++;
+  if (given) { /* level 0 in its own order: its blocks are runs of rows (order_level0) */
+    for (uint32_t i = 0; i < n; ++i) l->bid[i] = given[i], l->bptr[given[i] + 1]++;
+  } else {
+    uint32_t *perm = mem_array(m, n ? n : 1, sizeof *perm);
+    if (!perm || !morton_order(m, n, l->pos, perm)) return MEM_FREE_ARRAY(m, perm, n ? n : 1), 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      uint16_t b = (uint16_t)((uint64_t)k * nb / n);
+      l->bid[perm[k]] = b;
+      l->bptr[b + 1]++;
+    }
+    MEM_FREE_ARRAY(m, perm, n ? n : 1);
   }
   for (uint32_t b = 0; b < nb; ++b) l->bptr[b + 1] += l->bptr[b];
   for (uint32_t i = 0; i < n; ++i) l->brow[l->bptr[l->bid[i]]++] = i;
@@ -361,12 +369,11 @@ static int level_partition(tf_mem *m, level *l) {
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1] && !l->cross[i]; ++k)
       l->cross[i] = l->bid[l->A.col[k]] != l->bid[i];
   }
-  MEM_FREE_ARRAY(m, perm, n ? n : 1);
   return 1;
 }
 
 /* every level's points (the aggregates' means of the finer level's) and smoother blocks */
-static int partition_levels(tf_mem *m, amg *a) {
+static int partition_levels(tf_mem *m, amg *a, const uint16_t *blk0) {
   for (uint32_t k = 0; k < a->L; ++k) {
     level *l = &a->lv[k];
     if (k + 1 < a->L) {
@@ -381,20 +388,41 @@ static int partition_levels(tf_mem *m, amg *a) {
         for (int e = 0; e < 3; ++e) c->pos[3 * (size_t)J + e] /= count[J] ? count[J] : 1;
       MEM_FREE_ARRAY(m, count, c->n ? c->n : 1);
     }
-    if (!level_partition(m, l)) return 0;
+    if (!level_partition(m, l, k == 0 ? blk0 : NULL)) return 0;
   }
   return 1;
 }
 
-/* level 0's order (perm0, iperm0, its scratch) and its pattern: the adjacency renumbered */
+/* Level 0's order, when it has more than one smoother block: the blocks level_partition would
+ * cut from a Morton curve of the rest positions, each a contiguous run of rows, within a block the
+ * rows in the vertices' order (so a block's sweep meets its rows in the order it always did). perm0,
+ * iperm0 and the gather/scatter scratch, level 0's pattern (the adjacency renumbered) and *blk, each
+ * row's block (n, freed by the caller); with one block nothing is set, level 0 is the mesh's order */
 static int order_level0(tf_mem *m, amg *a, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj,
-                        const double *pos) {
-  a->perm0 = mem_array(m, n ? n : 1, sizeof *a->perm0);
-  a->iperm0 = mem_array(m, n ? n : 1, sizeof *a->iperm0);
+                        const double *pos, uint16_t **blk) {
+  uint32_t nb = level_blocks(&a->lv[0]);
+  if (nb <= 1) return 1;
+  a->perm0 = mem_array(m, n, sizeof *a->perm0);
+  a->iperm0 = mem_array(m, n, sizeof *a->iperm0);
   a->r0 = mem_array(m, 3 * (size_t)n, sizeof *a->r0);
   a->z0 = mem_array(m, 3 * (size_t)n, sizeof *a->z0);
-  if (!a->perm0 || !a->iperm0 || !a->r0 || !a->z0 || !morton_order(m, n, pos, a->perm0)) return 0;
+  *blk = mem_array(m, n, sizeof **blk);
+  if (!a->perm0 || !a->iperm0 || !a->r0 || !a->z0 || !*blk || !morton_order(m, n, pos, a->perm0))
+    return 0;
+  /* the block of each vertex (its rank on the curve cut into nb runs, as level_partition cuts),
+   * then the vertices block by block, each block's in increasing index */
+  uint16_t *vb = *blk; /* first per vertex, then per row */
+  uint32_t start[SMOOTH_MAX_BLOCKS + 1] = {0};
+  for (uint32_t k = 0; k < n; ++k) {
+    uint16_t b = (uint16_t)((uint64_t)k * nb / n);
+    vb[a->perm0[k]] = b;
+    start[b + 1]++;
+  }
+  for (uint32_t b = 0; b < nb; ++b) start[b + 1] += start[b];
+  for (uint32_t v = 0; v < n; ++v) a->perm0[start[vb[v]]++] = v;
   for (uint32_t i = 0; i < n; ++i) a->iperm0[a->perm0[i]] = i;
+  for (uint32_t b = 0, i = 0; b < nb; ++b)
+    for (; i < start[b]; ++i) vb[i] = (uint16_t)b;
   size_t nnz = adj_ptr[n];
   uint64_t *pairs = mem_array(m, nnz ? nnz : 1, sizeof *pairs);
   if (!pairs) return 0;
@@ -410,11 +438,12 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
                 const double *pos) {
   amg *a = mem_alloc(m, sizeof *a);
   if (!a) return NULL;
+  uint16_t *blk0 = NULL; /* level 0's row blocks when it has its own order */
   level *l0 = &a->lv[0];
   l0->n = n;
   l0->A.rows = n;
   l0->A.nnz = adj_ptr[n];
-  if (pos && !order_level0(m, a, n, adj_ptr, adj, pos)) goto fail;
+  if (pos && !order_level0(m, a, n, adj_ptr, adj, pos, &blk0)) goto fail;
   if (!a->perm0) {
     l0->A.ptr = mem_array(m, (size_t)n + 1, sizeof *l0->A.ptr);
     l0->A.col = mem_array(m, l0->A.nnz, sizeof *l0->A.col);
@@ -443,14 +472,17 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
   if (!bind_hessian(m, a, H)) goto fail;
   if (pos) /* level 0's points in its order */
     for (uint32_t i = 0; i < n; ++i)
-      v3_copy(l0->pos + 3 * (size_t)i, pos + 3 * (size_t)a->perm0[i]);
-  if (!partition_levels(m, a)) goto fail;
+      v3_copy(l0->pos + 3 * (size_t)i, pos + 3 * (size_t)(a->perm0 ? a->perm0[i] : i));
+  if (!partition_levels(m, a, blk0)) goto fail;
+  MEM_FREE_ARRAY(m, blk0, blk0 ? n : 0);
+  blk0 = NULL;
   if (!alloc_marks(m, a, 1)) goto fail;
   a->nd = 3 * a->lv[a->L - 1].n;
   a->dense = mem_array(m, (size_t)a->nd * a->nd, sizeof *a->dense);
   if (!a->dense) goto fail;
   return a;
 fail:
+  MEM_FREE_ARRAY(m, blk0, blk0 ? n : 0);
   amg_destroy(m, a);
   return NULL;
 }
@@ -497,8 +529,8 @@ void amg_destroy(tf_mem *m, amg *a) {
   MEM_FREE_ARRAY(m, a->transpose0, a->lv[0].A.nnz);
   if (a->perm0) {
     size_t n0 = a->lv[0].n;
-    MEM_FREE_ARRAY(m, a->perm0, n0 ? n0 : 1);
-    MEM_FREE_ARRAY(m, a->iperm0, n0 ? n0 : 1);
+    MEM_FREE_ARRAY(m, a->perm0, n0);
+    MEM_FREE_ARRAY(m, a->iperm0, n0);
     MEM_FREE_ARRAY(m, a->r0, 3 * n0);
     MEM_FREE_ARRAY(m, a->z0, 3 * n0);
   }
