@@ -5,18 +5,12 @@
  * are rebuilt for the segment first, so every point the line search then evaluates is covered. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "contact/contact.h"
+#include "core/clock.h"
 #include "core/vec3.h"
 #include "geom/ccd.h"
 #include "sim/sim.h"
-
-double contact_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* CCD of one pair over x0 -> x0 + dx (stencil displacements of its simulated points) */
 double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0, const double *d,
@@ -108,7 +102,7 @@ static int step_take(void *ctx, size_t k, void *out) {
 double contact_max_step(void *ctx, const double *y, const double *dir) {
   tf_sim *s = ctx;
   sim_contact *c = s->contact;
-  double t0 = contact_now();
+  double t0 = now_seconds();
   step_job j = {s, y, dir, 1.0};
   if (contact_candidates_covering(s, y, dir) != TF_OK)
     j.t = 0.0; /* out of memory: no safe step */
@@ -116,6 +110,6 @@ double contact_max_step(void *ctx, const double *y, const double *dir) {
     contact_pairs_run(s, c->pair_count, sizeof(double), step_pair, step_take, &j);
   double t = j.t;
   if (t < 1.0) c->ccd_cuts++;
-  c->seconds += contact_now() - t0;
+  c->seconds += now_seconds() - t0;
   return t;
 }

@@ -272,8 +272,6 @@ TF_LOCAL int contact_pair_vertices(const tf_sim *s, const contact_pair *p, uint3
  * the safe fraction, *hit when it comes within thickness */
 TF_LOCAL double contact_pair_toi(const tf_sim *s, const contact_pair *p, const double *y0,
                                  const double *d, int colliders_move, double thickness, int *hit);
-/* monotonic wall clock, s (contact's share of the time in stats) */
-TF_LOCAL double contact_now(void);
 /* ccd.c: the largest safe fraction of y -> y + dir (newton_problem.max_step) */
 TF_LOCAL double contact_max_step(void *ctx, const double *y, const double *dir);
 

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "core/clock.h"
 #include "core/vec3.h"
 #include "geom/crossing.h"
 #include "sim/sim.h"
@@ -154,7 +155,7 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
   double travel = relative_motion(c, sweep, &rel);
   double infl = dhat + (sweep->x1 ? fmin(c->margin, 0.5 * sqrt(3.0) * travel) : c->margin);
   size_t first = c->pair_count;
-  double t0 = contact_now();
+  double t0 = now_seconds();
   c->self_excluded = 0;
   for (int kind = CONTACT_SPT; kind <= CONTACT_SEE; ++kind) {
     size_t count = 0;
@@ -168,7 +169,7 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
   }
   c->self_pairs = (uint32_t)(c->pair_count - first);
   if (c->self_pairs > c->self_pairs_max) c->self_pairs_max = c->self_pairs;
-  c->self_seconds += contact_now() - t0;
+  c->self_seconds += now_seconds() - t0;
   /* room for every block the pairs can put outside the mesh's pattern: 6 off-diagonal blocks of
    * a 4-vertex stencil, for the barrier and for friction */
   uint64_t need = 12u * (uint64_t)c->self_pairs;

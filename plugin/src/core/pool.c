@@ -7,28 +7,20 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "core/clock.h"
 
 /* how long a worker waits for the next job, spinning, before it sleeps: longer than the serial
  * stretches between two jobs of a step, so that a job does not start with its workers asleep (a
  * sleeping worker's wake-up cost FLESH-20k 4 % of its frame on two threads with a 25 us spin),
  * short enough that an idle simulation costs nothing. A time, not a count of pause
  * instructions, whose length differs several-fold between processors */
-#ifndef TF_POOL_SPIN_US
-#  define TF_POOL_SPIN_US 200
-#endif
-static const double SPIN_SECONDS = TF_POOL_SPIN_US * 1e-6;
+static const double SPIN_SECONDS = 200e-6;
 /* spins between two readings of the clock while a worker waits, and between yields while any
  * thread waits with more threads than cores (one of them may be descheduled: yielding hands it
  * the core) */
 static const uint32_t SPIN_BEFORE_YIELD = 256;
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)

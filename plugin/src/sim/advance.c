@@ -4,19 +4,13 @@
  * minimized) the frame is rolled back and the call fails, leaving the state exactly as it was. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "contact/contact.h"
+#include "core/clock.h"
 #include "sim/sim.h"
 
 /* halvings of one substep's collider motion before giving up: 2^-12 of a substep */
 static const uint32_t MAX_SPLITS = 12;
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* 1 if an entry of x or v in [b, e) is not finite */
 static double nonfinite_range(void *ctx, uint32_t b, uint32_t e) {

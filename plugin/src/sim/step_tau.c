@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/vec3.h"
 #include "contact/contact.h"
 #include "sim/sim.h"
@@ -253,7 +254,7 @@ static const char *contact_prepare(tf_sim *s, double dt) {
   s->work.anchored = 0;
   for (uint32_t c = 0; c < nc; ++c) s->work.comp[c].anchored = 0;
   if (!contact_active(s)) return NULL;
-  double t0 = contact_now();
+  double t0 = now_seconds();
   const double *x = s->state.x;
   contact_anchor(s, x, s->work.xhat);
   for (uint32_t c = 0; c < nc; ++c) s->work.anchored |= s->work.comp[c].anchored;
@@ -275,7 +276,7 @@ static const char *contact_prepare(tf_sim *s, double dt) {
     else /* candidates at the ballistic start */
       st = contact_candidates_covering(s, y, NULL);
   }
-  s->contact->seconds += contact_now() - t0;
+  s->contact->seconds += now_seconds() - t0;
   if (st == TF_E_CONTACT) return STEP_SPLIT;
   if (st != TF_OK) return STEP_NOMEM;
   return NULL;
