@@ -339,6 +339,16 @@ static int bind_hessian(tf_mem *m, amg *a, const bsr *H) {
   return 1;
 }
 
+/* each of n points' block when a Morton curve of pos is cut into nb runs of equal length (rank k
+ * in block k nb / n), into bid; 0 when out of memory */
+static int morton_blocks(tf_mem *m, uint32_t n, const double *pos, uint32_t nb, uint16_t *bid) {
+  uint32_t *perm = mem_array(m, n ? n : 1, sizeof *perm);
+  int ok = perm && morton_order(m, n, pos, perm);
+  for (uint32_t k = 0; ok && k < n; ++k) bid[perm[k]] = (uint16_t)((uint64_t)k * nb / n);
+  MEM_FREE_ARRAY(m, perm, n ? n : 1);
+  return ok;
+}
+
 /* The smoother's blocks of a level: its rows along a Morton curve of their points, cut into
  * level_blocks runs of equal length, each block's rows then in increasing order. A mesh's own
  * numbering is often not spatial (TetGen's, a modeller's): blocks by index range coupled nearly
@@ -346,19 +356,12 @@ static int bind_hessian(tf_mem *m, amg *a, const bsr *H) {
  * rows); blocks in space couple only along their faces. */
 static int level_partition(tf_mem *m, level *l, const uint16_t *given) {
   uint32_t n = l->n, nb = level_blocks(l);
+  if (given) /* level 0 in its own order: its blocks are runs of rows (order_level0) */
+    memcpy(l->bid, given, n * sizeof *l->bid);
+  else if (!morton_blocks(m, n, l->pos, nb, l->bid))
+    return 0;
   memset(l->bptr, 0, sizeof(uint32_t) * (SMOOTH_MAX_BLOCKS + 1));
-  if (given) { /* level 0 in its own order: its blocks are runs of rows (order_level0) */
-    for (uint32_t i = 0; i < n; ++i) l->bid[i] = given[i], l->bptr[given[i] + 1]++;
-  } else {
-    uint32_t *perm = mem_array(m, n ? n : 1, sizeof *perm);
-    if (!perm || !morton_order(m, n, l->pos, perm)) return MEM_FREE_ARRAY(m, perm, n ? n : 1), 0;
-    for (uint32_t k = 0; k < n; ++k) {
-      uint16_t b = (uint16_t)((uint64_t)k * nb / n);
-      l->bid[perm[k]] = b;
-      l->bptr[b + 1]++;
-    }
-    MEM_FREE_ARRAY(m, perm, n ? n : 1);
-  }
+  for (uint32_t i = 0; i < n; ++i) l->bptr[l->bid[i] + 1]++;
   for (uint32_t b = 0; b < nb; ++b) l->bptr[b + 1] += l->bptr[b];
   for (uint32_t i = 0; i < n; ++i) l->brow[l->bptr[l->bid[i]]++] = i;
   for (uint32_t b = nb; b > 0; --b) l->bptr[b] = l->bptr[b - 1];
@@ -407,17 +410,13 @@ static int order_level0(tf_mem *m, amg *a, uint32_t n, const uint32_t *adj_ptr, 
   a->r0 = mem_array(m, 3 * (size_t)n, sizeof *a->r0);
   a->z0 = mem_array(m, 3 * (size_t)n, sizeof *a->z0);
   *blk = mem_array(m, n, sizeof **blk);
-  if (!a->perm0 || !a->iperm0 || !a->r0 || !a->z0 || !*blk || !morton_order(m, n, pos, a->perm0))
-    return 0;
-  /* the block of each vertex (its rank on the curve cut into nb runs, as level_partition cuts),
-   * then the vertices block by block, each block's in increasing index */
+  /* the block of each vertex (as level_partition cuts them), then the vertices block by block,
+   * each block's in increasing index */
   uint16_t *vb = *blk; /* first per vertex, then per row */
+  if (!a->perm0 || !a->iperm0 || !a->r0 || !a->z0 || !vb || !morton_blocks(m, n, pos, nb, vb))
+    return 0;
   uint32_t start[SMOOTH_MAX_BLOCKS + 1] = {0};
-  for (uint32_t k = 0; k < n; ++k) {
-    uint16_t b = (uint16_t)((uint64_t)k * nb / n);
-    vb[a->perm0[k]] = b;
-    start[b + 1]++;
-  }
+  for (uint32_t v = 0; v < n; ++v) start[vb[v] + 1]++;
   for (uint32_t b = 0; b < nb; ++b) start[b + 1] += start[b];
   for (uint32_t v = 0; v < n; ++v) a->perm0[start[vb[v]]++] = v;
   for (uint32_t i = 0; i < n; ++i) a->iperm0[a->perm0[i]] = i;
