@@ -84,7 +84,7 @@ static void run_phase(bench_data *d, phase p) {
       sim_step_eval(s, d->y, d->grad, &s->solver.H);
       break;
     case MG_SETUP:
-      amg_setup(s->solver.amg, &s->solver.H, s->pins.fixed);
+      amg_setup(s->solver.amg, &s->solver.H, s->pins.fixed, s->state.x);
       break;
     case PRODUCT:
       bsr_mul(&s->solver.H, d->r, d->z, s->pins.fixed);
@@ -178,7 +178,7 @@ void kernels_report(tf_sim *s, const char *scene) {
     pcg_result mg = {0}, jac = {0};
     pcg_precond pre = {amg_apply, s->solver.amg}, none = {NULL, NULL};
     if (s->solver.amg != NULL) {
-      amg_setup(s->solver.amg, &s->solver.H, s->pins.fixed);
+      amg_setup(s->solver.amg, &s->solver.H, s->pins.fixed, s->state.x);
       pcg_solve(&s->solver.H, d.r, d.z, s->pins.fixed, 1e-6, 10000, &pre, &w, &mg);
     }
     pcg_solve(&s->solver.H, d.r, d.z, s->pins.fixed, 1e-6, 10000, &none, &w, &jac);

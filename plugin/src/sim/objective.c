@@ -123,8 +123,8 @@ double sim_potential(const tf_sim *s, const double *x, const double *pin_targets
   return E;
 }
 
-static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed) {
-  amg_setup(ctx, H, fixed);
+static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed, const double *x) {
+  amg_setup(ctx, H, fixed, x);
 }
 
 /* m/s: a step slower than this everywhere is at rest (newton.c's confirmed exit); ten times the

@@ -71,7 +71,7 @@ tf_status sim_settle_tau(tf_sim *s, double settle_time, double dt, double *out_t
   s->work.h2 = STATIC_H2;
   memcpy(s->work.yhat, y, n3 * sizeof *y);
   sim_step_eval(s, y, NULL, &s->solver.H);
-  if (s->solver.amg) amg_setup(s->solver.amg, &s->solver.H, s->pins.fixed);
+  if (s->solver.amg) amg_setup(s->solver.amg, &s->solver.H, s->pins.fixed, y);
   pcg_precond pre = {s->solver.amg ? amg_apply : NULL, s->solver.amg};
   /* start: a smooth field (the hanging sheet's swing is smooth); fixed entries zero */
   for (size_t k = 0; k < n3; ++k)

@@ -13,6 +13,9 @@
 #include "sim/sim.h"
 
 static const uint32_t AMG_MIN_VERTICES = 400;
+/* cloth of at least this many vertices: the multigrid's levels past the first carry the rigid
+ * rotations (amg_create), used while no contact is active (step_tau.c; tau-step.md section 7) */
+static const uint32_t AMG_ROTATION_VERTICES = 3000;
 static const double SIM_FLESH_AMG_REUSE = 0.02; /* flesh: amg_set_reuse, below */
 
 tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...) {
@@ -176,8 +179,10 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
         !trimesh_edge_adjacency(&s->mem, &s->model.mesh, &eptr, &eadj, &ecount))
       return snprintf(err, errn, "out of memory building the multigrid hierarchy (%u vertices)", n),
              TF_E_NOMEM;
-    s->solver.amg = amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr,
-                               eadj ? eadj : s->model.mesh.adj, &s->solver.H, s->model.rest);
+    s->solver.amg =
+        amg_create(&s->mem, n, eptr ? eptr : s->model.mesh.adj_ptr, eadj ? eadj : s->model.mesh.adj,
+                   &s->solver.H, s->model.rest,
+                   s->kind == SIM_CLOTH && n >= AMG_ROTATION_VERTICES ? 1 : AMG_TRANSLATIONS);
     /* flesh keeps its coarse levels within a step while each Hessian row moves by under 2 %
      * (amg_set_reuse): a sagging block's rows change by 0.5-2 % an iteration, and the prolongator
      * and Galerkin products were 15 % of FLESH-20k (one thread 8.9 -> 7.4 ms/frame; 7.9 at

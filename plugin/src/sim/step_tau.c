@@ -351,8 +351,11 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   const char *why = contact_prepare(s, dt);
   if (why) return why;
   sim_copy(s, s->work.ystart, s->work.y, sizeof(double) * 3 * n); /* for check_step */
-  if (s->solver.amg)
+  if (s->solver.amg) {
     amg_forget(s->solver.amg); /* warm starts within this step only: no history across steps */
+    /* the coarse rotations cost contact scenes Newton iterations (tau-step.md section 7) */
+    amg_set_rotations(s->solver.amg, !contact_active(s));
+  }
   if (!s->solver.eval) s->solver.eval = sim_step_eval;
   newton_problem p = sim_problem(s, s->solver.eval);
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,

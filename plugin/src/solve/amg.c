@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT
  * Smoothed-aggregation AMG for 3x3-block SPD matrices (Vanek, Mandel & Brezina 1996; for cloth
  * see Tamstorf, Jones & McCormick 2015). Levels use full block-CSR storage. The near-null space
- * is the translations, one 3x3 identity per aggregate, normalized; smoothing the tentative
+ * is the translations, one 3x3 identity per aggregate, normalized (from amg_create's rot_level on,
+ * also the three rigid rotations about the aggregate's centre: amg_modes); smoothing the tentative
  * prolongator with damped block Jacobi, P = (I - w D^-1 A) P0 with w = 4 / (3 rho(D^-1 A)),
  * makes the coarse space reproduce smooth fields (and, approximately, rotations). Dirichlet
  * (pinned) vertices are "dead": zero rows and columns, identity diagonal, zero prolongator rows. */
@@ -53,11 +54,25 @@ typedef struct level {
   double *ev;        /* (3n) dominant eigenvector of D^-1 A at the last set-up */
   double *xs;        /* (3n) x before the backward sweep: what other row blocks read */
   int ev_warm;       /* ev holds one */
+  /* With rotations (amg_create), this level's near-null space B, node by node, in the global
+   * rigid modes (t, theta): a translation node i has B_i = w_i [I, -[p_i]x] (level 0: w = 1, p the
+   * vertex's current position), a rotation node B_i = [0, L_i]; levels past 0 pair them, node 2a
+   * translation and 2a + 1 rotation of the finer level's aggregate a (amg_modes) */
+  uint8_t paired;
+  uint8_t rot; /* this level's prolongator carries the rotations */
+  /* a level past 0 of translation nodes only, with nw and np: the next level carries rotations */
+  uint8_t weighted;
+  double *nw, *np, *nL; /* (n), (3n), (9n): w_i, p_i, L_i; levels past 0 */
+  double *P0;           /* (18n) the tentative prolongator's blocks to its aggregate's two nodes */
   /* towards the next level */
   uint32_t *agg; /* (n) */
-  uint32_t *cnt; /* (nc) live nodes per aggregate */
-  uint32_t nc;
-  pattern P, T; /* n x nc: the prolongator and A P */
+  uint32_t *cnt; /* (nagg) live nodes per aggregate */
+  uint32_t nc;   /* coarse nodes: nagg, or 2 nagg with rotations */
+  uint32_t nagg;
+  /* with rotations, per aggregate: sum w^2, the weighted centroid, U^-1 of the rotations' Gram
+   * matrix G = U^T U (zero when the rotations are dropped) */
+  double *aw, *ac, *aui; /* (nagg), (3 nagg), (9 nagg) */
+  pattern P, T;          /* n x nc: the prolongator and A P */
   double *Pval, *Tval;
   /* restriction as a gather: coarse row J sums P's blocks (rslot) times r of rows rrow */
   uint32_t *rptr, *rrow, *rslot; /* (nc + 1), (P.nnz), (P.nnz) */
@@ -71,7 +86,10 @@ static uint32_t level_blocks(const level *l) {
 
 struct amg {
   uint32_t L;
-  tf_pool *pool; /* Nullable: the V-cycle's threads (amg_set_pool) */
+  uint32_t rot_from; /* levels from this one on carry the rotations (amg_create) */
+  int turn;          /* and use them at the next full set-up (amg_set_rotations) */
+  const double *x;   /* Nullable: the positions of amg_setup's Hessian (vertex order) */
+  tf_pool *pool;     /* Nullable: the V-cycle's threads (amg_set_pool) */
   level lv[AMG_MAX_LEVELS];
   /* Level 0 with more than one smoother block keeps the Hessian's rows in its own order: each
    * block (cut from a Morton curve of the rest positions, level_partition) a run of rows, within
@@ -165,6 +183,47 @@ static uint32_t aggregate(const pattern *A, uint32_t *agg, uint32_t *tmp) {
   return nc;
 }
 
+/* l->agg and l->nagg. A paired level (translation and rotation nodes 2g, 2g + 1, whose rows share
+ * one pattern: every prolongator column comes with its partner) aggregates its pairs, so that an
+ * aggregate's rotation node stays with its translation node. */
+static int aggregate_level(tf_mem *m, level *l) {
+  uint32_t n = l->n;
+  if (!l->paired) {
+    uint32_t *tmp = mem_array(m, n, sizeof *tmp);
+    if (!tmp) return 0;
+    l->nagg = aggregate(&l->A, l->agg, tmp);
+    MEM_FREE_ARRAY(m, tmp, n);
+    return 1;
+  }
+  uint32_t ng = n / 2;
+  pattern G = {ng, 0, mem_array(m, (size_t)ng + 1, sizeof(uint32_t)), NULL};
+  uint32_t *gagg = mem_array(m, ng ? ng : 1, sizeof *gagg),
+           *tmp = mem_array(m, ng ? ng : 1, sizeof *tmp);
+  int ok = G.ptr && gagg && tmp;
+  for (uint32_t g = 0; ok && g < ng; ++g) {
+    G.ptr[g + 1] = G.ptr[g];
+    for (uint32_t k = l->A.ptr[2 * g]; k < l->A.ptr[2 * g + 1]; ++k)
+      G.ptr[g + 1] += !(l->A.col[k] & 1);
+  }
+  if (ok) {
+    G.nnz = G.ptr[ng];
+    G.col = mem_array(m, G.nnz ? G.nnz : 1, sizeof *G.col);
+    ok = G.col != NULL;
+  }
+  for (uint32_t g = 0, q = 0; ok && g < ng; ++g)
+    for (uint32_t k = l->A.ptr[2 * g]; k < l->A.ptr[2 * g + 1]; ++k)
+      if (!(l->A.col[k] & 1)) G.col[q++] = l->A.col[k] / 2;
+  if (ok) {
+    l->nagg = aggregate(&G, gagg, tmp);
+    for (uint32_t i = 0; i < n; ++i) l->agg[i] = gagg[i / 2];
+  }
+  if (G.col) MEM_FREE_ARRAY(m, G.col, G.nnz ? G.nnz : 1);
+  if (G.ptr) MEM_FREE_ARRAY(m, G.ptr, (size_t)ng + 1);
+  MEM_FREE_ARRAY(m, gagg, gagg ? (ng ? ng : 1) : 0);
+  MEM_FREE_ARRAY(m, tmp, tmp ? (ng ? ng : 1) : 0);
+  return ok;
+}
+
 static int level_alloc_numbers(tf_mem *m, level *l) {
   size_t n = l->n;
   l->diag = mem_array(m, n, sizeof *l->diag);
@@ -184,6 +243,11 @@ static int level_alloc_numbers(tf_mem *m, level *l) {
   l->ev = mem_array(m, 3 * n, sizeof *l->ev);
   l->xs = mem_array(m, 3 * n, sizeof *l->xs);
   l->ev_warm = 0;
+  if (l->paired || l->weighted) {
+    l->nw = mem_array(m, n, sizeof *l->nw);
+    l->np = mem_array(m, 3 * n, sizeof *l->np);
+    l->nL = mem_array(m, 9 * n, sizeof *l->nL);
+  }
   if (m->failed) return 0;
   for (uint32_t i = 0; i < l->n; ++i)
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
@@ -192,22 +256,31 @@ static int level_alloc_numbers(tf_mem *m, level *l) {
 }
 
 /* structure of the next level: aggregates, P = pattern(A) x aggregates, T = A P, Ac = P^T T */
-static int level_coarsen(tf_mem *m, level *l, level *c) {
+static int level_coarsen(tf_mem *m, const amg *a, level *l, level *c) {
   uint32_t n = l->n;
-  uint32_t *tmp = mem_array(m, n, sizeof *tmp);
   l->agg = mem_array(m, n, sizeof *l->agg);
-  if (tmp && l->agg) l->nc = aggregate(&l->A, l->agg, tmp);
-  MEM_FREE_ARRAY(m, tmp, n);
-  if (!l->agg) return 0;
-  l->cnt = mem_array(m, l->nc, sizeof *l->cnt);
+  if (!l->agg || !aggregate_level(m, l)) return 0;
+  l->rot = (uint32_t)(l - a->lv) >= a->rot_from;
+  l->nc = l->rot ? 2 * l->nagg : l->nagg;
+  l->cnt = mem_array(m, l->nagg, sizeof *l->cnt);
   if (!l->cnt) return 0;
-  /* P: row i reaches the aggregates of its neighbours */
-  size_t np = l->A.nnz;
+  if (l->rot) {
+    c->paired = 1;
+    l->P0 = mem_array(m, 18 * (size_t)n, sizeof *l->P0);
+    l->aw = mem_array(m, l->nagg, sizeof *l->aw);
+    l->ac = mem_array(m, 3 * (size_t)l->nagg, sizeof *l->ac);
+    l->aui = mem_array(m, 9 * (size_t)l->nagg, sizeof *l->aui);
+    if (m->failed) return 0;
+  }
+  /* P: row i reaches the aggregates of its neighbours (with rotations, both their nodes) */
+  uint32_t per = l->rot ? 2 : 1;
+  size_t np = (size_t)per * l->A.nnz;
   uint64_t *pairs = mem_array(m, np, sizeof *pairs);
   if (!pairs) return 0;
   for (uint32_t i = 0; i < n; ++i)
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
-      pairs[k] = ((uint64_t)i << 32) | l->agg[l->A.col[k]];
+      for (uint32_t e = 0; e < per; ++e)
+        pairs[per * (size_t)k + e] = ((uint64_t)i << 32) | (per * l->agg[l->A.col[k]] + e);
   int ok = pattern_from_pairs(m, &l->P, n, pairs, np);
   MEM_FREE_ARRAY(m, pairs, np);
   if (!ok) return 0;
@@ -241,9 +314,9 @@ static int level_coarsen(tf_mem *m, level *l, level *c) {
   na = 0;
   for (uint32_t J = 0; J < l->nc; ++J) pairs[na++] = ((uint64_t)J << 32) | J;
   for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t a = l->P.ptr[i]; a < l->P.ptr[i + 1]; ++a)
+    for (uint32_t p = l->P.ptr[i]; p < l->P.ptr[i + 1]; ++p)
       for (uint32_t b = l->T.ptr[i]; b < l->T.ptr[i + 1]; ++b)
-        pairs[na++] = ((uint64_t)l->P.col[a] << 32) | l->T.col[b];
+        pairs[na++] = ((uint64_t)l->P.col[p] << 32) | l->T.col[b];
   c->n = l->nc;
   ok = pattern_from_pairs(m, &c->A, c->n, pairs, na);
   MEM_FREE_ARRAY(m, pairs, cap);
@@ -383,12 +456,18 @@ static int partition_levels(tf_mem *m, amg *a, const uint16_t *blk0) {
       level *c = &a->lv[k + 1];
       uint32_t *count = mem_array(m, c->n ? c->n : 1, sizeof *count);
       if (!count) return 0;
+      /* an aggregate's mean; with rotations both its nodes (2a, 2a + 1) sit there */
+      uint32_t per = c->n / l->nagg;
       for (uint32_t i = 0; i < l->n; ++i) {
-        count[l->agg[i]]++;
-        for (int e = 0; e < 3; ++e) c->pos[3 * (size_t)l->agg[i] + e] += l->pos[3 * (size_t)i + e];
+        uint32_t J = per * l->agg[i];
+        count[J]++;
+        for (int e = 0; e < 3; ++e) c->pos[3 * (size_t)J + e] += l->pos[3 * (size_t)i + e];
       }
-      for (uint32_t J = 0; J < c->n; ++J)
-        for (int e = 0; e < 3; ++e) c->pos[3 * (size_t)J + e] /= count[J] ? count[J] : 1;
+      for (uint32_t J = 0; J < c->n; J += per)
+        for (int e = 0; e < 3; ++e) {
+          c->pos[3 * (size_t)J + e] /= count[J] ? count[J] : 1;
+          if (per == 2) c->pos[3 * (size_t)J + 3 + e] = c->pos[3 * (size_t)J + e];
+        }
       MEM_FREE_ARRAY(m, count, c->n ? c->n : 1);
     }
     if (!level_partition(m, l, k == 0 ? blk0 : NULL)) return 0;
@@ -434,9 +513,11 @@ static int order_level0(tf_mem *m, amg *a, uint32_t n, const uint32_t *adj_ptr, 
 }
 
 amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *adj, const bsr *H,
-                const double *pos) {
+                const double *pos, uint32_t rot_level) {
   amg *a = mem_alloc(m, sizeof *a);
   if (!a) return NULL;
+  a->rot_from = rot_level < 2 ? rot_level : AMG_TRANSLATIONS;
+  a->turn = 1;
   uint16_t *blk0 = NULL; /* level 0's row blocks when it has its own order */
   level *l0 = &a->lv[0];
   l0->n = n;
@@ -454,7 +535,8 @@ amg *amg_create(tf_mem *m, uint32_t n, const uint32_t *adj_ptr, const uint32_t *
   a->L = 1;
   while (a->L < AMG_MAX_LEVELS && a->lv[a->L - 1].n > COARSEST_NODES) {
     level *l = &a->lv[a->L - 1], *c = &a->lv[a->L];
-    if (!level_coarsen(m, l, c)) goto fail;
+    if (!level_coarsen(m, a, l, c)) goto fail;
+    c->weighted = !c->paired && a->L >= a->rot_from;
     if (!level_alloc_numbers(m, c)) goto fail;
     a->L++;
     if (c->n > MIN_COARSENING * l->n) break; /* not shrinking: solve here densely */
@@ -515,7 +597,18 @@ void amg_destroy(tf_mem *m, amg *a) {
       MEM_FREE_ARRAY(m, l->rptr, (size_t)l->nc + 1);
     }
     MEM_FREE_ARRAY(m, l->agg, n);
-    MEM_FREE_ARRAY(m, l->cnt, l->nc);
+    MEM_FREE_ARRAY(m, l->cnt, l->nagg);
+    if (l->P0) {
+      MEM_FREE_ARRAY(m, l->P0, 18 * n);
+      MEM_FREE_ARRAY(m, l->aw, l->nagg);
+      MEM_FREE_ARRAY(m, l->ac, 3 * (size_t)l->nagg);
+      MEM_FREE_ARRAY(m, l->aui, 9 * (size_t)l->nagg);
+    }
+    if (l->nw) {
+      MEM_FREE_ARRAY(m, l->nw, n);
+      MEM_FREE_ARRAY(m, l->np, 3 * n);
+      MEM_FREE_ARRAY(m, l->nL, 9 * n);
+    }
     if (l->P.ptr) {
       MEM_FREE_ARRAY(m, l->Pval, 9 * (size_t)l->P.nnz);
       pattern_free(m, &l->P);
@@ -546,6 +639,11 @@ void amg_destroy(tf_mem *m, amg *a) {
 uint32_t amg_level_count(const amg *a) { return a->L; }
 
 uint32_t amg_full_setups(const amg *a) { return a->full_setups; }
+
+void amg_set_rotations(amg *a, int on) {
+  if (on != a->turn) a->built = 0;
+  a->turn = on;
+}
 
 int amg_set_reuse(tf_mem *m, amg *a, double fraction) {
   if (fraction > 0.0 && !a->built0) {
@@ -743,7 +841,8 @@ static double spectral_radius(tf_pool *pool, level *l) {
   double *v = l->ev, *w = l->r;
   int iterations = l->ev_warm ? POWER_ITERATIONS_WARM : POWER_ITERATIONS;
   if (!l->ev_warm)
-    for (uint32_t i = 0; i < 3 * l->n; ++i) v[i] = 1.0 + 0.37 * sin(1.7 * i);
+    for (uint32_t i = 0; i < 3 * l->n; ++i) /* a pair's nodes start as one node would */
+      v[i] = 1.0 + 0.37 * sin(1.7 * (l->paired ? 3 * (i / 6) + i % 3 : i));
   for (uint32_t i = 0; i < 3 * l->n; ++i)
     if (l->dead[i / 3]) v[i] = 0.0;
   l->ev_warm = 1;
@@ -763,6 +862,133 @@ static double spectral_radius(tf_pool *pool, level *l) {
   return lam;
 }
 
+/* --- rotations in the near-null space ------------------------------------------------------- */
+
+/* the point of translation node i of level k: at level 0 the vertex's position in the Hessian
+ * amg_setup was given (the rest position without one) */
+static const double *node_point(const amg *a, const level *l, uint32_t k, uint32_t i) {
+  if (k > 0) return l->np + 3 * (size_t)i;
+  if (!a->x) return l->pos + 3 * (size_t)i;
+  return a->x + 3 * (size_t)(a->perm0 ? a->perm0[i] : i);
+}
+
+/* [r]x, the cross-product matrix: [r]x v = r x v */
+static void m3_cross(double *m, const double *r) {
+  m[0] = 0.0, m[1] = -r[2], m[2] = r[1];
+  m[3] = r[2], m[4] = 0.0, m[5] = -r[0];
+  m[6] = -r[1], m[7] = r[0], m[8] = 0.0;
+}
+
+/* G = U^T U, U upper triangular, and U^-1 into ui; 0 (ui zero) when a pivot falls below
+ * 1e-6 tr(G): the aggregate is (nearly) a line or a point, and a rotation about it moves nothing */
+static int rotation_factor(const double *g, double *u, double *ui) {
+  memset(u, 0, 9 * sizeof *u);
+  memset(ui, 0, 9 * sizeof *ui);
+  double tol = 1e-6 * (g[0] + g[4] + g[8]);
+  if (!(tol > 0.0)) return 0;
+  double d0 = g[0];
+  if (!(d0 > tol)) return 0;
+  u[0] = sqrt(d0), u[1] = g[1] / u[0], u[2] = g[2] / u[0];
+  double d1 = g[4] - u[1] * u[1];
+  if (!(d1 > tol)) return 0;
+  u[4] = sqrt(d1), u[5] = (g[5] - u[1] * u[2]) / u[4];
+  double d2 = g[8] - u[2] * u[2] - u[5] * u[5];
+  if (!(d2 > tol)) return 0;
+  u[8] = sqrt(d2);
+  ui[0] = 1.0 / u[0], ui[4] = 1.0 / u[4], ui[8] = 1.0 / u[8];
+  ui[1] = -u[1] * ui[0] * ui[4];
+  ui[5] = -u[5] * ui[4] * ui[8];
+  ui[2] = (u[1] * u[5] - u[2] * u[4]) * ui[0] * ui[4] * ui[8];
+  return 1;
+}
+
+/* The tentative prolongator with the rigid modes (Vanek, Mandel & Brezina 1996, sec. 3: the
+ * near-null space B restricted to each aggregate, orthonormalized: B_a = Q_a R_a, P0's blocks are
+ * Q_a, the coarse level's B is R_a). With B's translation part centred on the aggregate's weighted
+ * centroid C the Gram matrix is block diagonal, diag(W I, G), W = sum w_i^2,
+ * G = sum_T w_i^2 [r_i]x^T [r_i]x + sum_R L_i^T L_i (r_i = p_i - C), so Q's blocks are
+ * w_i / sqrt(W) I and -w_i [r_i]x U^-1 (translation nodes), L_i U^-1 (rotation nodes), G = U^T U,
+ * and the coarse B is w = sqrt(W) at C (translation node 2a) and L = U (rotation node 2a + 1).
+ * The membrane's and shell's energies are invariant under rotations, but a prolongator carrying
+ * only translations can show them only through its smoothing: bending, a fourth-order operator,
+ * left CG to grow with the mesh (results/2026-11-26-size). Dead nodes (Dirichlet, or an
+ * aggregate with no live node, or a rotation dropped by rotation_factor) take no part. */
+static void amg_modes(amg *a, uint32_t k) {
+  level *l = &a->lv[k], *c = &a->lv[k + 1];
+  uint32_t na = l->nagg;
+  memset(l->aw, 0, na * sizeof *l->aw);
+  memset(l->ac, 0, 3 * (size_t)na * sizeof *l->ac);
+  memset(l->aui, 0, 9 * (size_t)na * sizeof *l->aui);
+  for (uint32_t i = 0; i < l->n; ++i) {
+    if (l->dead[i] || (l->paired && (i & 1))) continue;
+    uint32_t g = l->agg[i];
+    double w2 = l->nw ? l->nw[i] * l->nw[i] : 1.0;
+    l->aw[g] += w2;
+    v3_axpy(l->ac + 3 * (size_t)g, w2, node_point(a, l, k, i));
+  }
+  for (uint32_t g = 0; g < na; ++g)
+    if (l->aw[g] > 0.0) v3_scale(l->ac + 3 * (size_t)g, l->ac + 3 * (size_t)g, 1.0 / l->aw[g]);
+  double *G = l->aui; /* the Gram matrices first, then their factors' inverses */
+  for (uint32_t i = 0; i < l->n; ++i) {
+    if (l->dead[i]) continue;
+    double *gm = G + 9 * (size_t)l->agg[i];
+    if (l->paired && (i & 1)) {
+      m3_tmul_add(gm, l->nL + 9 * (size_t)i, l->nL + 9 * (size_t)i);
+      continue;
+    }
+    double r[3], w2 = l->nw ? l->nw[i] * l->nw[i] : 1.0;
+    v3_sub(r, node_point(a, l, k, i), l->ac + 3 * (size_t)l->agg[i]);
+    double rr = v3_norm2(r);
+    for (int p = 0; p < 3; ++p)
+      for (int q = 0; q < 3; ++q) gm[3 * p + q] += w2 * ((p == q ? rr : 0.0) - r[p] * r[q]);
+  }
+  for (uint32_t g = 0; g < na; ++g) {
+    double gm[9], *ui = l->aui + 9 * (size_t)g;
+    memcpy(gm, ui, sizeof gm);
+    int live = l->aw[g] > 0.0,
+        turns = live && a->turn && rotation_factor(gm, c->nL + 9 * (2 * (size_t)g + 1), ui);
+    if (!turns) memset(ui, 0, 9 * sizeof *ui);
+    c->dead[2 * g] = !live;
+    c->dead[2 * g + 1] = !turns;
+    c->nw[2 * g] = sqrt(l->aw[g]), c->nw[2 * g + 1] = 0.0;
+    v3_copy(c->np + 3 * (2 * (size_t)g), l->ac + 3 * (size_t)g);
+    v3_copy(c->np + 3 * (2 * (size_t)g + 1), l->ac + 3 * (size_t)g);
+    memset(c->nL + 9 * (2 * (size_t)g), 0, 9 * sizeof *c->nL);
+  }
+  for (uint32_t i = 0; a->turn && i < l->n; ++i) { /* off: prolongator_rows, P0 unused */
+    double *pt = l->P0 + 18 * (size_t)i, *pr = pt + 9;
+    memset(pt, 0, 18 * sizeof *pt);
+    if (l->dead[i]) continue;
+    uint32_t g = l->agg[i];
+    const double *ui = l->aui + 9 * (size_t)g;
+    if (l->paired && (i & 1)) {
+      m3_mul(pr, l->nL + 9 * (size_t)i, ui);
+      continue;
+    }
+    double w = l->nw ? l->nw[i] : 1.0, r[3], x[9];
+    pt[0] = pt[4] = pt[8] = w / sqrt(l->aw[g]);
+    v3_sub(r, node_point(a, l, k, i), l->ac + 3 * (size_t)g);
+    v3_scale(r, r, -w);
+    m3_cross(x, r);
+    m3_mul(pr, x, ui);
+  }
+}
+
+/* a translation-only prolongator's coarse near-null space, for a next level that carries the
+ * rotations: the R factor sqrt(live count) and the live nodes' mean point */
+static void translation_modes(amg *a, uint32_t k) {
+  level *l = &a->lv[k], *c = &a->lv[k + 1];
+  memset(c->nw, 0, c->n * sizeof *c->nw);
+  memset(c->np, 0, 3 * (size_t)c->n * sizeof *c->np);
+  for (uint32_t i = 0; i < l->n; ++i)
+    if (!l->dead[i]) v3_axpy(c->np + 3 * (size_t)l->agg[i], 1.0, node_point(a, l, k, i));
+  for (uint32_t J = 0; J < c->n; ++J)
+    if (l->cnt[J]) {
+      c->nw[J] = sqrt((double)l->cnt[J]);
+      v3_scale(c->np + 3 * (size_t)J, c->np + 3 * (size_t)J, 1.0 / l->cnt[J]);
+    }
+}
+
 typedef struct galerkin_job {
   amg *a;
   level *l, *c;
@@ -774,30 +1000,60 @@ static uint32_t *thread_mark(const amg *a) {
   return a->mark + (size_t)pool_thread_index() * a->lv[0].n;
 }
 
-/* P = P0 - omega D^-1 A P0, row by row */
+/* row i of pattern p: its values zeroed, and each column's slot marked in mk (the marker of
+ * find-free sparse products) */
+static void row_open(uint32_t *mk, const pattern *p, double *val, uint32_t i) {
+  memset(val + 9 * (size_t)p->ptr[i], 0, sizeof(double) * 9 * (p->ptr[i + 1] - p->ptr[i]));
+  for (uint32_t q = p->ptr[i]; q < p->ptr[i + 1]; ++q) mk[p->col[q]] = q;
+}
+
+/* the marks of row i cleared for the next row */
+static void row_close(uint32_t *mk, const pattern *p, uint32_t i) {
+  for (uint32_t q = p->ptr[i]; q < p->ptr[i + 1]; ++q) mk[p->col[q]] = UINT32_MAX;
+}
+
+/* P = P0 - omega D^-1 A P0, row by row. Translations only: P0's block is 1 / sqrt(count) I into
+ * the aggregate's column (with a level built for the rotations but amg_set_rotations off, its
+ * translation node 2a); with the rotations, P0's two blocks per row from amg_modes */
 static void prolongator_rows(void *ctx, uint32_t i0, uint32_t i1) {
   const galerkin_job *g = ctx;
   level *l = g->l;
-  uint32_t *mk = thread_mark(g->a);
+  uint32_t *mk = thread_mark(g->a), per = l->rot ? 2 : 1;
+  int rot = l->rot && g->a->turn;
   for (uint32_t i = i0; i < i1; ++i) {
-    uint32_t p0 = l->P.ptr[i], p1 = l->P.ptr[i + 1];
-    memset(l->Pval + 9 * (size_t)p0, 0, sizeof(double) * 9 * (p1 - p0));
-    if (l->dead[i]) continue;
-    for (uint32_t q = p0; q < p1; ++q) mk[l->P.col[q]] = q;
-    double *pi = l->Pval + 9 * (size_t)mk[l->agg[i]];
-    double ci = 1.0 / sqrt((double)l->cnt[l->agg[i]]);
-    pi[0] += ci;
-    pi[4] += ci;
-    pi[8] += ci;
+    row_open(mk, &l->P, l->Pval, i);
+    if (l->dead[i]) {
+      row_close(mk, &l->P, i);
+      continue;
+    }
+    double *pi = l->Pval + 9 * (size_t)mk[per * l->agg[i]];
+    if (rot) {
+      const double *q0 = l->P0 + 18 * (size_t)i;
+      double *pr = l->Pval + 9 * (size_t)mk[2 * l->agg[i] + 1];
+      for (int e = 0; e < 9; ++e) pi[e] += q0[e], pr[e] += q0[9 + e];
+    } else {
+      double ci = 1.0 / sqrt((double)l->cnt[l->agg[i]]);
+      pi[0] += ci;
+      pi[4] += ci;
+      pi[8] += ci;
+    }
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
       if (l->dead[j]) continue;
-      double cj = -g->omega / sqrt((double)l->cnt[l->agg[j]]), t[9];
+      double t[9];
       m3_mul(t, l->Dinv + 9 * (size_t)i, l->Aval + 9 * (size_t)k);
-      double *pj = l->Pval + 9 * (size_t)mk[l->agg[j]];
-      for (int e = 0; e < 9; ++e) pj[e] += cj * t[e];
+      double *pj = l->Pval + 9 * (size_t)mk[per * l->agg[j]];
+      if (rot) {
+        const double *qj = l->P0 + 18 * (size_t)j;
+        for (int e = 0; e < 9; ++e) t[e] *= -g->omega;
+        m3_mul_add(pj, t, qj);
+        m3_mul_add(l->Pval + 9 * (size_t)mk[2 * l->agg[j] + 1], t, qj + 9);
+      } else {
+        double cj = -g->omega / sqrt((double)l->cnt[l->agg[j]]);
+        for (int e = 0; e < 9; ++e) pj[e] += cj * t[e];
+      }
     }
-    for (uint32_t q = p0; q < p1; ++q) mk[l->P.col[q]] = UINT32_MAX;
+    row_close(mk, &l->P, i);
   }
 }
 
@@ -807,16 +1063,14 @@ static void ap_rows(void *ctx, uint32_t i0, uint32_t i1) {
   level *l = g->l;
   uint32_t *mk = thread_mark(g->a);
   for (uint32_t i = i0; i < i1; ++i) {
-    uint32_t t0 = l->T.ptr[i], t1 = l->T.ptr[i + 1];
-    memset(l->Tval + 9 * (size_t)t0, 0, sizeof(double) * 9 * (t1 - t0));
-    for (uint32_t t = t0; t < t1; ++t) mk[l->T.col[t]] = t;
+    row_open(mk, &l->T, l->Tval, i);
     for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
       uint32_t j = l->A.col[k];
       for (uint32_t q = l->P.ptr[j]; q < l->P.ptr[j + 1]; ++q)
         m3_mul_add(l->Tval + 9 * (size_t)mk[l->P.col[q]], l->Aval + 9 * (size_t)k,
                    l->Pval + 9 * (size_t)q);
     }
-    for (uint32_t t = t0; t < t1; ++t) mk[l->T.col[t]] = UINT32_MAX;
+    row_close(mk, &l->T, i);
   }
 }
 
@@ -827,27 +1081,29 @@ static void ptap_rows(void *ctx, uint32_t J0, uint32_t J1) {
   level *l = g->l, *c = g->c;
   uint32_t *mk = thread_mark(g->a);
   for (uint32_t J = J0; J < J1; ++J) {
-    uint32_t a0 = c->A.ptr[J], a1 = c->A.ptr[J + 1];
-    memset(c->Aval + 9 * (size_t)a0, 0, sizeof(double) * 9 * (a1 - a0));
-    for (uint32_t q = a0; q < a1; ++q) mk[c->A.col[q]] = q;
+    row_open(mk, &c->A, c->Aval, J);
     for (uint32_t r = l->rptr[J]; r < l->rptr[J + 1]; ++r) {
       uint32_t i = l->rrow[r], p = l->rslot[r];
       for (uint32_t t = l->T.ptr[i]; t < l->T.ptr[i + 1]; ++t)
         m3_tmul_add(c->Aval + 9 * (size_t)mk[l->T.col[t]], l->Pval + 9 * (size_t)p,
                     l->Tval + 9 * (size_t)t);
     }
-    for (uint32_t q = a0; q < a1; ++q) mk[c->A.col[q]] = UINT32_MAX;
-    c->dead[J] = l->cnt[J] == 0;
+    row_close(mk, &c->A, J);
+    if (!l->rot) c->dead[J] = l->cnt[J] == 0; /* with rotations: amg_modes */
   }
 }
 
 static void level_galerkin(amg *a, level *l, level *c) {
   uint32_t n = l->n;
   /* live nodes per aggregate: the tentative prolongator's column scale 1/sqrt(count) */
-  memset(l->cnt, 0, sizeof(uint32_t) * l->nc);
+  memset(l->cnt, 0, sizeof(uint32_t) * l->nagg);
   for (uint32_t i = 0; i < n; ++i)
     if (!l->dead[i]) l->cnt[l->agg[i]]++;
   galerkin_job g = {a, l, c, 4.0 / (3.0 * spectral_radius(a->pool, l))};
+  if (l->rot)
+    amg_modes(a, (uint32_t)(l - a->lv));
+  else if (c->nw)
+    translation_modes(a, (uint32_t)(l - a->lv));
   pool_for(a->pool, n, SETUP_GRAIN, prolongator_rows, &g);
   pool_for(a->pool, n, SETUP_GRAIN, ap_rows, &g);
   pool_for(a->pool, c->n, coarse_grain(l, c->n, SETUP_GRAIN), ptap_rows, &g);
@@ -970,7 +1226,7 @@ static void keep_rows(void *ctx, uint32_t i0, uint32_t i1) {
   memcpy(a->built0 + k0, l0->Aval + k0, (k1 - k0) * sizeof *a->built0);
 }
 
-void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
+void amg_setup(amg *a, const bsr *H, const uint8_t *fixed, const double *x) {
   /* level 0: the upper-triangle Hessian in full storage. A block outside level 0's (sparser)
    * pattern, e.g. the coupling of a bending hinge's opposite vertices, is lumped onto both
    * diagonals as |B|_F I: [0 B; B^T 0] <= |B| I, so the preconditioner stays SPD and above the
@@ -980,7 +1236,9 @@ void amg_setup(amg *a, const bsr *H, const uint8_t *fixed) {
   level_finish(a->pool, &a->lv[0]);
   if (a->reuse > 0.0 && a->built && pool_sum(a->pool, a->lv[0].n, moved_rows, a) == 0.0)
     return; /* amg_set_reuse: the coarse levels still serve */
+  a->x = x;
   for (uint32_t k = 0; k + 1 < a->L; ++k) level_galerkin(a, &a->lv[k], &a->lv[k + 1]);
+  a->x = NULL;
   dense_factor(a);
   a->full_setups++;
   if (a->reuse > 0.0) {

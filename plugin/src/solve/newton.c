@@ -128,7 +128,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     }
     if (it == 0) w->start_hessian = 1;
     if (!hessed) p->eval(p->ctx, y, NULL, p->H);
-    if (p->prec_setup) p->prec_setup(p->prec.ctx, p->H, p->fixed);
+    if (p->prec_setup) p->prec_setup(p->prec.ctx, p->H, p->fixed, y);
     double gnorm = sqrt(g2);
     if (gnorm0 < 0.0) gnorm0 = gnorm;
     double eta = fmin(FORCING_MAX, sqrt(gnorm / gnorm0));

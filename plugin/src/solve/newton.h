@@ -42,7 +42,7 @@ typedef struct newton_problem {
   const double
       *force_ref; /* (n) N, > 0: a vertex whose net force is below rtol x this is balanced */
   /* Nullable: rebuild the preconditioner from a newly assembled H, then PCG uses prec */
-  void (*prec_setup)(void *prec_ctx, const bsr *H, const uint8_t *fixed);
+  void (*prec_setup)(void *prec_ctx, const bsr *H, const uint8_t *fixed, const double *x);
   pcg_precond prec;
   newton_max_step_fn max_step; /* Nullable: no bound, every line search starts at alpha = 1 */
   /* Nullable: off-diagonal pair blocks, filled by eval with H; the linear solve uses H + pairs
