@@ -946,7 +946,7 @@ static void amg_modes(amg *a, uint32_t k) {
     double gm[9], *ui = l->aui + 9 * (size_t)g;
     memcpy(gm, ui, sizeof gm);
     int live = l->aw[g] > 0.0,
-        turns = live && a->turn && rotation_factor(gm, c->nL + 9 * (2 * (size_t)g + 1), ui);
+        turns = live && rotation_factor(gm, c->nL + 9 * (2 * (size_t)g + 1), ui);
     if (!turns) memset(ui, 0, 9 * sizeof *ui);
     c->dead[2 * g] = !live;
     c->dead[2 * g + 1] = !turns;
@@ -955,7 +955,7 @@ static void amg_modes(amg *a, uint32_t k) {
     v3_copy(c->np + 3 * (2 * (size_t)g + 1), l->ac + 3 * (size_t)g);
     memset(c->nL + 9 * (2 * (size_t)g), 0, 9 * sizeof *c->nL);
   }
-  for (uint32_t i = 0; a->turn && i < l->n; ++i) { /* off: prolongator_rows, P0 unused */
+  for (uint32_t i = 0; i < l->n; ++i) {
     double *pt = l->P0 + 18 * (size_t)i, *pr = pt + 9;
     memset(pt, 0, 18 * sizeof *pt);
     if (l->dead[i]) continue;
@@ -1089,7 +1089,10 @@ static void ptap_rows(void *ctx, uint32_t J0, uint32_t J1) {
                     l->Tval + 9 * (size_t)t);
     }
     row_close(mk, &c->A, J);
-    if (!l->rot) c->dead[J] = l->cnt[J] == 0; /* with rotations: amg_modes */
+    if (!l->rot)
+      c->dead[J] = l->cnt[J] == 0;
+    else if (!g->a->turn) /* rotations off: their nodes dead; on, amg_modes sets them */
+      c->dead[J] = (J & 1) || l->cnt[J / 2] == 0;
   }
 }
 
@@ -1100,9 +1103,9 @@ static void level_galerkin(amg *a, level *l, level *c) {
   for (uint32_t i = 0; i < n; ++i)
     if (!l->dead[i]) l->cnt[l->agg[i]]++;
   galerkin_job g = {a, l, c, 4.0 / (3.0 * spectral_radius(a->pool, l))};
-  if (l->rot)
+  if (a->turn && l->rot) /* off, the next levels' near-null space goes unused */
     amg_modes(a, (uint32_t)(l - a->lv));
-  else if (c->nw)
+  else if (a->turn && c->nw)
     translation_modes(a, (uint32_t)(l - a->lv));
   pool_for(a->pool, n, SETUP_GRAIN, prolongator_rows, &g);
   pool_for(a->pool, n, SETUP_GRAIN, ap_rows, &g);
