@@ -648,7 +648,8 @@ TF_TEST(solve_pairs_newton_subtolerance_step_respects_bound) {
                    buf + 6,
                    buf + 9,
                    {.r = buf + 12, .z = buf + 15, .p = buf + 18, .q = buf + 21, .pinv = pinv},
-                   0};
+                   0,
+                   NULL};
   newton_result r;
   /* without the bound: one sub-tolerance step, converged, past the wall */
   memcpy(y, y0, sizeof y);

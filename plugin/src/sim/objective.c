@@ -63,51 +63,67 @@ void sim_rigid_inertia_mul(void *ctx, const double *x, double *y) {
   for (size_t k = 0; k < 3 * (size_t)s->model.n; ++k) y[k] += c2 * s->model.mass[k / 3] * pd[k];
 }
 
+static void zero_pass(void *ctx, uint32_t begin, uint32_t end) {
+  memset((double *)ctx + 3 * (size_t)begin, 0, sizeof(double) * 3 * (end - begin));
+}
+
+/* the step's inertia and load per vertex (on the pool): m/(2 h^2) |y - yhat|^2 - f . y into
+ * eterm (summed by the caller in vertex order, so the energy rounds as one loop's would), its
+ * gradient, and m/h^2 on the Hessian's diagonal; a fixed vertex's gradient row zeroed */
+typedef struct inertia_job {
+  const tf_sim *s;
+  const double *y;
+  double *grad;
+  bsr *H;
+  int energy;
+} inertia_job;
+
+static void inertia_pass(void *ctx, uint32_t begin, uint32_t end) {
+  const inertia_job *j = ctx;
+  const tf_sim *s = j->s;
+  double inv_h2 = 1.0 / s->work.h2;
+  for (uint32_t i = begin; i < end; ++i) {
+    if (s->pins.fixed[i]) {
+      if (j->grad) v3_set(j->grad + 3 * (size_t)i, 0.0, 0.0, 0.0);
+      continue;
+    }
+    double c = s->model.mass[i] * inv_h2;
+    if (j->energy) {
+      const double *yi = j->y + 3 * (size_t)i, *fi = s->work.f + 3 * (size_t)i;
+      double d[3];
+      v3_sub(d, yi, s->work.yhat + 3 * (size_t)i);
+      s->work.eterm[i] = 0.5 * c * v3_norm2(d) - v3_dot(fi, yi);
+      if (j->grad) {
+        double *gi = j->grad + 3 * (size_t)i;
+        gi[0] += c * d[0] - fi[0];
+        gi[1] += c * d[1] - fi[1];
+        gi[2] += c * d[2] - fi[2];
+      }
+    }
+    if (j->H) {
+      double *blk = j->H->val + 9 * (size_t)j->H->diag[i];
+      blk[0] += c;
+      blk[4] += c;
+      blk[8] += c;
+    }
+  }
+}
+
 double sim_step_eval(void *ctx, const double *y, double *grad, bsr *H) {
   const tf_sim *s = ctx;
   uint32_t n = s->model.n;
-  if (grad) memset(grad, 0, sizeof(double) * 3 * n);
+  if (grad) sim_vertex_for(s, zero_pass, grad);
   if (H) bsr_zero(H);
   elem_args args = {s->pins.sub};
   double E = set_terms(s, 1, &args, y, grad, H);
-  if (H && !grad) {
-    /* Hessian only: add the inertia diagonal, the energy is not needed */
-    double c0 = 1.0 / s->work.h2;
-    for (uint32_t i = 0; i < n; ++i) {
-      if (s->pins.fixed[i]) continue;
-      double *blk = H->val + 9 * (size_t)H->diag[i];
-      double c = s->model.mass[i] * c0;
-      blk[0] += c;
-      blk[4] += c;
-      blk[8] += c;
-    }
-    return E;
-  }
-  if (s->work.anchored) E += rigid_inertia(s, y, grad);
-  double inv_h2 = 1.0 / s->work.h2;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (s->pins.fixed[i]) continue;
-    const double *yi = y + 3 * (size_t)i, *fi = s->work.f + 3 * (size_t)i;
-    double d[3];
-    v3_sub(d, yi, s->work.yhat + 3 * (size_t)i);
-    double c = s->model.mass[i] * inv_h2;
-    E += 0.5 * c * v3_norm2(d) - v3_dot(fi, yi);
-    if (grad) {
-      double *gi = grad + 3 * (size_t)i;
-      gi[0] += c * d[0] - fi[0];
-      gi[1] += c * d[1] - fi[1];
-      gi[2] += c * d[2] - fi[2];
-    }
-    if (H) {
-      double *blk = H->val + 9 * (size_t)H->diag[i];
-      blk[0] += c;
-      blk[4] += c;
-      blk[8] += c;
-    }
-  }
-  if (grad)
+  /* Hessian only: the inertia diagonal, the energy is not needed */
+  int energy = !(H && !grad);
+  if (energy && s->work.anchored) E += rigid_inertia(s, y, grad);
+  inertia_job j = {s, y, grad, H, energy};
+  sim_vertex_for(s, inertia_pass, &j);
+  if (energy)
     for (uint32_t i = 0; i < n; ++i)
-      if (s->pins.fixed[i]) v3_set(grad + 3 * (size_t)i, 0.0, 0.0, 0.0);
+      if (!s->pins.fixed[i]) E += s->work.eterm[i];
   return E;
 }
 

@@ -178,23 +178,25 @@ typedef struct sim_sizes {
   X(double, eig_z, SZ_N3)          /* settle: its solve */                                        \
   X(double, eig_mv, SZ_N3)         /* settle: M v and K v */                                      \
   X(double, rig_d, SZ_N3) /* objective: y - yhat, for the rigid inertia of anchored pieces */     \
-  X(double, rig_p, SZ_N3) /* objective: its rigid projection */
+  X(double, rig_p, SZ_N3) /* objective: its rigid projection */                                   \
+  X(double, eterm, SZ_N)  /* objective: each vertex's inertia and load energy, summed in order */
 
 /* solver: the Hessian (pattern fixed at create), element slots into it, Newton-PCG work */
-#define SIM_SOLVER_ARRAYS(X)  \
-  X(uint32_t, H.diag, SZ_N)   \
-  X(uint32_t, row_ptr, SZ_N1) \
-  X(uint32_t, col, SZ_HESS)   \
-  X(double, H.val, SZ_HESS9)  \
-  X(double, nw.grad, SZ_N3)   \
-  X(double, nw.dir, SZ_N3)    \
-  X(double, nw.trial, SZ_N3)  \
-  X(double, nw.gtrial, SZ_N3) \
-  X(double, nw.pcg.r, SZ_N3)  \
-  X(double, nw.pcg.z, SZ_N3)  \
-  X(double, nw.pcg.p, SZ_N3)  \
-  X(double, nw.pcg.q, SZ_N3)  \
-  X(double, nw.pcg.pinv, SZ_N9)
+#define SIM_SOLVER_ARRAYS(X)    \
+  X(uint32_t, H.diag, SZ_N)     \
+  X(uint32_t, row_ptr, SZ_N1)   \
+  X(uint32_t, col, SZ_HESS)     \
+  X(double, H.val, SZ_HESS9)    \
+  X(double, nw.grad, SZ_N3)     \
+  X(double, nw.dir, SZ_N3)      \
+  X(double, nw.trial, SZ_N3)    \
+  X(double, nw.gtrial, SZ_N3)   \
+  X(double, nw.pcg.r, SZ_N3)    \
+  X(double, nw.pcg.z, SZ_N3)    \
+  X(double, nw.pcg.p, SZ_N3)    \
+  X(double, nw.pcg.q, SZ_N3)    \
+  X(double, nw.pcg.pinv, SZ_N9) \
+  X(double, nw.vtx, SZ_N3)
 
 #define SIM_DECLARE_ARRAY(type, field, count) type *field;
 

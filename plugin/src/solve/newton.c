@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/pool.h"
+
 static const double ARMIJO_C = 1e-4;
 static const int MAX_BACKTRACK = 30;
 static const double FORCING_MAX = 0.1;
@@ -27,24 +29,93 @@ static const double NEWTON_RESOLVE_MIN = 1e-6;
  * 0.03 does what 0.01 does; tau-step.md sec. 10 has the costs */
 static const double NEWTON_REST_ETA = 0.03;
 
-static double max_abs_diff(const double *a, const double *b, size_t m) {
+/* The vector loops of an iteration run on the Hessian's pool (H->par), each over at most
+ * VEC_CHUNKS fixed slices: what they compute is exact whatever the slicing (a largest value, an
+ * element-wise update), so every thread count gives the same bits. Sums stay in one loop in
+ * order, as they round by it. */
+enum { VEC_CHUNKS = 64, VEC_CHUNK_MIN = 8192 };
+
+typedef enum { VEC_MAX_DIFF, VEC_MAX_ABS, VEC_AXPY, VEC_RESIDUAL } vec_op;
+
+typedef struct vec_job {
+  vec_op op;
+  const double *a, *b; /* VEC_RESIDUAL: a the gradient */
+  double *out, alpha;  /* VEC_AXPY: out = a + alpha b */
+  size_t m;            /* items: doubles, or vertices for VEC_RESIDUAL */
+  uint32_t chunks;
+  const newton_problem *p; /* VEC_RESIDUAL */
+  double part[VEC_CHUNKS]; /* each chunk's largest value */
+} vec_job;
+
+static void vec_chunks(void *ctx, uint32_t c0, uint32_t c1) {
+  vec_job *j = ctx;
+  for (uint32_t c = c0; c < c1; ++c) {
+    size_t k0 = j->m * c / j->chunks, k1 = j->m * (c + 1) / j->chunks;
+    double r = 0.0;
+    switch (j->op) {
+      case VEC_MAX_DIFF:
+        for (size_t k = k0; k < k1; ++k) {
+          double d = fabs(j->a[k] - j->b[k]);
+          if (d > r) r = d;
+        }
+        break;
+      case VEC_MAX_ABS: /* NaN if any entry is NaN */
+        for (size_t k = k0; k < k1 && !isnan(r); ++k)
+          r = isnan(j->a[k]) ? NAN : fmax(r, fabs(j->a[k]));
+        break;
+      case VEC_AXPY:
+        for (size_t k = k0; k < k1; ++k) j->out[k] = j->a[k] + j->alpha * j->b[k];
+        break;
+      case VEC_RESIDUAL: { /* per vertex: |g|^2, |g|^2 / m and |g| / force_ref (0 if fixed) */
+        const newton_problem *p = j->p;
+        size_t n = j->m;
+        for (size_t i = k0; i < k1; ++i) {
+          const double *g = j->a + 3 * i;
+          double gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+          int fixed = p->fixed && p->fixed[i];
+          j->out[i] = gg;
+          j->out[n + i] = fixed ? 0.0 : gg / p->mass[i];
+          j->out[2 * n + i] = fixed ? 0.0 : sqrt(gg) / p->force_ref[i];
+        }
+        break;
+      }
+    }
+    j->part[c] = r;
+  }
+}
+
+/* run op over m items on pool (inline below two chunks' worth); the largest of the parts */
+static double vec_run(tf_pool *pool, vec_job *j) {
+  size_t chunks = j->m / VEC_CHUNK_MIN;
+  j->chunks = chunks < 1 ? 1 : chunks > VEC_CHUNKS ? VEC_CHUNKS : (uint32_t)chunks;
+  pool_for(pool, j->chunks, 1, vec_chunks, j);
   double r = 0.0;
-  for (size_t k = 0; k < m; ++k) {
-    double d = fabs(a[k] - b[k]);
-    if (d > r) r = d;
+  for (uint32_t c = 0; c < j->chunks; ++c) {
+    if (isnan(j->part[c])) return NAN;
+    if (j->part[c] > r) r = j->part[c];
   }
   return r;
 }
 
+static tf_pool *vec_pool(const newton_problem *p) { return p->H->par ? p->H->par->pool : NULL; }
+
+static double max_abs_diff(const newton_problem *p, const double *a, const double *b, size_t m) {
+  vec_job j = {.op = VEC_MAX_DIFF, .a = a, .b = b, .m = m};
+  return vec_run(vec_pool(p), &j);
+}
+
 /* NaN if any entry is NaN: a comparison with NaN is false, so a plain max would skip it and a
  * NaN direction would pass as "below tolerance" */
-static double max_abs(const double *a, size_t m) {
-  double r = 0.0;
-  for (size_t k = 0; k < m; ++k) {
-    if (isnan(a[k])) return NAN;
-    if (fabs(a[k]) > r) r = fabs(a[k]);
-  }
-  return r;
+static double max_abs(const newton_problem *p, const double *a, size_t m) {
+  vec_job j = {.op = VEC_MAX_ABS, .a = a, .m = m};
+  return vec_run(vec_pool(p), &j);
+}
+
+/* out = a + alpha b */
+static void axpy(const newton_problem *p, double *out, const double *a, double alpha,
+                 const double *b, size_t m) {
+  vec_job j = {.op = VEC_AXPY, .a = a, .b = b, .out = out, .alpha = alpha, .m = m};
+  vec_run(vec_pool(p), &j);
 }
 
 /* Armijo backtracking from y along w->dir, starting at alpha = amax; the accepted point is left in
@@ -61,7 +132,7 @@ static int line_search(const newton_problem *p, newton_work *w, const double *y,
   double alpha = amax;
   *graded = 0;
   for (int bt = 0; bt < MAX_BACKTRACK; ++bt) {
-    for (size_t k = 0; k < m; ++k) w->trial[k] = y[k] + alpha * w->dir[k];
+    axpy(p, w->trial, y, alpha, w->dir, m);
     /* an evaluation's energy does not depend on what else it is asked for */
     double E = p->eval(p->ctx, w->trial, bt == 0 ? w->gtrial : NULL, NULL);
     if (E <= E0 + ARMIJO_C * alpha * gd) return *graded = bt == 0, *E_out = E, 1;
@@ -102,19 +173,30 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
     out->energy = E0;
     if (it == 0) out->energy_start = E0;
     out->iterations = it + 1;
-    double tol = s->rtol * max_abs_diff(y, p->y_ref, m) + s->atol_pos;
+    double tol = s->rtol * max_abs_diff(p, y, p->y_ref, m) + s->atol_pos;
     /* cheap exits before any linear solve: (a) every vertex's net force (the residual of the
      * step's optimality condition, inertia included) is below rtol of its reference force;
      * (b) H >= M/h2 bounds the Newton step by h2 |g|_{M^-1} / sqrt(m_min) */
     double gm = 0.0, g2 = 0.0, fres = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-      const double *g = w->grad + 3 * (size_t)i;
-      double gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
-      g2 += gg;
-      if (p->fixed && p->fixed[i]) continue;
-      gm += gg / p->mass[i];
-      double r = sqrt(gg) / p->force_ref[i];
-      if (r > fres) fres = r;
+    if (w->vtx) { /* the per-vertex terms on the pool, their sums in vertex order */
+      vec_job j = {.op = VEC_RESIDUAL, .a = w->grad, .out = w->vtx, .m = n, .p = p};
+      vec_run(vec_pool(p), &j);
+      for (uint32_t i = 0; i < n; ++i) g2 += w->vtx[i];
+      for (uint32_t i = 0; i < n; ++i) {
+        if (p->fixed && p->fixed[i]) continue;
+        gm += w->vtx[n + i];
+        if (w->vtx[2 * (size_t)n + i] > fres) fres = w->vtx[2 * (size_t)n + i];
+      }
+    } else {
+      for (uint32_t i = 0; i < n; ++i) {
+        const double *g = w->grad + 3 * (size_t)i;
+        double gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+        g2 += gg;
+        if (p->fixed && p->fixed[i]) continue;
+        gm += gg / p->mass[i];
+        double r = sqrt(gg) / p->force_ref[i];
+        if (r > fres) fres = r;
+      }
     }
     /* a non-finite energy or gradient cannot be balanced: stop, not converged (NaN would
      * slip through every comparison below: the largest residual skips it) */
@@ -148,7 +230,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
         pcg_resume(&op, w->dir, p->fixed, eta, s->max_cg, &p->prec, &w->pcg, &pr);
       }
       out->cg_iterations += pr.iterations;
-      double dmax = max_abs(w->dir, m);
+      double dmax = max_abs(p, w->dir, m);
       double gd = 0.0;
       for (size_t k = 0; k < m; ++k) gd += w->grad[k] * w->dir[k];
       out->residual = dmax / tol;
@@ -165,13 +247,13 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
         if (b < 1.0) amax = b;
       }
       if (dmax <= tol && amax == 1.0 && eta > NEWTON_REST_ETA && p->y_prev &&
-          max_abs_diff(y, p->y_prev, m) <= p->rest_disp) {
+          max_abs_diff(p, y, p->y_prev, m) <= p->rest_disp) {
         next = NEWTON_REST_ETA; /* at rest: confirm with a correction CG has resolved further */
         continue;
       }
       if (dmax <= tol && amax == 1.0) {
         /* the remaining correction is below tolerance: take it and stop */
-        for (size_t k = 0; k < m; ++k) y[k] += w->dir[k];
+        axpy(p, y, y, 1.0, w->dir, m);
         out->converged = 1;
         return;
       }
