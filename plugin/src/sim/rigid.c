@@ -53,6 +53,9 @@ static int any_free(const tf_sim *s) {
 /* relative eigenvalue cut for the inertia pseudo-inverse (collinear or single-vertex pieces) */
 static const double INERTIA_PINV_CUT = 1e-12;
 
+/* A pinned piece's frame is never read (every user of mass, com and inertia skips it), so its
+ * sums are not made: a hanging cloth's step had this loop on one thread, 1.2 % of CLOTH-128's
+ * samples on two, its worker idle meanwhile. A pinned piece keeps mass 0 and com 0. */
 void rigid_update_frames(tf_sim *s, const double *x) {
   uint32_t nc = s->model.mesh.comp_count;
   for (uint32_t c = 0; c < nc; ++c) {
@@ -60,13 +63,16 @@ void rigid_update_frames(tf_sim *s, const double *x) {
     v3_set(s->work.comp[c].com, 0, 0, 0);
     memset(s->work.comp[c].inertia, 0, sizeof s->work.comp[c].inertia);
   }
+  if (!any_free(s)) return;
   for (uint32_t i = 0; i < s->model.n; ++i) {
     sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
+    if (c->pinned) continue;
     c->mass += s->model.mass[i];
     v3_axpy(c->com, s->model.mass[i], x + 3 * (size_t)i);
   }
   for (uint32_t c = 0; c < nc; ++c)
-    v3_scale(s->work.comp[c].com, s->work.comp[c].com, 1.0 / s->work.comp[c].mass);
+    if (!s->work.comp[c].pinned)
+      v3_scale(s->work.comp[c].com, s->work.comp[c].com, 1.0 / s->work.comp[c].mass);
   /* I = sum m (|r|^2 Id - r r^T) */
   for (uint32_t i = 0; i < s->model.n; ++i) {
     sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
