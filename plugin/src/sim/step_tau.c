@@ -235,6 +235,40 @@ static void start_where_anchored(const tf_sim *s, double dt, const double *from,
   }
 }
 
+/* to: from, with each anchored piece moved on by its last step's motion relative to the carrier */
+static void start_creeping(const tf_sim *s, double dt, const double *from, double *to) {
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    size_t j = 3 * (size_t)i;
+    v3_copy(to + j, from + j);
+    if (!s->work.comp[s->model.mesh.comp[i]].anchored || s->pins.fixed[i]) continue;
+    double d[3];
+    v3_sub(d, s->state.v + j, s->work.vref_new + j);
+    v3_axpy(to + j, dt, d);
+  }
+}
+
+/* the anchored pieces' last motion relative to the carrier moves some vertex farther in a step
+ * than the Newton tolerance would allow a start at y (rtol x its distance from xhat, plus the
+ * absolute floor): below it, where the piece lies is already as good a start as the tolerance can
+ * tell, and a second start would only cost its contact work (DRAPE-32 at tolerance 1e-2: +15 %
+ * with the second start always tried, +8 % with this test) */
+static int creep_beyond_tolerance(const tf_sim *s, double dt, const double *y) {
+  double creep = 0.0, disp = 0.0;
+  for (uint32_t i = 0; i < s->model.n; ++i) {
+    size_t j = 3 * (size_t)i;
+    for (int a = 0; a < 3; ++a) {
+      double dy = fabs(y[j + a] - s->work.xhat[j + a]);
+      if (dy > disp) disp = dy;
+    }
+    if (!s->work.comp[s->model.mesh.comp[i]].anchored || s->pins.fixed[i]) continue;
+    for (int a = 0; a < 3; ++a) {
+      double d = fabs(dt * (s->state.v[j + a] - s->work.vref_new[j + a]));
+      if (d > creep) creep = d;
+    }
+  }
+  return creep > s->par.solver.tolerance * disp + s->par.solver.abs_tolerance * dt;
+}
+
 /* contact before the minimization (contact/start.c): anchor the pieces that may touch, make
  * the first iterate intersection-free against the colliders' motion, freeze friction, and the
  * candidates at y0 for the first evaluation. NULL, or STEP_SPLIT / a failure.
@@ -248,7 +282,14 @@ static void start_where_anchored(const tf_sim *s, double dt, const double *from,
  * creeping on their contacts (slow, and touching something at x_n) start where they are without
  * trying xhat, which drops them by dt^2 g into the barrier: on DRAPE-64 it lost every step once
  * the sheet had landed, from 7 m/s down, and trying it was two thirds of a resting step's contact
- * work. A slow piece in the air (released at rest above something) still tries both. */
+ * work. A slow piece in the air (released at rest above something) still tries both.
+ * A piece that rests on its contacts may still be settling: at tau = 1 s a sheet draped on a
+ * sphere creeps 20-40 um a step at 1.7 s (its soft bending modes decay on tau). When that creep is
+ * more than the Newton tolerance allows, where it lies is not a converged start, and Newton takes
+ * the creep's soft mode in several iterations of 50-110 CG (DRAPE-64 at the default tolerance:
+ * 1 and 6 Newton iterations on alternate resting frames). Such a step also tries the piece moved
+ * on by its last step's motion and starts from the lower objective (DRAPE-64 resting frames 137
+ * -> 83 ms on two threads; tau-step.md sec. 10). */
 static const char *contact_prepare(tf_sim *s, double dt) {
   uint32_t nc = s->model.mesh.comp_count, n = s->model.n;
   s->work.anchored = 0;
@@ -264,9 +305,17 @@ static const char *contact_prepare(tf_sim *s, double dt) {
   int resting = s->work.anchored && anchored_slow(s, dt);
   if (resting) { /* the second start below alone, if every anchored piece lies on something */
     start_where_anchored(s, dt, y, y);
-    st = first_iterate(s, dt, y, NULL, 1);
+    int creeping = creep_beyond_tolerance(s, dt, y);
+    st = first_iterate(s, dt, y, creeping ? &ea : NULL, 1);
     resting = st == TF_OK && anchored_touching(s);
     if (!resting) memcpy(y, s->work.xhat, sizeof(double) * 3 * n); /* a piece in the air */
+    if (resting && creeping) { /* and where its last step's motion would take it */
+      start_creeping(s, dt, y, yb);
+      if (first_iterate(s, dt, yb, &eb, 0) == TF_OK && eb < ea)
+        memcpy(y, yb, sizeof(double) * 3 * n);
+      else
+        st = contact_candidates_covering(s, y, NULL);
+    }
   }
   if (!resting) st = first_iterate(s, dt, y, s->work.anchored ? &ea : NULL, 1);
   if (st == TF_OK && s->work.anchored && !resting) {
