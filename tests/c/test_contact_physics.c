@@ -865,13 +865,21 @@ TF_TEST(contact_phys_cape_on_a_body_with_a_swinging_arm) {
  * candidates over that drop; step_tau.c, contact_prepare). Seen in the candidates a resting step gathers: those around the sheet, two
  * per contact here, where the sweep over the drop gathered three times as many (6.1 per contact;
  * DRAPE-64: 16.5 k for 1.4 k contacts, 5.4 k without the sweep). The sheet stays at rest. */
+/* a square sheet of cells x cells quads, side m a side, centred over a sphere of radius 0.3 at the
+ * origin at height z (the sphere is made, not added); its cloth at tau and stretch, NULL if not */
+static tf_sim *sheet_over_sphere(scene *sc, body *b, int cells, double side, double z, double tau,
+                                 double stretch) {
+  const double O[3] = {-side / 2, -side / 2, z}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+  const double C[3] = {0, 0, 0};
+  scene_grid(sc, cells, cells, side, side, O, EX, EY, 0);
+  body_sphere(b, C, 0.3, 16, 32);
+  return cloth(sc, tau, stretch);
+}
+
 TF_TEST(contact_phys_resting_sheet_is_stepped_where_it_lies) {
-  const double O[3] = {-0.3, -0.3, 0.32}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0};
   scene sc;
   body b;
-  scene_grid(&sc, 12, 12, 0.6, 0.6, O, EX, EY, 0);
-  body_sphere(&b, C, 0.3, 16, 32);
-  tf_sim *sim = cloth(&sc, 0.1, 1000);
+  tf_sim *sim = sheet_over_sphere(&sc, &b, 12, 0.6, 0.32, 0.1, 1000);
   uint32_t id, nv = sc.vert_count, contacts = 0;
   double *v = malloc(sizeof *v * 3 * nv), ratio = 0.0, speed = 0.0;
   int frames = 0; /* 3 s to settle, then 12 frames at rest */
@@ -906,12 +914,9 @@ TF_TEST(contact_phys_resting_sheet_is_stepped_where_it_lies) {
  * Newton iterations of up to 110 CG (DRAPE-64). Checked: the Newton and CG iterations a step
  * while it settles, and that it settles. */
 TF_TEST(contact_phys_settling_sheet_starts_where_its_creep_goes) {
-  const double O[3] = {-0.5, -0.5, 0.33}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0}, C[3] = {0, 0, 0};
   scene sc;
   body b;
-  scene_grid(&sc, 20, 20, 1.0, 1.0, O, EX, EY, 0);
-  body_sphere(&b, C, 0.3, 16, 32);
-  tf_sim *sim = cloth(&sc, 1.0, 2000);
+  tf_sim *sim = sheet_over_sphere(&sc, &b, 20, 1.0, 0.33, 1.0, 2000);
   uint32_t id, nv = sc.vert_count, newton = 0, cg = 0, steps = 0;
   double *v = malloc(sizeof *v * 3 * nv), speed = 0.0;
   const int SETTLE = 24, FRAMES = 60;
