@@ -143,10 +143,6 @@ static void amg_setup_cb(void *ctx, const bsr *H, const uint8_t *fixed, const do
   amg_setup(ctx, H, fixed, x);
 }
 
-/* m/s: a step slower than this everywhere is at rest (newton.c's confirmed exit); ten times the
- * creep the self-contact issue allows at rest, so a catch-up step is caught too */
-static const double SIM_REST_SPEED = 1e-2;
-
 newton_problem sim_problem(tf_sim *s, newton_eval_fn eval) {
   sim_solver *sv = &s->solver;
   return (newton_problem){.eval = eval,

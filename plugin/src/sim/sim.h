@@ -307,6 +307,11 @@ TF_LOCAL void *sim_add_set(tf_sim *s, const elem_ops *ops);
  * snapshotted with the positions); returns the slice's offset */
 TF_LOCAL uint32_t sim_reserve_plastic(tf_sim *s, uint32_t count);
 
+/* m/s: a step slower than this everywhere is at rest (newton.c's confirmed exit); ten times the
+ * creep the self-contact issue allows at rest, so a catch-up step is caught too. A piece whose
+ * deformation is slower than this starts its step from xhat alone (step_tau.c, moving_start) */
+#define SIM_REST_SPEED 1e-2
+
 /* vertices per chunk of a vertex loop across the pool: a chunk's work (microseconds) outweighs
  * claiming it, and a mesh of fewer vertices runs inline */
 #define SIM_VERTEX_GRAIN 1024u
