@@ -313,7 +313,7 @@ static int creep_beyond_tolerance(const tf_sim *s, double dt, const double *y) {
  * the creep's soft mode in several iterations of 50-110 CG (DRAPE-64 at the default tolerance:
  * 1 and 6 Newton iterations on alternate resting frames). Such a step also tries the piece moved
  * on by its last step's motion and starts from the lower objective (DRAPE-64 resting frames 137
- * -> 83 ms on two threads; tau-step.md sec. 10). */
+ * -> 83 ms on two threads; tau-step.md sec. 9). */
 static const char *contact_prepare(tf_sim *s, double dt) {
   uint32_t nc = s->model.mesh.comp_count, n = s->model.n;
   s->work.anchored = 0;
@@ -417,8 +417,8 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
 
   /* 8: minimize from y = xhat: zero deformable velocity, exact for the steady part (starting
    * from the previous deformable velocity instead stretches a rotating membrane and starts much
-   * higher; moving_start tries it and keeps the lower objective). A vertex is balanced when its net force is small against its weight under standard
-   * gravity plus its external load */
+   * higher; moving_start tries it and keeps the lower objective). A vertex is balanced when its
+   * net force is small against its weight under standard gravity plus its external load */
   base_force_ref(s);
   sim_copy(s, s->work.y, s->work.xhat, sizeof(double) * 3 * n);
   const char *why = contact_prepare(s, dt);
