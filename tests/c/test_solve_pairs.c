@@ -218,6 +218,7 @@ static void work_init(work_arrays *a) {
   a->w.pcg.p = b + 6 * m;
   a->w.pcg.q = b + 7 * m;
   a->w.pcg.pinv = a->pinv;
+  a->w.vtx = b + 8 * m;
 }
 
 static newton_problem chain_problem(chain *ch) {
@@ -642,14 +643,14 @@ TF_TEST(solve_pairs_newton_subtolerance_step_respects_bound) {
   p.y_ref = y0;
   p.force_ref = &force_ref;
   newton_settings ns = {10, 10, 1e-3, 1e-6};
-  double y[3], buf[8 * 3], pinv[9];
+  double y[3], buf[9 * 3], pinv[9];
   newton_work w = {buf,
                    buf + 3,
                    buf + 6,
                    buf + 9,
                    {.r = buf + 12, .z = buf + 15, .p = buf + 18, .q = buf + 21, .pinv = pinv},
                    0,
-                   NULL};
+                   buf + 24};
   newton_result r;
   /* without the bound: one sub-tolerance step, converged, past the wall */
   memcpy(y, y0, sizeof y);

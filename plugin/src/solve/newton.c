@@ -178,25 +178,14 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
      * step's optimality condition, inertia included) is below rtol of its reference force;
      * (b) H >= M/h2 bounds the Newton step by h2 |g|_{M^-1} / sqrt(m_min) */
     double gm = 0.0, g2 = 0.0, fres = 0.0;
-    if (w->vtx) { /* the per-vertex terms on the pool, their sums in vertex order */
-      vec_job j = {.op = VEC_RESIDUAL, .a = w->grad, .out = w->vtx, .m = n, .p = p};
-      vec_run(vec_pool(p), &j);
-      for (uint32_t i = 0; i < n; ++i) g2 += w->vtx[i];
-      for (uint32_t i = 0; i < n; ++i) {
-        if (p->fixed && p->fixed[i]) continue;
-        gm += w->vtx[n + i];
-        if (w->vtx[2 * (size_t)n + i] > fres) fres = w->vtx[2 * (size_t)n + i];
-      }
-    } else {
-      for (uint32_t i = 0; i < n; ++i) {
-        const double *g = w->grad + 3 * (size_t)i;
-        double gg = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
-        g2 += gg;
-        if (p->fixed && p->fixed[i]) continue;
-        gm += gg / p->mass[i];
-        double r = sqrt(gg) / p->force_ref[i];
-        if (r > fres) fres = r;
-      }
+    /* the per-vertex terms on the pool, their sums in vertex order */
+    vec_job res = {.op = VEC_RESIDUAL, .a = w->grad, .out = w->vtx, .m = n, .p = p};
+    vec_run(vec_pool(p), &res);
+    for (uint32_t i = 0; i < n; ++i) g2 += w->vtx[i];
+    for (uint32_t i = 0; i < n; ++i) {
+      if (p->fixed && p->fixed[i]) continue;
+      gm += w->vtx[n + i];
+      if (w->vtx[2 * (size_t)n + i] > fres) fres = w->vtx[2 * (size_t)n + i];
     }
     /* a non-finite energy or gradient cannot be balanced: stop, not converged (NaN would
      * slip through every comparison below: the largest residual skips it) */

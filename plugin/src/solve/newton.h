@@ -67,8 +67,7 @@ typedef struct newton_work {
   pcg_work pcg;
   int start_hessian; /* the last solve's first iterate needed its Hessian (0 at set-up): the
                         next one's comes with its gradient. Speed only: results are the same */
-  double *vtx; /* Nullable (3n): per-vertex residual terms, computed on the Hessian's pool. Speed
-                  only: the same bits without it */
+  double *vtx;       /* (3n) per-vertex residual terms, computed on the Hessian's pool */
 } newton_work;
 
 typedef struct newton_result {
