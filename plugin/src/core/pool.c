@@ -157,12 +157,7 @@ static void run_job(tf_pool *p, pool_fn fn, pool_sum_fn sum_fn, void *ctx, uint3
   }
   run_chunks(p);
   uint32_t workers = p->threads - 1, spins = 0;
-  while (atomic_load_explicit(&p->finished, memory_order_acquire) < workers) {
-    if (p->oversubscribed && ++spins % SPIN_BEFORE_YIELD == 0)
-      sched_yield();
-    else
-      cpu_relax();
-  }
+  while (atomic_load_explicit(&p->finished, memory_order_acquire) < workers) pool_spin(p, &spins);
 }
 
 void pool_for(tf_pool *p, uint32_t n, uint32_t grain, pool_fn fn, void *ctx) {
@@ -198,6 +193,13 @@ double pool_sum(tf_pool *p, uint32_t n, pool_sum_fn fn, void *ctx) {
 }
 
 uint32_t pool_threads(const tf_pool *p) { return p ? p->threads : 1; }
+
+void pool_spin(const tf_pool *p, uint32_t *spins) {
+  if (p && p->oversubscribed && ++*spins % SPIN_BEFORE_YIELD == 0)
+    sched_yield();
+  else
+    cpu_relax();
+}
 
 static void stop_workers(tf_pool *p, uint32_t started) {
   pthread_mutex_lock(&p->mu);

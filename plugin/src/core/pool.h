@@ -2,7 +2,8 @@
  * A fork-join thread pool (pthreads) for the per-step loops, built so that results never depend
  * on the thread count:
  * - pool_for splits [0, n) into chunks and every item is processed by exactly one thread; the
- *   caller makes items independent (element sets run one colour at a time, sim/elements/colour.c;
+ *   caller makes items independent (element blocks run after the blocks they share vertices with
+ *   of lower colours, sim/elements/colour.c;
  *   matrix rows write only their own row), so which thread runs a chunk changes nothing;
  * - pool_sum's chunk boundaries depend on n alone (one chunk per POOL_SUM_GRAIN items, at most
  *   POOL_SUM_CHUNKS), and the chunks' partial sums are added in chunk order by the caller's
@@ -34,6 +35,10 @@ TF_LOCAL uint32_t pool_resolve_threads(uint32_t requested);
 TF_LOCAL tf_pool *pool_create(tf_mem *m, uint32_t threads);
 TF_LOCAL void pool_destroy(tf_mem *m, tf_pool *p);
 TF_LOCAL uint32_t pool_threads(const tf_pool *p);
+/* one turn of a thread's spin-wait for another of p's threads: a pause, and on a pool of more
+ * threads than cores every 256th turn a yield (the thread waited for may be
+ * descheduled: yielding hands it the core). spins: the wait's count, from 0 */
+TF_LOCAL void pool_spin(const tf_pool *p, uint32_t *spins);
 /* inside a job: which thread runs it, 0 .. pool_threads - 1 (the caller's is 0), for per-thread
  * scratch; never part of a result */
 TF_LOCAL uint32_t pool_thread_index(void);

@@ -9,7 +9,15 @@
  * (colour by colour, the block's order within it) whatever the thread count. A mesh of fewer than
  * two blocks has one colour and runs inline. A mesh whose element order is not spatially coherent
  * (a TetGen mesh: FLESH-20k's 79 blocks took 79 colours, the tet loop ran on one thread) is cut
- * into blocks along a Morton (Z-order) curve of its elements' rest centroids instead. */
+ * into blocks along a Morton (Z-order) curve of its elements' rest centroids instead.
+ *
+ * On several threads the colours do not run one after another behind a barrier: a block waits
+ * only for the blocks of lower colours that share a vertex with it (its predecessors), and runs
+ * as soon as they are done, taken from a queue the threads share. A vertex still receives its
+ * terms colour by colour, so the bits are those of the barriers'; what goes is the wait at each
+ * colour's end, where a colour of an odd number of blocks (or one block, as greedy colouring's
+ * last colours often have) left threads idle. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +34,35 @@ static const uint32_t ELEM_BLOCK = 256;
  * and its arithmetic stays what it was) */
 static const uint32_t MIN_BLOCKS_PER_COLOUR = 4, SPATIAL_MIN_BLOCKS = 16;
 
+/* The blocks' dependences and the run's shared state. pending and ready are reset by the calling
+ * thread before each run's job starts (the pool's job start orders those writes before the
+ * workers' reads) */
+typedef struct elem_deps {
+  uint32_t blocks;
+  uint32_t *npred;           /* (blocks) predecessors: neighbouring blocks of lower colours */
+  uint32_t *succ_ptr;        /* (blocks + 1) into succ */
+  uint32_t *succ;            /* neighbouring blocks of higher colours */
+  _Atomic uint32_t *pending; /* (blocks) predecessors not yet done in this run */
+  _Atomic uint32_t *ready;   /* (blocks) blocks free to run, in the order they became so;
+                              * DEPS_NONE where not yet written */
+  _Atomic uint32_t head;     /* next queue entry to take */
+  _Atomic uint32_t tail;     /* next queue entry to write */
+} elem_deps;
+
+#define DEPS_NONE UINT32_MAX
+
+static void deps_free(tf_mem *m, elem_deps *d) {
+  if (!d) return;
+  MEM_FREE_ARRAY(m, d->succ, d->succ_ptr ? d->succ_ptr[d->blocks] : 0);
+  MEM_FREE_ARRAY(m, d->succ_ptr, (size_t)d->blocks + 1);
+  MEM_FREE_ARRAY(m, d->npred, d->blocks);
+  MEM_FREE_ARRAY(m, d->pending, d->blocks);
+  MEM_FREE_ARRAY(m, d->ready, d->blocks);
+  mem_free(m, d, sizeof *d);
+}
+
 void elem_colours_free(tf_mem *m, elem_colours *c) {
+  deps_free(m, c->deps);
   MEM_FREE_ARRAY(m, c->ptr, c->count + 1);
   MEM_FREE_ARRAY(m, c->order, c->blocks);
   MEM_FREE_ARRAY(m, c->energy, c->elems);
@@ -52,6 +88,57 @@ int elem_spatial_order(tf_mem *m, uint32_t elems, const uint32_t *verts, uint32_
   int ok = morton_order(m, elems, cen, perm);
   MEM_FREE_ARRAY(m, cen, 3 * (size_t)elems);
   return ok;
+}
+
+/* each block's neighbours (blocks sharing a vertex: vbl over vptr) sorted into predecessors and
+ * successors by colour col; stamp (blocks + 1) is scratch */
+static tf_status deps_build(tf_mem *m, elem_colours *c, uint32_t elems, const uint32_t *verts,
+                            uint32_t stride, const uint32_t *width, const uint32_t *perm,
+                            const uint32_t *vptr, const uint32_t *vbl, const uint32_t *col,
+                            uint32_t *stamp) {
+  uint32_t nb = c->blocks;
+  elem_deps *d = mem_alloc(m, sizeof *d);
+  if (!d) return TF_E_NOMEM;
+  c->deps = d;
+  d->blocks = nb;
+  d->npred = mem_array(m, nb, sizeof *d->npred);
+  d->succ_ptr = mem_array(m, (size_t)nb + 1, sizeof *d->succ_ptr);
+  d->pending = mem_array(m, nb, sizeof *d->pending);
+  d->ready = mem_array(m, nb, sizeof *d->ready);
+  if (!d->npred || !d->succ_ptr || !d->pending || !d->ready) return TF_E_NOMEM;
+  /* two passes over each block's vertices' blocks: count, then fill the successors */
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint32_t b = 0; b <= nb; ++b) stamp[b] = UINT32_MAX;
+    for (uint32_t b = 0; b < nb; ++b) {
+      uint32_t end = (b + 1) * ELEM_BLOCK < elems ? (b + 1) * ELEM_BLOCK : elems, ns = 0;
+      stamp[b] = b;
+      for (uint32_t k = b * ELEM_BLOCK; k < end; ++k) {
+        const uint32_t *v = verts + (size_t)stride * perm[k];
+        for (uint32_t q = 0; q < (width ? width[perm[k]] : stride); ++q)
+          for (uint32_t j = vptr[v[q]]; j < vptr[v[q] + 1]; ++j) {
+            uint32_t o = vbl[j];
+            if (stamp[o] == b) continue;
+            stamp[o] = b;
+            if (col[o] < col[b]) {
+              if (pass == 0) d->npred[b]++;
+            } else if (pass == 0) {
+              ns++;
+            } else {
+              d->succ[d->succ_ptr[b + 1]++] = o;
+            }
+          }
+      }
+      if (pass == 0) d->succ_ptr[b + 1] = ns;
+    }
+    if (pass == 0) {
+      for (uint32_t b = 0; b < nb; ++b) d->succ_ptr[b + 1] += d->succ_ptr[b];
+      d->succ = mem_array(m, d->succ_ptr[nb], sizeof *d->succ); /* > 0: two colours touch */
+      if (!d->succ) return TF_E_NOMEM;
+      /* the fill pass counts each block's entries up from its start */
+      for (uint32_t b = nb; b > 0; --b) d->succ_ptr[b] = d->succ_ptr[b - 1];
+    }
+  }
+  return TF_OK;
 }
 
 /* the greedy colouring of the blocks of perm's order */
@@ -113,7 +200,8 @@ static tf_status colour_blocks(tf_mem *m, elem_colours *c, uint32_t nv, uint32_t
   for (uint32_t b = 0; b < nb; ++b) c->order[c->ptr[col[b]]++] = b;
   for (uint32_t k = ncol; k > 0; --k) c->ptr[k] = c->ptr[k - 1];
   c->ptr[0] = 0;
-  st = TF_OK;
+  st =
+      ncol > 1 ? deps_build(m, c, elems, verts, stride, width, perm, vptr, vbl, col, stamp) : TF_OK;
 done:
   MEM_FREE_ARRAY(m, vptr, (size_t)nv + 1);
   MEM_FREE_ARRAY(m, last, nv);
@@ -139,7 +227,9 @@ tf_status elem_colours_build(tf_mem *m, elem_colours *c, uint32_t nv, uint32_t e
     /* the mesh's own order leaves too few blocks per colour: block it along space */
     MEM_FREE_ARRAY(m, c->ptr, c->count + 1);
     MEM_FREE_ARRAY(m, c->order, c->blocks);
+    deps_free(m, c->deps);
     c->ptr = c->order = NULL;
+    c->deps = NULL;
     st = elem_spatial_order(m, elems, verts, stride, width, pos, c->perm) ? TF_OK : TF_E_NOMEM;
     /* each block's elements in increasing index: their data is then read forwards, which the
      * memory prefetch follows (in curve order the tet loop of FLESH-20k took 2x as long) */
@@ -158,16 +248,64 @@ typedef struct colour_job {
   const uint32_t *blocks; /* the colour's */
   elem_kernel fn;
   const void *ctx;
+  tf_pool *pool;
 } colour_job;
+
+static void run_block(const colour_job *j, uint32_t b) {
+  uint32_t e1 = (b + 1) * ELEM_BLOCK;
+  if (e1 > j->c->elems) e1 = j->c->elems;
+  for (uint32_t i = b * ELEM_BLOCK; i < e1; ++i) {
+    uint32_t e = j->c->perm[i];
+    j->c->energy[e] = j->fn(j->ctx, e);
+  }
+}
 
 static void colour_range(void *ctx, uint32_t begin, uint32_t end) {
   const colour_job *j = ctx;
-  for (uint32_t k = begin; k < end; ++k) {
-    uint32_t b = j->blocks[k], e1 = (b + 1) * ELEM_BLOCK;
-    if (e1 > j->c->elems) e1 = j->c->elems;
-    for (uint32_t i = b * ELEM_BLOCK; i < e1; ++i) {
-      uint32_t e = j->c->perm[i];
-      j->c->energy[e] = j->fn(j->ctx, e);
+  for (uint32_t k = begin; k < end; ++k) run_block(j, j->blocks[k]);
+}
+
+/* before a run: every block waits for all its predecessors; colour 0 (no predecessors) queued */
+static void deps_reset(const elem_colours *c) {
+  elem_deps *d = c->deps;
+  for (uint32_t b = 0; b < d->blocks; ++b) {
+    atomic_store_explicit(&d->pending[b], d->npred[b], memory_order_relaxed);
+    atomic_store_explicit(&d->ready[b], DEPS_NONE, memory_order_relaxed);
+  }
+  uint32_t t = 0;
+  for (uint32_t k = c->ptr[0]; k < c->ptr[1]; ++k)
+    atomic_store_explicit(&d->ready[t++], c->order[k], memory_order_relaxed);
+  atomic_store_explicit(&d->head, 0, memory_order_relaxed);
+  atomic_store_explicit(&d->tail, t, memory_order_relaxed);
+}
+
+/* one thread's share of a run: take the next ready block, run it, release its successors, until
+ * every block is taken. A block's writes reach its successor's thread through the release of
+ * the last predecessor's decrement (acq_rel: it also acquires the earlier ones') and of the queue
+ * entry, which the taker acquires */
+static void deps_worker(void *ctx, uint32_t begin, uint32_t end) {
+  (void)begin, (void)end;
+  const colour_job *j = ctx;
+  elem_deps *d = j->c->deps;
+  uint32_t spins = 0;
+  for (;;) {
+    uint32_t h = atomic_load_explicit(&d->head, memory_order_relaxed);
+    if (h >= d->blocks) return;
+    uint32_t b = atomic_load_explicit(&d->ready[h], memory_order_acquire);
+    if (b == DEPS_NONE) { /* its predecessors are still running on other threads */
+      pool_spin(j->pool, &spins);
+      continue;
+    }
+    if (!atomic_compare_exchange_weak_explicit(&d->head, &h, h + 1, memory_order_relaxed,
+                                               memory_order_relaxed))
+      continue;
+    run_block(j, b);
+    for (uint32_t k = d->succ_ptr[b]; k < d->succ_ptr[b + 1]; ++k) {
+      uint32_t o = d->succ[k];
+      if (atomic_fetch_sub_explicit(&d->pending[o], 1, memory_order_acq_rel) == 1) {
+        uint32_t t = atomic_fetch_add_explicit(&d->tail, 1, memory_order_relaxed);
+        atomic_store_explicit(&d->ready[t], o, memory_order_release);
+      }
     }
   }
 }
@@ -181,7 +319,7 @@ static double colours_sum(const elem_colours *c) {
 
 double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn, const void *ctx,
                         int scatter) {
-  colour_job j = {c, c->order, fn, ctx};
+  colour_job j = {c, c->order, fn, ctx, s->pool};
   /* an element's energy alone touches nothing it shares: every block in one job (a colour's
    * barrier cost a line search's evaluation of FLESH-20k's 13 colours a tenth of its time on two
    * threads, its odd counts of blocks leaving one thread idle) */
@@ -189,7 +327,13 @@ double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn, 
     pool_for(s->pool, c->blocks, 1, colour_range, &j);
     return colours_sum(c);
   }
-  for (uint32_t k = 0; k < c->count; ++k) {
+  if (c->deps && pool_threads(s->pool) > 1) {
+    deps_reset(c);
+    uint32_t threads = pool_threads(s->pool);
+    pool_for(s->pool, threads, 1, deps_worker, &j);
+    return colours_sum(c);
+  }
+  for (uint32_t k = 0; k < c->count; ++k) { /* one thread: colour by colour */
     j.blocks = c->order + c->ptr[k];
     pool_for(s->pool, c->ptr[k + 1] - c->ptr[k], 1, colour_range, &j);
   }

@@ -72,13 +72,14 @@ static inline void elem_scatter(bsr *H, const uint32_t *slot, const double *h, i
  * (results are bitwise the same on 1 or 64 threads). Built at set-up; energy holds each
  * element's last term. */
 typedef struct elem_colours {
-  uint32_t count;  /* colours */
-  uint32_t blocks; /* blocks of consecutive elements (colour.c) */
-  uint32_t elems;  /* elements */
-  uint32_t *ptr;   /* (count + 1) into order */
-  uint32_t *order; /* (blocks) block indices, colour by colour, increasing within one */
-  uint32_t *perm;  /* (elems) the elements in block order: block b is perm[256 b ..] */
-  double *energy;  /* (elems) scratch: each element's energy in the last run */
+  uint32_t count;         /* colours */
+  uint32_t blocks;        /* blocks of consecutive elements (colour.c) */
+  uint32_t elems;         /* elements */
+  uint32_t *ptr;          /* (count + 1) into order */
+  uint32_t *order;        /* (blocks) block indices, colour by colour, increasing within one */
+  uint32_t *perm;         /* (elems) the elements in block order: block b is perm[256 b ..] */
+  double *energy;         /* (elems) scratch: each element's energy in the last run */
+  struct elem_deps *deps; /* which blocks wait for which (colour.c); NULL with one colour */
 } elem_colours;
 
 /* one element's terms at the run's y: its energy returned, its gradient and Hessian added into
@@ -97,8 +98,8 @@ TF_LOCAL tf_status elem_colours_build(tf_mem *m, elem_colours *c, uint32_t nv, u
                                       const double *pos);
 TF_LOCAL void elem_colours_free(tf_mem *m, elem_colours *c);
 /* fn on every element; returns the sum of the elements' energies in element order. scatter: fn
- * adds into arrays elements share (a gradient, a Hessian, forces), so one colour runs after
- * another, each across the pool; otherwise every block at once */
+ * adds into arrays elements share (a gradient, a Hessian, forces), so a block runs after the
+ * blocks of lower colours it shares a vertex with; otherwise every block at once */
 TF_LOCAL double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn,
                                  const void *ctx, int scatter);
 
