@@ -42,6 +42,7 @@ typedef struct elem_deps {
   uint32_t *npred;           /* (blocks) predecessors: neighbouring blocks of lower colours */
   uint32_t *succ_ptr;        /* (blocks + 1) into succ */
   uint32_t *succ;            /* neighbouring blocks of higher colours */
+  uint32_t *seq;             /* (blocks) the order one thread runs them in (deps_sequence) */
   _Atomic uint32_t *pending; /* (blocks) predecessors not yet done in this run */
   _Atomic uint32_t *ready;   /* (blocks) blocks free to run, in the order they became so;
                               * DEPS_NONE where not yet written */
@@ -58,6 +59,7 @@ static void deps_free(tf_mem *m, elem_deps *d) {
   MEM_FREE_ARRAY(m, d->npred, d->blocks);
   MEM_FREE_ARRAY(m, d->pending, d->blocks);
   MEM_FREE_ARRAY(m, d->ready, d->blocks);
+  MEM_FREE_ARRAY(m, d->seq, d->blocks);
   mem_free(m, d, sizeof *d);
 }
 
@@ -90,6 +92,50 @@ int elem_spatial_order(tf_mem *m, uint32_t elems, const uint32_t *verts, uint32_
   return ok;
 }
 
+/* heap of block indices, smallest on top */
+static void heap_push(uint32_t *h, uint32_t *n, uint32_t b) {
+  uint32_t i = (*n)++;
+  for (; i > 0 && h[(i - 1) / 2] > b; i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+  h[i] = b;
+}
+
+static uint32_t heap_pop(uint32_t *h, uint32_t *n) {
+  uint32_t top = h[0], last = h[--*n], i = 0;
+  for (uint32_t k; (k = 2 * i + 1) < *n; i = k) {
+    if (k + 1 < *n && h[k + 1] < h[k]) ++k;
+    if (h[k] >= last) break;
+    h[i] = h[k];
+  }
+  h[i] = last;
+  return top;
+}
+
+/* d->seq: an order of the blocks in which each comes after its predecessors, the lowest-numbered
+ * ready block first (Kahn's topological sort with a heap). Blocks are runs of the mesh's or the
+ * Morton curve's consecutive elements, so this order sweeps the mesh once, and a vertex's blocks
+ * run close together while its gradient and Hessian rows are in cache; colour by colour swept it
+ * once per colour, each sweep loading every row it touched from memory (CLOTH-256's Hessian: 92
+ * MB). Any such order gives each vertex its terms colour by colour: the same bits. */
+static tf_status deps_sequence(tf_mem *m, elem_deps *d) {
+  uint32_t nb = d->blocks, *left = mem_array(m, nb, sizeof *left);
+  uint32_t *heap = mem_array(m, nb, sizeof *heap), hn = 0, k = 0;
+  tf_status st = TF_E_NOMEM;
+  if (left && heap) {
+    for (uint32_t b = 0; b < nb; ++b)
+      if ((left[b] = d->npred[b]) == 0) heap_push(heap, &hn, b);
+    while (hn) {
+      uint32_t b = heap_pop(heap, &hn);
+      d->seq[k++] = b;
+      for (uint32_t q = d->succ_ptr[b]; q < d->succ_ptr[b + 1]; ++q)
+        if (--left[d->succ[q]] == 0) heap_push(heap, &hn, d->succ[q]);
+    }
+    st = TF_OK; /* every block is in seq: colours rise along each dependence, so none is cyclic */
+  }
+  MEM_FREE_ARRAY(m, left, nb);
+  MEM_FREE_ARRAY(m, heap, nb);
+  return st;
+}
+
 /* each block's neighbours (blocks sharing a vertex: vbl over vptr) sorted into predecessors and
  * successors by colour col; stamp (blocks + 1) is scratch */
 static tf_status deps_build(tf_mem *m, elem_colours *c, uint32_t elems, const uint32_t *verts,
@@ -105,7 +151,8 @@ static tf_status deps_build(tf_mem *m, elem_colours *c, uint32_t elems, const ui
   d->succ_ptr = mem_array(m, (size_t)nb + 1, sizeof *d->succ_ptr);
   d->pending = mem_array(m, nb, sizeof *d->pending);
   d->ready = mem_array(m, nb, sizeof *d->ready);
-  if (!d->npred || !d->succ_ptr || !d->pending || !d->ready) return TF_E_NOMEM;
+  d->seq = mem_array(m, nb, sizeof *d->seq);
+  if (!d->npred || !d->succ_ptr || !d->pending || !d->ready || !d->seq) return TF_E_NOMEM;
   /* two passes over each block's vertices' blocks: count, then fill the successors */
   for (int pass = 0; pass < 2; ++pass) {
     for (uint32_t b = 0; b <= nb; ++b) stamp[b] = UINT32_MAX;
@@ -138,7 +185,7 @@ static tf_status deps_build(tf_mem *m, elem_colours *c, uint32_t elems, const ui
       for (uint32_t b = nb; b > 0; --b) d->succ_ptr[b] = d->succ_ptr[b - 1];
     }
   }
-  return TF_OK;
+  return deps_sequence(m, d);
 }
 
 /* the greedy colouring of the blocks of perm's order */
@@ -333,9 +380,10 @@ double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn, 
     pool_for(s->pool, threads, 1, deps_worker, &j);
     return colours_sum(c);
   }
-  for (uint32_t k = 0; k < c->count; ++k) { /* one thread: colour by colour */
-    j.blocks = c->order + c->ptr[k];
-    pool_for(s->pool, c->ptr[k + 1] - c->ptr[k], 1, colour_range, &j);
+  if (c->deps) { /* one thread: in the sequence that sweeps the mesh once */
+    colour_range(&(colour_job){c, c->deps->seq, fn, ctx, s->pool}, 0, c->blocks);
+    return colours_sum(c);
   }
+  colour_range(&j, 0, c->blocks); /* one colour */
   return colours_sum(c);
 }
