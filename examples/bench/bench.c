@@ -463,9 +463,9 @@ static int run_case(bench_result *r) {
         rc = report(sim, cfg, "tf_sim_get_positions", frame, s);
         goto done;
       }
-      fprintf(stderr, "frame %3u  %8.2f ms  newton %3u  cg %4u  corner z %+.5f\n", frame,
+      fprintf(stderr, "frame %3u  %8.2f ms  newton %3u  cg %4u  corner %+.5f %+.5f %+.5f\n", frame,
               1000.0 * (w1 - w0), (unsigned)st.newton_iterations, (unsigned)st.cg_iterations,
-              pos[3 * corner + 2]);
+              pos[3 * corner], pos[3 * corner + 1], pos[3 * corner + 2]);
     }
     if (cfg->scene == SCENE_SWING && frame % CORNER_EVERY == 0) {
       if ((s = tf_sim_get_positions(sim, pos, nv)) != TF_OK) {
@@ -723,7 +723,8 @@ static void usage(FILE *f) {
       "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
       "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
       "  --threads   threads of the simulation (default 0: every core; results are the same)\n"
-      "  --trace     one line per frame on stderr: ms, Newton and CG iterations, corner z\n"
+      "  --trace     one line per frame on stderr: ms, Newton and CG iterations, the free\n"
+      "              corner's x y z\n"
       "              (DRAPE: contact ms, contacts, pairs, CCD cuts, distances)\n"
       "  --all       CLOTH and SWING for N = 32, 64, 128\n"
       "  --kernels   after the run, time each phase of a Newton iteration on its end state\n"
