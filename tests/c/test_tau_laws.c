@@ -276,6 +276,18 @@ TF_TEST(tau_hanging_sheet_static_equilibrium) {
   }
 }
 
+/* a sheet of cells x cells, size m across, flat in the x-y plane and pinned along one edge (the
+ * benchmark's SWING set-up): density kg/m^2, stretch 1000 N/m, bending bend N m, tau 1 s */
+static void flat_sheet(scene *sc, tf_cloth_def *def, uint32_t cells, double size, double density,
+                       double bend) {
+  scene_grid(sc, cells, cells, size, size, ORIGIN, EX, EY, 1);
+  scene_def(sc, def);
+  def->density = density;
+  def->stretch_stiffness = 1000.0;
+  def->bend_stiffness = bend;
+  def->tau = 1.0;
+}
+
 TF_TEST(tau_low_newton_budget_has_no_jitter) {
   /* a sheet released flat from one pinned edge (the SWING scene, 16 x 16): however few Newton
    * iterations a step may take, every accepted iterate lowers the step's objective, so the
@@ -286,13 +298,8 @@ TF_TEST(tau_low_newton_budget_has_no_jitter) {
   int frames_to_rest[3];
   for (int b = 0; b < 3; ++b) {
     scene sc;
-    scene_grid(&sc, 16, 16, 1.0, 1.0, ORIGIN, EX, EY, 1);
     tf_cloth_def def;
-    scene_def(&sc, &def);
-    def.density = 0.1;
-    def.stretch_stiffness = 1000.0;
-    def.bend_stiffness = 1e-4;
-    def.tau = 1.0;
+    flat_sheet(&sc, &def, 16, 1.0, 0.1, 1e-4);
     def.solver.max_newton = budgets[b];
     tf_sim *sim = NULL;
     ENSURE(tf_cloth_create(&def, &sim, NULL, 0) == TF_OK);
@@ -336,13 +343,8 @@ TF_TEST(tau_low_newton_budget_has_no_jitter) {
 enum { SWING_N = 24, SWING_V = (SWING_N + 1) * (SWING_N + 1) };
 static void swing_run(double tol, uint32_t *newton, uint32_t *cg, double *x) {
   scene sc;
-  scene_grid(&sc, SWING_N, SWING_N, 2.0, 2.0, ORIGIN, EX, EY, 1);
   tf_cloth_def def;
-  scene_def(&sc, &def);
-  def.density = 0.075;
-  def.stretch_stiffness = 1000.0;
-  def.bend_stiffness = 1e-5;
-  def.tau = 1.0;
+  flat_sheet(&sc, &def, SWING_N, 2.0, 0.075, 1e-5);
   def.solver.tolerance = tol;
   def.solver.max_newton = 100;
   tf_sim *sim = NULL;

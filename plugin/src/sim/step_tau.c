@@ -199,6 +199,17 @@ static tf_status first_iterate(tf_sim *s, double dt, double *y, double *E, int l
   return TF_OK;
 }
 
+/* the first iterate: y (already a start, of objective ea) or yb made one, whichever is lower, with
+ * its candidates (yb's replace y's while it is tried) */
+static tf_status keep_lower_start(tf_sim *s, double dt, double *y, double *yb, double ea) {
+  double eb;
+  if (first_iterate(s, dt, yb, &eb, 0) == TF_OK && eb < ea) {
+    memcpy(y, yb, sizeof(double) * 3 * s->model.n);
+    return TF_OK;
+  }
+  return contact_candidates_covering(s, y, NULL);
+}
+
 /* Every anchored piece moves less than its contact gap's cloth share (the thickness) a step,
  * relative to its carrier: it may rest or creep on what holds it (whether it touches anything is
  * known only once a start's candidates are in: anchored_touching) */
@@ -324,7 +335,7 @@ static const char *contact_prepare(tf_sim *s, double dt) {
   contact_anchor(s, x, s->work.xhat);
   for (uint32_t c = 0; c < nc; ++c) s->work.anchored |= s->work.comp[c].anchored;
   double *y = s->work.y, *yb = s->work.ystart;
-  double ea = 0.0, eb = 0.0;
+  double ea = 0.0;
   tf_status st = TF_OK;
   int resting = s->work.anchored && anchored_slow(s, dt);
   if (resting) { /* the second start below alone, if every anchored piece lies on something */
@@ -335,19 +346,13 @@ static const char *contact_prepare(tf_sim *s, double dt) {
     if (!resting) memcpy(y, s->work.xhat, sizeof(double) * 3 * n); /* a piece in the air */
     if (resting && creeping) { /* and where its last step's motion would take it */
       start_creeping(s, dt, y, yb);
-      if (first_iterate(s, dt, yb, &eb, 0) == TF_OK && eb < ea)
-        memcpy(y, yb, sizeof(double) * 3 * n);
-      else
-        st = contact_candidates_covering(s, y, NULL);
+      st = keep_lower_start(s, dt, y, yb, ea);
     }
   }
   if (!resting) st = first_iterate(s, dt, y, s->work.anchored ? &ea : NULL, 1);
   if (st == TF_OK && s->work.anchored && !resting) {
     start_where_anchored(s, dt, y, yb);
-    if (first_iterate(s, dt, yb, &eb, 0) == TF_OK && eb < ea)
-      memcpy(y, yb, sizeof(double) * 3 * n);
-    else /* candidates at the ballistic start */
-      st = contact_candidates_covering(s, y, NULL);
+    st = keep_lower_start(s, dt, y, yb, ea);
   }
   s->contact->seconds += now_seconds() - t0;
   if (st == TF_E_CONTACT) return STEP_SPLIT;

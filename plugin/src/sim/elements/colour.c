@@ -374,16 +374,13 @@ double elem_colours_run(const tf_sim *s, const elem_colours *c, elem_kernel fn, 
     pool_for(s->pool, c->blocks, 1, colour_range, &j);
     return colours_sum(c);
   }
-  if (c->deps && pool_threads(s->pool) > 1) {
+  uint32_t threads = pool_threads(s->pool);
+  if (c->deps && threads > 1) { /* each thread takes the blocks as their predecessors finish */
     deps_reset(c);
-    uint32_t threads = pool_threads(s->pool);
     pool_for(s->pool, threads, 1, deps_worker, &j);
-    return colours_sum(c);
+  } else { /* one thread, in the sequence that sweeps the mesh once (or the one colour's order) */
+    if (c->deps) j.blocks = c->deps->seq;
+    colour_range(&j, 0, c->blocks);
   }
-  if (c->deps) { /* one thread: in the sequence that sweeps the mesh once */
-    colour_range(&(colour_job){c, c->deps->seq, fn, ctx, s->pool}, 0, c->blocks);
-    return colours_sum(c);
-  }
-  colour_range(&j, 0, c->blocks); /* one colour */
   return colours_sum(c);
 }
