@@ -138,6 +138,40 @@ TF_TEST(bad_input_create) {
   scene_free(&sc);
 }
 
+/* every create call reads its def alike (api_def_take): a NULL def and one never initialized get
+ * their own status and a message naming the call and the initializer to use */
+TF_TEST(bad_input_create_defs_checked_alike) {
+  tf_cloth_def cloth;
+  tf_flesh_def flesh;
+  tf_rig_def rig;
+  tf_cloth_def_init(&cloth);
+  tf_flesh_def_init(&flesh);
+  tf_rig_def_init(&rig);
+  cloth.struct_size = flesh.struct_size = rig.struct_size = 0;
+  char err[256];
+  tf_sim *sim = (tf_sim *)0x1;
+  tf_rig *r = (tf_rig *)0x1;
+  ENSURE(tf_cloth_create(NULL, &sim, err, sizeof err) == TF_E_INVALID_ARG && sim == NULL);
+  ENSURE_MSG(strcmp(err, "tf_cloth_create: def is NULL") == 0, "%s", err);
+  ENSURE(tf_flesh_create(NULL, &sim, err, sizeof err) == TF_E_INVALID_ARG);
+  ENSURE_MSG(strcmp(err, "tf_flesh_create: def is NULL") == 0, "%s", err);
+  ENSURE(tf_rig_load(NULL, &r, err, sizeof err) == TF_E_INVALID_ARG && r == NULL);
+  ENSURE_MSG(strcmp(err, "tf_rig_load: def is NULL") == 0, "%s", err);
+  ENSURE(tf_cloth_create(&cloth, &sim, err, sizeof err) == TF_E_DEF_INIT && sim == NULL);
+  ENSURE_MSG(
+      strstr(err, "tf_cloth_create: def.struct_size is 0") && strstr(err, "tf_cloth_def_init"),
+      "%s", err);
+  ENSURE(tf_flesh_create(&flesh, &sim, err, sizeof err) == TF_E_DEF_INIT && sim == NULL);
+  ENSURE_MSG(
+      strstr(err, "tf_flesh_create: def.struct_size is 0") && strstr(err, "tf_flesh_def_init"),
+      "%s", err);
+  ENSURE(tf_rig_load(&rig, &r, err, sizeof err) == TF_E_DEF_INIT && r == NULL);
+  ENSURE_MSG(strstr(err, "tf_rig_load: def.struct_size is 0") && strstr(err, "tf_rig_def_init"),
+             "%s", err);
+  /* no message buffer at all is allowed */
+  ENSURE(tf_flesh_create(&flesh, &sim, NULL, 0) == TF_E_DEF_INIT);
+}
+
 /* snapshot of everything a failed call must leave alone */
 typedef struct snap {
   double x[48], v[48], f[48], energy, tau, kappa, bend, g[3];

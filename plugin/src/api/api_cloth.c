@@ -52,6 +52,19 @@ void api_def_init(void *def, const void *defaults, size_t full_size, uint32_t st
   if (n >= sizeof recorded) memcpy(def, &recorded, sizeof recorded);
 }
 
+size_t api_def_take(const char *fn, const char *init, const void *def, void *d, size_t full_size,
+                    char *err, size_t errn, tf_status *st) {
+  if (!def) return ERR("%s: def is NULL", fn), *st = TF_E_INVALID_ARG, 0;
+  uint32_t size; /* every def starts with its struct_size */
+  memcpy(&size, def, sizeof size);
+  if (size == 0)
+    return ERR("%s: def.struct_size is 0: initialize the def with %s", fn, init),
+           *st = TF_E_DEF_INIT, 0;
+  size_t n = size < full_size ? size : full_size;
+  memcpy(d, def, n);
+  return n;
+}
+
 int api_check_solver(const tf_solver_settings *s, char *err, size_t errn) {
   if (s->max_newton < 1) return ERR("solver.max_newton must be >= 1"), 0;
   if (s->max_cg < 1) return ERR("solver.max_cg must be >= 1"), 0;
@@ -160,15 +173,13 @@ tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbu
   err[0] = '\0';
   if (out_sim) *out_sim = NULL;
   if (!out_sim) return ERR("tf_cloth_create: out_sim is NULL"), TF_E_INVALID_ARG;
-  if (!def) return ERR("tf_cloth_create: def is NULL"), TF_E_INVALID_ARG;
-  if (def->struct_size == 0)
-    return ERR("tf_cloth_create: def.struct_size is 0: initialize the def with tf_cloth_def_init"),
-           TF_E_DEF_INIT;
   /* read the fields the host knows, default the rest */
   tf_cloth_def d;
   tf_cloth_def_init(&d);
-  size_t n = def->struct_size < sizeof d ? def->struct_size : sizeof d;
-  memcpy(&d, def, n);
+  tf_status st;
+  size_t n =
+      api_def_take("tf_cloth_create", "tf_cloth_def_init", def, &d, sizeof d, err, errn, &st);
+  if (!n) return st;
   /* a host built against a header before 1.7 keeps the bending it was built with */
   if (n < offsetof(tf_cloth_def, bend_model) + sizeof d.bend_model) d.bend_model = TF_BEND_HINGE;
   /* and the one thread it ran on */
@@ -178,7 +189,7 @@ tf_status tf_cloth_create(const tf_cloth_def *def, tf_sim **out_sim, char *errbu
   if (n < offsetof(tf_cloth_def, bend_spring_stiffness) + sizeof d.bend_spring_stiffness)
     d.cloth_model = TF_CLOTH_MEMBRANE;
   d.struct_size = sizeof d;
-  tf_status st = validate_def(&d, err, errn);
+  st = validate_def(&d, err, errn);
   if (st != TF_OK) return st;
   return sim_create_cloth(&d, out_sim, err, errn);
 }

@@ -28,5 +28,11 @@ TF_LOCAL int api_check_threads(uint32_t threads, char *err, size_t err_size);
  * is struct_size) into def and record that size: an older host's smaller def gets only the
  * fields it knows */
 TF_LOCAL void api_def_init(void *def, const void *defaults, size_t full_size, uint32_t struct_size);
+/* a create call's def from the host: not NULL, initialized (struct_size > 0), and its first
+ * min(struct_size, full_size) bytes, the fields the host's header knows, copied over the defaults
+ * already in d. The bytes copied; 0 with a message naming fn (and init, the def's initializer,
+ * for one left uninitialized) in err and the status in *st */
+TF_LOCAL size_t api_def_take(const char *fn, const char *init, const void *def, void *d,
+                             size_t full_size, char *err, size_t err_size, tf_status *st);
 
 #endif

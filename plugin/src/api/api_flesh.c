@@ -220,20 +220,18 @@ tf_status tf_flesh_create(const tf_flesh_def *def, tf_sim **out_sim, char *errbu
   err[0] = '\0';
   if (out_sim) *out_sim = NULL;
   if (!out_sim) return ERR("tf_flesh_create: out_sim is NULL"), TF_E_INVALID_ARG;
-  if (!def) return ERR("tf_flesh_create: def is NULL"), TF_E_INVALID_ARG;
-  if (def->struct_size == 0)
-    return ERR("tf_flesh_create: def.struct_size is 0: initialize the def with tf_flesh_def_init"),
-           TF_E_DEF_INIT;
   tf_flesh_def d;
   tf_flesh_def_init(&d);
-  memcpy(&d, def, def->struct_size < sizeof d ? def->struct_size : sizeof d);
+  tf_status st;
+  size_t n =
+      api_def_take("tf_flesh_create", "tf_flesh_def_init", def, &d, sizeof d, err, errn, &st);
+  if (!n) return st;
   /* a def from before 1.9 knows no element: it keeps the linear tet it was written for */
-  if (def->struct_size < offsetof(tf_flesh_def, element) + sizeof d.element)
-    d.element = TF_TET_LINEAR;
+  if (n < offsetof(tf_flesh_def, element) + sizeof d.element) d.element = TF_TET_LINEAR;
   /* and one thread */
-  if (def->struct_size < offsetof(tf_flesh_def, threads) + sizeof d.threads) d.threads = 1;
+  if (n < offsetof(tf_flesh_def, threads) + sizeof d.threads) d.threads = 1;
   d.struct_size = sizeof d;
-  tf_status st = validate_def(&d, err, errn);
+  st = validate_def(&d, err, errn);
   if (st != TF_OK) return st;
   return sim_create_flesh(&d, out_sim, err, errn);
 }

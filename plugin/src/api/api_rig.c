@@ -74,14 +74,10 @@ tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, siz
   err[0] = '\0';
   if (!out_rig) return snprintf(err, n, "tf_rig_load: out_rig is NULL"), TF_E_INVALID_ARG;
   *out_rig = NULL;
-  if (!def) return snprintf(err, n, "tf_rig_load: def is NULL"), TF_E_INVALID_ARG;
-  if (def->struct_size == 0)
-    return snprintf(err, n,
-                    "tf_rig_load: def.struct_size is 0: initialize the def with tf_rig_def_init"),
-           TF_E_DEF_INIT;
   tf_rig_def d;
   tf_rig_def_init(&d);
-  memcpy(&d, def, def->struct_size < sizeof d ? def->struct_size : sizeof d);
+  tf_status st;
+  if (!api_def_take("tf_rig_load", "tf_rig_def_init", def, &d, sizeof d, err, n, &st)) return st;
   if (!d.path && !d.source)
     return snprintf(err, n, "tf_rig_load: give a path or a source"), TF_E_INVALID_ARG;
   tf_rig *rig = calloc(1, sizeof *rig);
@@ -91,7 +87,7 @@ tf_status tf_rig_load(const tf_rig_def *def, tf_rig **out_rig, char *errbuf, siz
     free(rig);
     return TF_E_UNSUPPORTED;
   }
-  tf_status st = rig->vt->load(&d, &rig->impl, err, n);
+  st = rig->vt->load(&d, &rig->impl, err, n);
   if (st != TF_OK) {
     dlclose(rig->handle);
     free(rig);
