@@ -241,9 +241,13 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
         continue;
       }
       if (dmax <= tol && amax == 1.0) {
-        /* the remaining correction is below tolerance: take it and stop */
+        /* the remaining correction is below tolerance: take it and stop, keeping the iterate
+         * before it (the correction's energy is not evaluated: on a non-convex objective a
+         * projected model can overshoot, and the caller's check then goes back) */
+        memcpy(w->trial, y, m * sizeof *y);
         axpy(p, y, y, 1.0, w->dir, m);
         out->converged = 1;
+        out->unchecked = 1;
         return;
       }
       /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross
