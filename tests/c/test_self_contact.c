@@ -41,8 +41,8 @@ static void floor_at(tf_sim *sim, double h) {
   set1(sim, TF_PARAM_GROUND_HEIGHT, h);
 }
 
-/* a cloth simulation of the scene's mesh with tau (s), or NULL */
-/* max_newton 0: the library's budget */
+/* a cloth simulation of the scene's mesh with tau (s) and a Newton budget (0: the library's),
+ * or NULL */
 static tf_sim *cloth_solved(const scene *sc, double tau, uint32_t max_newton) {
   tf_cloth_def def;
   scene_def(sc, &def);

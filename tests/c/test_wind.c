@@ -114,8 +114,8 @@ static tf_sim *flag(double kappa, double turbulence, double seed, scene *sc) {
   return flag_at(10.0, kappa, turbulence, seed, sc);
 }
 
-/* frames frames of steps steps each: the largest vertex speed (m/s) over the last 24, and the
- * steps that ended unconverged added to *unconverged */
+/* advance the given frames, each in the given steps: the largest vertex speed (m/s) over the
+ * last 24 frames; the steps that ended unconverged are added to *unconverged */
 static double flag_run(tf_sim *sim, int frames, int steps, uint32_t *unconverged) {
   double v[187 * 3], vmax = 0.0;
   for (int f = 0; f < frames; ++f) {
