@@ -62,12 +62,12 @@ static const char *check_step(tf_sim *s, const newton_result *res) {
   s->solver.check_e0 = e0;
   s->solver.check_e1 = e1;
   if (!isfinite(e1) || !isfinite(e0)) return "the step's objective is not finite";
-  if (e1 > e0 + CHECK_ROUNDOFF * (fabs(e0) + fabs(e1)) && res->unchecked) {
+  if (e1 > e0 + CHECK_ROUNDOFF * (fabs(e0) + fabs(e1)) && res->y_unchecked) {
     /* the solve's last, sub-tolerance correction (taken unevaluated) overshot: the iterate before
      * it is converged by the same test and was reached by accepted, decreasing steps. Seen with
      * a budget of 100 Newton iterations on the self-contact pile of test_self_contact.c, a resting
      * step whose correction raised the objective by 5e-7 of it (2.6 s in) */
-    sim_copy(s, s->work.y, s->solver.nw.trial, sizeof(double) * m);
+    sim_copy(s, s->work.y, res->y_unchecked, sizeof(double) * m);
     e1 = sim_step_eval(s, s->work.y, NULL, NULL);
     s->solver.check_e1 = e1;
   }

@@ -247,7 +247,7 @@ void newton_solve(const newton_problem *p, const newton_settings *s, double *y, 
         memcpy(w->trial, y, m * sizeof *y);
         axpy(p, y, y, 1.0, w->dir, m);
         out->converged = 1;
-        out->unchecked = 1;
+        out->y_unchecked = w->trial;
         return;
       }
       /* a cut sub-tolerance correction is not taken unchecked: the full step y + dir would cross

@@ -79,9 +79,10 @@ typedef struct newton_result {
   double energy_start;   /* at the start iterate; NaN if max_newton was 0 */
   uint32_t step_cuts;    /* iterations whose step bound was < 1 (0 without max_step) */
   double min_step_bound; /* smallest max_step value seen, 1 if none was below 1 (NaN if one was) */
-  /* 1: the last update was a sub-tolerance correction taken without evaluating the energy; the
-   * iterate before it is in w->trial (a caller that finds the energy risen can go back to it) */
-  int unchecked;
+  /* the iterate before the last update when that was a sub-tolerance correction taken without
+   * evaluating the energy (NULL otherwise): a caller that finds the energy risen can go back to
+   * it. Valid until the next solve on the same work */
+  const double *y_unchecked;
 } newton_result;
 
 /* Minimize from y (m, 3n, updated in place). Allocates nothing; not thread-safe on one w. */
