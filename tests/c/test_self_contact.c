@@ -209,16 +209,18 @@ static void two_sheets(scene *out, const scene *a, const scene *b) {
 
 /* two 0.4 m sheets crossed along a line (7.): a flat 8 x 8 one at z = 0.3 (its vertices and
  * triangles first) and an upright 8 x 6 one, 0.4 x 0.3 m from o1 along u and v, through its
- * middle; a cloth simulation of both (tau 0.1 s), or NULL */
+ * middle; a cloth simulation of both (tau 0.1 s, a Newton budget max_newton, 0: the library's), or
+ * NULL */
 enum { FLAT_VERTS = 81, FLAT_TRIS = 128 };
-static tf_sim *crossed_sheets(scene *sc, const double o1[3], const double u[3], const double v[3]) {
+static tf_sim *crossed_sheets(scene *sc, const double o1[3], const double u[3], const double v[3],
+                              uint32_t max_newton) {
   const double O0[3] = {-0.2, -0.2, 0.3}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
   scene a, b;
   scene_grid(&a, 8, 8, 0.4, 0.4, O0, EX, EY, 0);
   scene_grid(&b, 8, 6, 0.4, 0.3, o1, u, v, 0);
   two_sheets(sc, &a, &b);
   scene_free(&a), scene_free(&b);
-  return cloth_of(sc, 0.1);
+  return cloth_solved(sc, 0.1, max_newton);
 }
 
 /* opt: 0 none, 1 the upper sheet opted out, 2 both sheets opted out (tf_sim_set_param_map) */
@@ -494,13 +496,67 @@ TF_TEST(self_opt_out_leaves_out_pairs_of_two_opted_out_sides) {
  * through its middle (a garment modelled through itself). tf_sim_self_intersections lists the
  * crossings (each an edge of one sheet through a triangle of the other); with self-contact on the
  * simulation runs (no failure, nothing non-finite), reports the tangled vertices in
- * stats.intersecting, the sheets fall to the floor and come apart there within a second, for
- * good. */
+ * stats.intersecting, the sheets fall to the floor and come apart there, for good, and neither
+ * sheet ever crosses itself: the tangled band of one sheet passes back through the other sheet
+ * only (contact/sides.c). */
+
+/* what tangled_run saw */
+typedef struct tangled_result {
+  uint32_t first_intersecting; /* stats.intersecting after the first frame */
+  int apart;                   /* the first frame with no crossing, -1 if none */
+  long after, within;          /* most crossings after apart; most of one sheet through itself */
+  double zmax;                 /* highest vertex at the end */
+  int unconverged;             /* steps that ended at the budget */
+} tangled_result;
+
+/* the crossed sheets of 7. dropped on a floor for 2 s, one step a frame, with a Newton budget (0:
+ * the library's); 0 on a failure (the message in the test's output) */
+static int tangled_run(uint32_t max_newton, tangled_result *r) {
+  const double O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, 1};
+  memset(r, 0, sizeof *r);
+  r->apart = -1;
+  scene sc;
+  tf_sim *sim = crossed_sheets(&sc, O1, EX, EZ, max_newton);
+  if (!sim) return 0;
+  floor_at(sim, 0.0);
+  set1(sim, TF_PARAM_SELF_CONTACT, 1);
+  const uint32_t nv = sc.vert_count, nb = nv - FLAT_VERTS, tb = sc.tri_count - FLAT_TRIS;
+  double *x = malloc(3 * sizeof *x * nv);
+  int *t = malloc(3 * sizeof *t * sc.tri_count), ok = 1;
+  for (size_t k = 0; k < 3 * (size_t)sc.tri_count; ++k)
+    t[k] = (int)sc.tri[k] - (k < 3 * FLAT_TRIS ? 0 : FLAT_VERTS);
+  r->zmax = -INFINITY;
+  for (int f = 0; f < 48 && ok; ++f) {
+    tf_status st = tf_sim_advance(sim, 1.0 / FPS, 1);
+    if (st != TF_OK) {
+      fprintf(stderr, "budget %u, frame %d: %s\n", max_newton, f + 1, tf_sim_last_error(sim));
+      ok = 0;
+      break;
+    }
+    const tf_stats q = stats_of(sim);
+    if (f == 0) r->first_intersecting = q.intersecting;
+    r->unconverged += (int)q.unconverged_steps;
+    tf_sim_get_positions(sim, x, nv);
+    long c = crossings(x, nv, sc.tri, sc.tri_count);
+    long own = ic_count_crossings(x, FLAT_VERTS, t, FLAT_TRIS, NULL, 0, NULL, 0) +
+               ic_count_crossings(x + 3 * FLAT_VERTS, (int)nb, t + 3 * FLAT_TRIS, (int)tb, NULL, 0,
+                                  NULL, 0);
+    r->within = own > r->within ? own : r->within;
+    if (c == 0 && r->apart < 0) r->apart = f + 1;
+    if (r->apart >= 0 && c > r->after) r->after = c;
+  }
+  for (size_t k = 0; k < 3 * (size_t)nv && ok; ++k) ok = isfinite(x[k]);
+  for (uint32_t i = 0; i < nv && ok; ++i) r->zmax = fmax(r->zmax, x[3 * i + 2]);
+  free(x), free(t);
+  tf_sim_destroy(sim);
+  free(sc.pos), free(sc.tri);
+  return ok;
+}
 
 TF_TEST(self_tangled_start_is_reported_and_runs) {
   const double O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, 1};
   scene sc;
-  tf_sim *sim = crossed_sheets(&sc, O1, EX, EZ);
+  tf_sim *sim = crossed_sheets(&sc, O1, EX, EZ, 0);
   ENSURE(sim);
   uint32_t count = 0, tri[3 * 64];
   ENSURE(tf_sim_self_intersections(sim, tri, 64, &count) == TF_OK);
@@ -512,36 +568,36 @@ TF_TEST(self_tangled_start_is_reported_and_runs) {
     ENSURE_MSG(edge_in_a != tri_in_a, "crossing %u: edge (%u, %u) and triangle %u of one sheet", k,
                tri[3 * k], tri[3 * k + 1], tri[3 * k + 2]);
   }
-  floor_at(sim, 0.0);
-  set1(sim, TF_PARAM_SELF_CONTACT, 1);
-  uint32_t nv = sc.vert_count;
-  double *x = malloc(3 * sizeof *x * nv);
-  uint32_t first_intersecting = 0;
-  double zmax = INFINITY;
-  int apart = -1;
-  long after = 0;
-  for (int f = 0; f < 48; ++f) {
-    tf_status st = tf_sim_advance(sim, 1.0 / FPS, 1);
-    ENSURE_MSG(st == TF_OK, "frame %d: %s", f + 1, tf_sim_last_error(sim));
-    if (f == 0) first_intersecting = stats_of(sim).intersecting;
-    tf_sim_get_positions(sim, x, nv);
-    long c = crossings(x, nv, sc.tri, sc.tri_count);
-    if (c == 0 && apart < 0) apart = f + 1;
-    if (apart >= 0 && c > after) after = c;
-  }
-  zmax = -INFINITY;
-  for (size_t k = 0; k < 3 * (size_t)nv; ++k) ENSURE(isfinite(x[k]));
-  for (uint32_t i = 0; i < nv; ++i) zmax = fmax(zmax, x[3 * i + 2]);
-  TF_NOTE(
-      "tangled vertices at the first frame %u; no crossing from frame %d on (most after %ld); "
-      "highest vertex after 2 s %.3f m",
-      first_intersecting, apart, after, zmax);
-  ENSURE(first_intersecting > 0);
-  ENSURE(apart > 0 && apart <= 24 && after == 0); /* apart within a second, for good */
-  ENSURE(zmax < 0.2); /* both sheets came down (from up to 0.425 m; the upright one folds over) */
-  free(x);
   tf_sim_destroy(sim);
   free(sc.pos), free(sc.tri);
+  tangled_result r;
+  ENSURE(tangled_run(0, &r));
+  TF_NOTE(
+      "tangled vertices at the first frame %u; no crossing from frame %d on; most of a sheet "
+      "through itself %ld; highest vertex after 2 s %.3f m",
+      r.first_intersecting, r.apart, r.within, r.zmax);
+  ENSURE(r.first_intersecting > 0);
+  ENSURE(r.apart > 0 && r.apart <= 24 && r.after == 0); /* apart within a second, for good */
+  ENSURE(r.within == 0);
+  ENSURE(r.zmax < 0.2); /* both sheets came down (from up to 0.425 m; the upright one folds over) */
+}
+
+/* The same with a Newton budget of 100, so that most steps are solved: the 20-iteration cap
+ * must not be what undoes a tangle. With every pair between tangled vertices of one sheet left
+ * out (before contact/sides.c) the bands crumpled through themselves and the crossings grew, 35
+ * to 210 in a second, 135 of them of one sheet through itself, and never came apart. Now they do,
+ * a little later than at the default budget, whose capped steps move less (26 frames against 11
+ * when this was written) */
+TF_TEST(self_tangled_start_comes_apart_with_a_larger_budget) {
+  tangled_result r;
+  ENSURE(tangled_run(100, &r));
+  TF_NOTE(
+      "budget 100: %d steps at the budget; no crossing from frame %d on; most of a sheet through "
+      "itself %ld; highest vertex after 2 s %.3f m",
+      r.unconverged, r.apart, r.within, r.zmax);
+  ENSURE_MSG(r.apart > 0 && r.apart <= 36 && r.after == 0, "not apart for good within 1.5 s");
+  ENSURE(r.within == 0);
+  ENSURE(r.zmax < 0.2);
 }
 
 /* The same two sheets without gravity or a floor: nothing moves them but the untangling. The
@@ -556,7 +612,7 @@ TF_TEST(self_sheets_crossed_along_a_line_slide_apart) {
   const double O1[3] = {-0.175, 0.0125, 0.125}, EX[3] = {1, 0, 0}, EZ[3] = {0, 0, 1},
                G0[3] = {0, 0, 0};
   scene sc;
-  tf_sim *sim = crossed_sheets(&sc, O1, EX, EZ);
+  tf_sim *sim = crossed_sheets(&sc, O1, EX, EZ, 0);
   ENSURE(sim);
   ENSURE(tf_sim_set_param(sim, TF_PARAM_GRAVITY, G0, 3) == TF_OK);
   set1(sim, TF_PARAM_SELF_CONTACT, 1);
@@ -602,10 +658,12 @@ TF_TEST(self_sheets_crossed_along_a_line_slide_apart) {
 
 /* A tangle that does not spread: three sheets crossing one another (the flat one, the tilted
  * upright one of the test above and a third through both), dropped on a floor. Tangled parts are
- * out of self pairs with each other only (contact/self.c, left_out): when every pair touching a
+ * out of self pairs only with the parts they cross (contact/sides.c): when every pair touching a
  * tangled vertex was left out, crumpling carried tangled vertices through the untangled layers
- * (114 crossings at the start, 304 / 256 / 845 / 2570 after 0.5 / 1 / 1.5 / 2 s). Now they are
- * never more than twice the start and fewer at the end. */
+ * (114 crossings at the start, 304 / 256 / 845 / 2570 after 0.5 / 1 / 1.5 / 2 s); with every pair
+ * between two tangled vertices left out, the bands crumpled through themselves (at most 193, 87
+ * after 2 s; with a Newton budget of 100, 1287 and 1252). Now at most 123 and 26 after 2 s (with
+ * a budget of 100: 210 and none). */
 TF_TEST(self_three_sheets_tangle_does_not_spread) {
   const double O1[3] = {-0.1731, 0.0137, 0.1289}, TX[3] = {1, 0.08, 0.12}, TZ[3] = {0.15, 0.1, 1};
   const double O2[3] = {0.0113, -0.1871, 0.1431}, UY[3] = {0.05, 1, -0.1}, UZ[3] = {-0.1, 0.12, 1};
@@ -639,8 +697,8 @@ TF_TEST(self_three_sheets_tangle_does_not_spread) {
       "%ld after 2 s",
       start, most, end);
   ENSURE(start > 50);
-  ENSURE(most <= 2 * start);
-  ENSURE(end < start);
+  ENSURE(2 * most <= 3 * start);
+  ENSURE(3 * end <= start);
   free(x);
   tf_sim_destroy(sim);
   free(sc.pos), free(sc.tri);
@@ -701,7 +759,7 @@ static double contour_length(const uint32_t *tri, const uint32_t *pairs, uint32_
 TF_TEST(self_contour_gradient_matches_finite_differences) {
   const double O1[3] = {-0.1731, 0.0137, 0.1289}, TX[3] = {1, 0.08, 0.12}, TZ[3] = {0.15, 0.1, 1};
   scene sc;
-  tf_sim *sim = crossed_sheets(&sc, O1, TX, TZ);
+  tf_sim *sim = crossed_sheets(&sc, O1, TX, TZ, 0);
   ENSURE(sim);
   set1(sim, TF_PARAM_SELF_CONTACT, 1);
   const uint32_t nv = sc.vert_count, cap = 256;

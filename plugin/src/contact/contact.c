@@ -121,7 +121,10 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->untangle = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->untangle);
   c->contour = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->contour);
   c->col_tangled = mem_array(&s->mem, c->n, sizeof *c->col_tangled);
-  if (!c->self_off || !c->tangled || !c->poking || !c->untangle || !c->contour || !c->col_tangled)
+  c->patch = mem_array(&s->mem, c->n, sizeof *c->patch);
+  c->links = mem_array(&s->mem, c->n, sizeof *c->links);
+  if (!c->self_off || !c->tangled || !c->poking || !c->untangle || !c->contour || !c->col_tangled ||
+      !c->patch || !c->links)
     return TF_E_NOMEM;
   for (uint32_t i = 0; i < c->n; ++i) c->col_tangled[i] = -1;
   c->below = mem_array(&s->mem, c->n, sizeof *c->below);
@@ -178,6 +181,8 @@ void contact_free(tf_mem *m, sim_contact *c) {
   MEM_FREE_ARRAY(m, c->untangle, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->contour, 3 * (size_t)c->n);
   MEM_FREE_ARRAY(m, c->col_tangled, c->n);
+  MEM_FREE_ARRAY(m, c->patch, c->n);
+  MEM_FREE_ARRAY(m, c->links, c->n);
   MEM_FREE_ARRAY(m, c->below, c->n);
   MEM_FREE_ARRAY(m, c->inside, c->n);
   MEM_FREE_ARRAY(m, c->inside_frames, c->n);

@@ -118,6 +118,12 @@ typedef struct sim_contact {
                         start: out of self pairs with other tangled vertices until it comes
                         apart (self.c) */
   uint32_t tangles;  /* edge-triangle crossings found at the advance's start */
+  /* which tangled parts may pass through which (sides.c): each tangled vertex's patch (its
+   * smallest index through tangled mesh edges), and the sorted pairs of patches a crossing links */
+  uint32_t *patch;
+  uint64_t *links; /* (n) */
+  uint32_t link_count;
+  int links_full; /* more distinct links than vertices: every tangled pair is left out */
   /* (n) advances in a row the vertex has been pushed back through the surface it pokes through
    * (0: it is not), and (n x 3) where to: self.c, contact_self_tangles */
   uint8_t *poking;
@@ -140,6 +146,14 @@ typedef struct sim_contact {
   uint32_t blocked_vertex, blocked_collider; /* the hard pin in a collider's way (TF_E_CONTACT) */
   double min_distance, seconds;
 } sim_contact;
+
+/* sides.c: the patches of the tangled vertices (after they are marked), a crossing of an edge
+ * at edge_vertex through a triangle at tri_vertex, the links made ready for lookups, and whether
+ * a and b are tangled vertices of linked patches (a self pair joining them is left out) */
+void contact_sides_patches(sim_contact *c);
+void contact_sides_link(sim_contact *c, uint32_t edge_vertex, uint32_t tri_vertex);
+void contact_sides_finish(sim_contact *c);
+int contact_sides_linked(const sim_contact *c, uint32_t a, uint32_t b);
 
 /* a pair's gap, stiffness and friction; mass: what its simulated side carries (self pairs: the
  * lighter side's), kg. The barrier's force at half the gap balances KAPPA_LOAD times its weight */

@@ -50,21 +50,21 @@ void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double
     pairmat_add(pm, i, j, blk);
 }
 
-/* the pair's two sides each hold an opted-out vertex, or each a tangled one. Tangled parts pass
- * through each other (that is how a crossing is undone) but not through the rest: with every pair
- * that touched a tangled vertex left out, crumpling carried tangled vertices through untangled
- * layers and the tangle spread (three sheets crossing one another, dropped on a floor: 224
- * crossings to 5589 in 3 s at 24 x 24 quads; 9 with this rule, 114 -> 71 at 12 x 12) */
+/* the pair's two sides each hold an opted-out vertex, or tangled vertices of two sides of a
+ * crossing (sides.c). Tangled parts pass through each other (that is how a crossing is undone)
+ * but not through the rest: with every pair that touched a tangled vertex left out, crumpling
+ * carried tangled vertices through untangled layers and the tangle spread (three sheets crossing
+ * one another, dropped on a floor: 224 crossings to 5589 in 3 s at 24 x 24 quads) */
 static int left_out(const tf_sim *s, const contact_pair *p) {
   const sim_contact *c = s->contact;
   uint32_t v[4];
   contact_pair_vertices(s, p, v);
-  int split = p->kind == CONTACT_SPT ? 1 : 2, off0 = 0, off1 = 0, tan0 = 0, tan1 = 0;
-  for (int k = 0; k < 4; ++k) {
-    if (c->tangled[v[k]]) *(k < split ? &tan0 : &tan1) = 1;
+  int split = p->kind == CONTACT_SPT ? 1 : 2, off0 = 0, off1 = 0, tangled = 0;
+  for (int k = 0; k < 4; ++k)
     if (c->self_off[v[k]]) *(k < split ? &off0 : &off1) = 1;
-  }
-  return (tan0 && tan1) || (off0 && off1);
+  for (int a = 0; a < split && !tangled; ++a)
+    for (int b = split; b < 4 && !tangled; ++b) tangled = contact_sides_linked(c, v[a], v[b]);
+  return tangled || (off0 && off1);
 }
 
 /* the motion me (x0 -> x1) seen from its own mean: each end less its mean position, into *rel
@@ -251,6 +251,7 @@ static uint32_t each_crossing(tf_sim *s, const double *x, size_t count, uint32_t
       if (!geom_segment_crosses(x + 3 * (size_t)v, x + 3 * (size_t)w, x + 3 * (size_t)tv[0],
                                 x + 3 * (size_t)tv[1], x + 3 * (size_t)tv[2]))
         continue;
+      if (push) contact_sides_link(c, v, (uint32_t)tv[0]);
       /* the vote found no side: the contour's length decides (untangle.c), into c->xrel0 */
       if (push && !vote_and_push(s, x, v, w, tv)) contact_contour_gradient(s, x, v, w, t, c->xrel0);
       if (out && found < cap) out[3 * found] = v, out[3 * found + 1] = w, out[3 * found + 2] = t;
@@ -280,8 +281,13 @@ static uint32_t crossings(tf_sim *s, const double *x, uint32_t *out, uint32_t ca
   size_t count = 0;
   if (contact_query(s, broad_vertex_tri_cached, NULL, &me, &me, lmax, &count) != TF_OK) return 0;
   uint32_t found = each_crossing(s, x, count, out, cap, mark, 0);
-  /* with every crossing's vertices marked, the votes count the untangled surface only */
-  if (push && found) each_crossing(s, x, count, NULL, 0, NULL, 1);
+  /* with every crossing's vertices marked, the votes count the untangled surface only, and the
+   * crossings link the patches of the marked vertices */
+  if (push && found) {
+    contact_sides_patches(c);
+    each_crossing(s, x, count, NULL, 0, NULL, 1);
+    contact_sides_finish(c);
+  }
   return found;
 }
 

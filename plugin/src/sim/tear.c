@@ -246,10 +246,15 @@ static tf_status carry_contact(tf_sim *n, tf_sim *o, const uint32_t *from) {
     c->inside_frames[i] = d->inside_frames[j];
     c->self_off[i] = d->self_off[j];
     c->tangled[i] = d->tangled[j];
+    c->patch[i] = d->patch[j]; /* a patch is a label (an old index): the links still name it */
     c->poking[i] = d->poking[j];
     v3_copy(c->untangle + 3 * (size_t)i, d->untangle + 3 * (size_t)j);
     v3_copy(c->outside + 3 * (size_t)i, d->outside + 3 * (size_t)j);
   }
+  /* a split only adds vertices, so the old links fit */
+  c->link_count = d->link_count <= c->n ? d->link_count : 0;
+  c->links_full = d->links_full || d->link_count > c->n;
+  memcpy(c->links, d->links, sizeof *c->links * c->link_count);
   c->kappa_scale = d->kappa_scale;
   c->inside_check = c->tangle_check = 1;
   return TF_OK;
