@@ -930,3 +930,34 @@ TF_TEST(self_poke_through_is_pushed_back) {
   ENSURE(r.apart > 0 && r.apart <= 6 && r.most_after == 0);
   ENSURE(r.above > 0.0 && r.above < 0.02);
 }
+
+#include "core/sorted.h"
+
+static int cmp_key(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The links of a tangle's patches are sorted in place at an advance's start (contact/sides.c:
+ * qsort may allocate): sorted_unique_u64 against qsort and a dedupe, on keys with many repeats,
+ * already sorted, reversed, and of 0, 1 and 2 keys */
+TF_TEST(self_sides_sort_keeps_each_link_once) {
+  enum { N = 1000 };
+  uint64_t a[N], b[N], seed = 12345;
+  for (int round = 0; round < 6; ++round) {
+    uint32_t n = round == 0 ? 0 : round == 1 ? 1 : round == 2 ? 2 : N;
+    for (uint32_t k = 0; k < n; ++k) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t v = (seed >> 33) % 97; /* many repeats */
+      a[k] = round == 4 ? k / 3 : round == 5 ? N - k / 3 : (v << 32) | ((seed >> 13) % 5);
+    }
+    memcpy(b, a, sizeof a);
+    qsort(b, n, sizeof *b, cmp_key);
+    uint32_t m = n ? 1 : 0;
+    for (uint32_t k = 1; k < n; ++k)
+      if (b[k] != b[m - 1]) b[m++] = b[k];
+    uint32_t got = sorted_unique_u64(a, n);
+    ENSURE_MSG(got == m, "round %d: %u unique keys, expected %u", round, got, m);
+    for (uint32_t k = 0; k < m; ++k) ENSURE_MSG(a[k] == b[k], "round %d: key %u differs", round, k);
+  }
+}

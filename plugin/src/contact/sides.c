@@ -14,11 +14,10 @@
  * them within one sheet, where the 20-iteration cap had hidden it). A patch whose own edge
  * crosses its own triangle (a sheet modelled through itself so tightly that the band is one piece
  * of mesh) links to itself and keeps the old rule. The links are kept in a set-up array of one per
- * vertex; a start with more distinct links than vertices falls back to the old rule everywhere. */
-#include <stdlib.h>
-#include <string.h>
-
+ * vertex, sorted in place; a start with more distinct links than vertices falls back to the old
+ * rule everywhere. */
 #include "contact/contact.h"
+#include "core/sorted.h"
 
 /* union-find over the tangled vertices (path halving), the root the smaller index: the patch of
  * a vertex is then a function of the tangled set, not of the order crossings were found in */
@@ -51,6 +50,8 @@ static uint64_t key(uint32_t a, uint32_t b) {
 }
 
 void contact_sides_link(sim_contact *c, uint32_t edge_vertex, uint32_t tri_vertex) {
+  if (c->link_count == c->n) /* full of repeats, most likely: keep each once */
+    c->link_count = sorted_unique_u64(c->links, c->link_count);
   if (c->link_count == c->n) {
     c->links_full = 1;
     return;
@@ -58,31 +59,14 @@ void contact_sides_link(sim_contact *c, uint32_t edge_vertex, uint32_t tri_verte
   c->links[c->link_count++] = key(c->patch[edge_vertex], c->patch[tri_vertex]);
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
 void contact_sides_finish(sim_contact *c) {
-  if (!c->link_count) return;
-  qsort(c->links, c->link_count, sizeof *c->links, cmp_u64);
-  uint32_t m = 1;
-  for (uint32_t k = 1; k < c->link_count; ++k)
-    if (c->links[k] != c->links[m - 1]) c->links[m++] = c->links[k];
-  c->link_count = m;
+  c->link_count = sorted_unique_u64(c->links, c->link_count);
 }
 
 int contact_sides_linked(const sim_contact *c, uint32_t a, uint32_t b) {
   if (!c->tangled[a] || !c->tangled[b]) return 0;
   if (c->links_full) return 1;
+  if (!c->link_count) return 0;
   const uint64_t k = key(c->patch[a], c->patch[b]);
-  uint32_t lo = 0, hi = c->link_count;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (c->links[mid] < k)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < c->link_count && c->links[lo] == k;
+  return c->links[sorted_floor_u64(c->links, c->link_count, k)] == k;
 }
