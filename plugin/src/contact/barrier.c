@@ -203,8 +203,8 @@ static void scatter(bsr *H, pairmat *pm, double *grad, const int v[4], const dou
 
 /* A push that has not worked (a vertex still inside a body or below the ground, still poking
  * through the surface) stiffens 4x for every further advance, so the cloth's own stretch cannot
- * hold it in (a 1000 N/m membrane over a 4 mm gap holds about a thousand of a 0.1 g vertex's
- * weights: five steps). It stops there: a push that still has not worked is blocked by a layer
+ * hold it in (a 1000 N/m membrane stretched by a 4 mm gap holds 4 N, about 4000 weights of a
+ * 0.1 g vertex; the push starts at 4: five steps). It stops there: a push that still has not worked is blocked by a layer
  * (its own fold, another sheet) whose barrier it would crush. Escalating on for 12 advances
  * (4^11) drove a vertex of a crumpled sheet to 1e-15 m of its own triangle, where rounding let
  * it through (three crossed sheets at 16 quads, Newton budget 100: 166 crossings of a sheet

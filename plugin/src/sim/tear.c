@@ -251,9 +251,8 @@ static tf_status carry_contact(tf_sim *n, tf_sim *o, const uint32_t *from) {
     v3_copy(c->untangle + 3 * (size_t)i, d->untangle + 3 * (size_t)j);
     v3_copy(c->outside + 3 * (size_t)i, d->outside + 3 * (size_t)j);
   }
-  /* a split only adds vertices, so the old links fit */
-  c->link_count = d->link_count <= c->n ? d->link_count : 0;
-  c->links_full = d->links_full || d->link_count > c->n;
+  /* a split only adds vertices (c->n >= d->n), so the old links fit */
+  c->link_count = d->link_count, c->links_full = d->links_full;
   memcpy(c->links, d->links, sizeof *c->links * c->link_count);
   c->kappa_scale = d->kappa_scale;
   c->inside_check = c->tangle_check = 1;
