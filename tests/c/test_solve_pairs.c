@@ -359,6 +359,40 @@ TF_TEST(solve_pairs_reserve_and_overflow) {
   ENSURE(mem.live_bytes == 0);
 }
 
+/* pairmat_push grows as it goes (self-contact's blocks: contact_add_block): from no storage, every
+ * block kept in order with its transpose rule, the storage doubled rarely; out of memory refuses
+ * and counts the block and leaves the matrix as it was */
+TF_TEST(solve_pairs_push_grows_and_keeps_order) {
+  int fail = 0;
+  tf_allocator al = {failing_alloc, plain_free, &fail};
+  tf_mem mem;
+  mem_init(&mem, &al);
+  pairmat pm;
+  memset(&pm, 0, sizeof pm);
+  double B[9];
+  for (uint32_t k = 0; k < 1000; ++k) {
+    for (int r = 0; r < 9; ++r) B[r] = k + 0.1 * r;
+    ENSURE(pairmat_push(&mem, &pm, k % 7 + 1, k % 5 + 9, B));
+  }
+  ENSURE(pairmat_push(&mem, &pm, 3, 3, B) == 0 && pm.overflow == 0); /* a diagonal block */
+  ENSURE_MSG(pm.count == 1000 && pm.capacity >= 1000 && pm.grow_count <= 5 &&
+                 mem.alloc_count == pm.grow_count,
+             "count %u capacity %u growths %u allocations %llu", pm.count, pm.capacity,
+             pm.grow_count, (unsigned long long)mem.alloc_count);
+  for (uint32_t k = 0; k < 1000; ++k) /* in order, each as given (i < j here) */
+    ENSURE(pm.blk[k].i == k % 7 + 1 && pm.blk[k].j == k % 5 + 9 && pm.blk[k].b[8] == k + 0.8);
+  ENSURE(pairmat_push(&mem, &pm, 12, 2, B) && pm.blk[1000].i == 2 && pm.blk[1000].b[1] == B[3]);
+  while (pm.count < pm.capacity) ENSURE(pairmat_push(&mem, &pm, 0, 1, B));
+  fail = 1;
+  pairmat before = pm;
+  ENSURE(pairmat_push(&mem, &pm, 0, 1, B) == 0 && mem.failed && pm.overflow == 1);
+  before.overflow = 1;
+  ENSURE(memcmp(&before, &pm, sizeof pm) == 0);
+  fail = 0;
+  pairmat_free(&mem, &pm);
+  ENSURE(mem.live_bytes == 0);
+}
+
 /* ---- PCG on H + pairs */
 
 /* S = G G^T + shift I for a random 6x6 G: a PSD element Hessian of two vertices */

@@ -181,7 +181,8 @@ static double proxy_curvature(const int v[4], const double *g, const double *h) 
 }
 
 /* add g over the stencil's simulated points, and c gs gs^T (proxy_curvature) to H */
-static void scatter(bsr *H, pairmat *pm, double *grad, const int v[4], const double *g, double c) {
+static void scatter(bsr *H, sim_contact *con, double *grad, const int v[4], const double *g,
+                    double c) {
   int idx[4], np = 0;
   for (int k = 0; k < 4; ++k)
     if (v[k] >= 0) idx[np++] = k;
@@ -197,7 +198,7 @@ static void scatter(bsr *H, pairmat *pm, double *grad, const int v[4], const dou
       double blk[9];
       for (int r = 0; r < 3; ++r)
         for (int q = 0; q < 3; ++q) blk[3 * r + q] = c * ga[r] * gb[q];
-      contact_add_block(H, pm, i, j, blk);
+      contact_add_block(con, H, i, j, blk);
     }
 }
 
@@ -279,7 +280,7 @@ typedef struct barrier_job {
   const double *y;
   double *E, *grad;
   bsr *H;
-  pairmat *pm;
+  sim_contact *c; /* its pair blocks are this evaluation's output */
 } barrier_job;
 
 static void barrier_pair(void *ctx, size_t k, void *out) {
@@ -331,7 +332,7 @@ static int barrier_take(void *ctx, size_t k, void *out) {
     ground_term(j->s, p, j->y, j->E, j->grad, j->H);
   else if (t->active) {
     *j->E += t->e;
-    if (j->grad || j->H) scatter(j->H, j->pm, j->grad, t->v, t->g, j->H ? t->c : 0.0);
+    if (j->grad || j->H) scatter(j->H, j->c, j->grad, t->v, t->g, j->H ? t->c : 0.0);
   }
   return 1;
 }
@@ -370,9 +371,9 @@ static void barrier_eval(const tf_sim *s, const void *data, const elem_args *a, 
                          double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
-  pairmat *pm = &((sim_contact *)c)->pm; /* the pair blocks are this evaluation's output */
-  if (H) pairmat_clear(pm);
-  barrier_job j = {s, y, E, grad, H, pm};
+  sim_contact *out = (sim_contact *)c; /* the pair blocks are this evaluation's output */
+  if (H) pairmat_clear(&out->pm);
+  barrier_job j = {s, y, E, grad, H, out};
   contact_pairs_run(s, c->pair_count, sizeof(barrier_term), barrier_pair, barrier_take, &j);
   /* a vertex that started inside a one-sided collider: a spring to just outside its surface; one
    * poking through the cloth's own surface at the advance's start: a spring to one gap beyond it

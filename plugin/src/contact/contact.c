@@ -100,6 +100,7 @@ tf_status contact_vertex_tris(tf_mem *m, uint32_t n, const int *tris, uint32_t n
 
 tf_status contact_init(tf_sim *s, sim_contact *c) {
   memset(c, 0, sizeof *c);
+  c->mem = &s->mem;
   broad_init(&c->bp, &s->mem);
   for (int k = 0; k < 2; ++k) broad_cache_init(&c->self_cache[k], &s->mem);
   c->kappa_scale = 1.0;
@@ -134,11 +135,12 @@ tf_status contact_init(tf_sim *s, sim_contact *c) {
   c->outside = mem_array(&s->mem, 3 * (size_t)c->n, sizeof *c->outside);
   if (!c->yseg || !c->anchor || !c->below || !c->inside || !c->outside) return TF_E_NOMEM;
   for (uint32_t i = 0; i < c->n; ++i) c->inside[i] = -1;
-  /* room for a few candidates per vertex up front, so a typical drape never grows */
-  size_t cap = 8 * (size_t)c->n + 64;
+  /* room for a few candidates per vertex up front, and for a couple of contacts, so a typical
+   * drape never grows (DRAPE-64 at most 1.3 pairs in contact a vertex) */
+  size_t cap = 8 * (size_t)c->n + 64, fcap = 2 * (size_t)c->n + 64;
   if (!grow(&s->mem, (void **)&c->buf, &c->buf_cap, cap, sizeof *c->buf, &c->growths) ||
       !grow(&s->mem, (void **)&c->pairs, &c->pair_cap, cap, sizeof *c->pairs, &c->growths) ||
-      !grow(&s->mem, (void **)&c->fric, &c->fric_cap, cap, sizeof *c->fric, &c->growths))
+      !grow(&s->mem, (void **)&c->fric, &c->fric_cap, fcap, sizeof *c->fric, &c->growths))
     return TF_E_NOMEM;
   c->growths = 0;
   return broad_reserve(&c->bp, (int)(c->n + 3 * (size_t)c->tri_count),
@@ -196,6 +198,7 @@ void contact_free(tf_mem *m, sim_contact *c) {
 }
 
 void contact_rebind(sim_contact *c, tf_mem *m) {
+  c->mem = m;
   c->bp.mem = m;
   for (int k = 0; k < 2; ++k) c->self_cache[k].mem = m;
   for (uint32_t k = 0; k < c->col_count; ++k)
@@ -307,7 +310,6 @@ void contact_pair_init(const tf_sim *s, contact_pair *p, double mass, double dha
   p->mu = mu;
   p->kappa =
       s->contact->kappa_scale * KAPPA_LOAD * mass * g / (CONTACT_F_HALF * dhat * dhat * dhat);
-  p->lambda = 0.0;
 }
 
 int contact_push_pair(tf_sim *s, contact_pair p) {
@@ -317,6 +319,14 @@ int contact_push_pair(tf_sim *s, contact_pair p) {
     return 0;
   c->pairs[c->pair_count++] = p;
   return 1;
+}
+
+contact_friction *contact_push_friction(tf_sim *s) {
+  sim_contact *c = s->contact;
+  if (c->fric_count == c->fric_cap && !grow(&s->mem, (void **)&c->fric, &c->fric_cap,
+                                            c->fric_cap + 1, sizeof *c->fric, &c->growths))
+    return NULL;
+  return &c->fric[c->fric_count++];
 }
 
 tf_status contact_query(tf_sim *s, broad_query q, broad_cache *k, const broad_mesh *a,
@@ -766,16 +776,4 @@ tf_status contact_candidates_covering(tf_sim *s, const double *y, const double *
   c->cover_r = r;
   c->cover_valid = 1;
   return TF_OK;
-}
-
-tf_status contact_reserve_friction(tf_sim *s) {
-  sim_contact *c = s->contact;
-  if (c->pair_count <= c->fric_cap) return TF_OK;
-  /* its contents are rebuilt every step: no copy needed */
-  MEM_FREE_ARRAY(&s->mem, c->fric, c->fric_cap);
-  c->fric = NULL;
-  c->fric_cap = 0;
-  return grow(&s->mem, (void **)&c->fric, &c->fric_cap, c->pair_count, sizeof *c->fric, &c->growths)
-             ? TF_OK
-             : TF_E_NOMEM;
 }

@@ -65,11 +65,17 @@ typedef struct contact_pair {
   double dhat;  /* m: the pair's gap */
   double kappa; /* barrier stiffness, N/m^3 (energy kappa b, b in m^4) */
   double mu;    /* friction coefficient of the pair */
-  /* friction, lagged at the step's start (IPC sec. 5): normal force magnitude, N; the two
-   * tangent directions; the cloth-side weights w of the stencil's points and the collider's
-   * displacement over the step at the contact point */
-  double lambda, T[6], w[4], slip0[3];
 } contact_pair;
+
+/* a pair in contact at the step's start, with its friction lagged there (IPC sec. 5): normal
+ * force magnitude, N; the two tangent directions; the weights w of the stencil's points and the
+ * collider's displacement over the step at the contact point. Apart from the candidates, which
+ * are many more (every pair that may come within its gap over a segment) and need none of it:
+ * with it a candidate took 152 bytes instead of 40 */
+typedef struct contact_friction {
+  contact_pair p;
+  double lambda, T[6], w[4], slip0[3];
+} contact_friction;
 
 typedef struct sim_contact {
   contact_collider **col; /* (col_cap) */
@@ -85,7 +91,7 @@ typedef struct sim_contact {
   size_t buf_cap;
   contact_pair *pairs; /* candidates of the current segment */
   size_t pair_count, pair_cap;
-  contact_pair *fric; /* pairs in contact at the step's start, with their lagged friction */
+  contact_friction *fric; /* pairs in contact at the step's start, with their lagged friction */
   size_t fric_count, fric_cap;
   uint8_t *below;         /* (n) vertices that started the advance below the ground */
   int32_t *inside;        /* (n) one-sided collider the vertex started the advance inside, or -1 */
@@ -109,9 +115,12 @@ typedef struct sim_contact {
   int cover_valid;
   uint8_t *anchor;      /* (n) vertices near a collider or the ground this step */
   unsigned char *block; /* a block of the pair loops' per-pair results (blocks.c) */
-  /* self-contact's Hessian blocks between vertices the mesh does not couple (solve/pairmat.h),
-   * reserved for every self candidate when the candidates are built */
+  /* self-contact's Hessian blocks between vertices the mesh does not couple (solve/pairmat.h):
+   * grown while a Hessian is assembled (contact_add_block), from mem; pm_failed: a block was
+   * refused for memory since the step began (the step then fails, TF_E_NOMEM) */
   pairmat pm;
+  tf_mem *mem;
+  int pm_failed;
   uint8_t *self_off; /* (n) 1: the vertex opted out (tf_sim_set_param_map): no self pair joins two
                         opted-out sides */
   uint8_t *tangled;  /* (n) 1: on an edge or triangle that crossed the surface at the advance's
@@ -171,6 +180,8 @@ TF_LOCAL int contact_cannot_close(const tf_sim *s, const contact_pair *p, const 
 TF_LOCAL double contact_side_mass(const tf_sim *s, int points, uint32_t item);
 /* a candidate into the pairs (grows them rarely); 0 when out of memory */
 TF_LOCAL int contact_push_pair(tf_sim *s, contact_pair p);
+/* room for one more pair in contact at the fric list's end (grows rarely); NULL when out of memory */
+TF_LOCAL contact_friction *contact_push_friction(tf_sim *s);
 /* a broad query through the cache k (Nullable) into the contact's buffer, grown once if the
  * candidates do not fit */
 typedef tf_status (*broad_query)(broad *, broad_cache *, const broad_mesh *, const broad_mesh *,
@@ -206,8 +217,10 @@ TF_LOCAL void contact_contour_moves(tf_sim *s, const double *x);
 TF_LOCAL tf_status contact_vertex_tris(tf_mem *m, uint32_t n, const int *tris, uint32_t nt,
                                        uint32_t **start, uint32_t **list);
 /* a 3x3 block (i <= j) of a pair's Hessian: into H where the mesh couples i and j, else into the
- * contact's pair blocks (self-contact couples vertices far apart on the mesh) */
-TF_LOCAL void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]);
+ * contact's pair blocks (self-contact couples vertices far apart on the mesh), which grow when
+ * full (counted in growths; out of memory sets pm_failed). Called on the evaluating thread only */
+TF_LOCAL void contact_add_block(sim_contact *c, bsr *H, uint32_t i, uint32_t j,
+                                const double blk[9]);
 
 /* blocks.c: a loop over the candidates whose per-pair part (compute: reads pair k and the
  * positions, writes out, at most CONTACT_BLOCK_BYTES) runs on the simulation's threads, a block
@@ -296,11 +309,9 @@ TF_LOCAL int contact_anchor(tf_sim *s, const double *xn, const double *xhat);
  * TF_E_CONTACT when the collider's motion must be split (the cloth cannot follow). The
  * candidates it leaves hold every pair within its gap at x_n (contact_lag_friction's) */
 TF_LOCAL tf_status contact_start(tf_sim *s, const double *xn, double *y0);
-/* room for friction on every candidate (grows rarely, counted in growths) */
-TF_LOCAL tf_status contact_reserve_friction(tf_sim *s);
 /* friction's lagged normal forces and tangents at the step's start; each vertex's share of the
  * normal forces joins its balance scale (work.force_ref) */
-TF_LOCAL void contact_lag_friction(tf_sim *s, const double *xn, double dt);
+TF_LOCAL tf_status contact_lag_friction(tf_sim *s, const double *xn, double dt);
 /* after a step: adaptive stiffness and stats */
 TF_LOCAL void contact_after_step(tf_sim *s, const double *x);
 

@@ -94,9 +94,9 @@ static int lag_take(void *ctx, size_t k, void *out) {
     s->work.comp[s->model.mesh.comp[vv[q]]].touching = 1;
   }
   if (!(p->mu > 0.0)) return 1;
-  if (c->fric_count == c->fric_cap) return 0; /* reserved for every candidate above */
-  contact_pair *f = &c->fric[c->fric_count++];
-  *f = *p;
+  contact_friction *f = contact_push_friction(s);
+  if (!f) return 0;
+  f->p = *p;
   f->lambda = t->lambda;
   memcpy(f->w, t->w, sizeof t->w);
   v3_copy(f->slip0, t->slip);
@@ -104,14 +104,14 @@ static int lag_take(void *ctx, size_t k, void *out) {
   return 1;
 }
 
-void contact_lag_friction(tf_sim *s, const double *xn, double dt) {
+tf_status contact_lag_friction(tf_sim *s, const double *xn, double dt) {
   sim_contact *c = s->contact;
   c->fric_count = 0;
   (void)dt;
   for (uint32_t q = 0; q < s->model.mesh.comp_count; ++q) s->work.comp[q].touching = 0;
-  if (contact_reserve_friction(s) != TF_OK) return; /* out of memory: no friction this step */
   lag_job j = {s, xn};
-  contact_pairs_run(s, c->pair_count, sizeof(lag_term), lag_pair, lag_take, &j);
+  return contact_pairs_run(s, c->pair_count, sizeof(lag_term), lag_pair, lag_take, &j) ? TF_OK
+                                                                                       : TF_E_NOMEM;
 }
 
 /* f1(x)/x and its derivative's part: D's gradient is mu lambda (f1/x) u, its Hessian
@@ -133,32 +133,34 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
                           double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
-  pairmat *pm = &((sim_contact *)c)->pm; /* cleared by the barrier set, evaluated first */
+  sim_contact *out =
+      (sim_contact *)c; /* pair blocks: cleared by the barrier set, evaluated first */
   const double *xn = s->state.x;
   double eps = EPS_V * s->work.dt;
   for (size_t k = 0; k < c->fric_count; ++k) {
-    const contact_pair *p = &c->fric[k];
+    const contact_friction *f = &c->fric[k];
+    const contact_pair *p = &f->p;
     uint32_t v[4];
     int nv = contact_pair_vertices(s, p, v);
     /* stencil weights of the simulated points: PT, G: w[0]; TP: w[1..3]; EE: w[0..1]; self
      * pairs: w[0..3], the second side's negative (contact_pair_frame) */
     double wv[4];
-    for (int q = 0; q < nv; ++q) wv[q] = p->kind == CONTACT_TP ? p->w[1 + q] : p->w[q];
+    for (int q = 0; q < nv; ++q) wv[q] = p->kind == CONTACT_TP ? f->w[1 + q] : f->w[q];
     double slip[3];
-    v3_scale(slip, p->slip0, -1.0);
+    v3_scale(slip, f->slip0, -1.0);
     for (int q = 0; q < nv; ++q) {
       double dy[3];
       v3_sub(dy, y + 3 * (size_t)v[q], xn + 3 * (size_t)v[q]);
       v3_axpy(slip, wv[q], dy);
     }
     double u[2] = {0, 0};
-    for (int r = 0; r < 3; ++r) u[0] += p->T[2 * r] * slip[r], u[1] += p->T[2 * r + 1] * slip[r];
+    for (int r = 0; r < 3; ++r) u[0] += f->T[2 * r] * slip[r], u[1] += f->T[2 * r + 1] * slip[r];
     double x = sqrt(u[0] * u[0] + u[1] * u[1]), f0, f1x, f2;
     smooth(x, eps, &f0, &f1x, &f2);
-    double ml = p->mu * p->lambda;
+    double ml = p->mu * f->lambda;
     *E += ml * f0;
     double gt[3]; /* the force direction in 3D: T (f1/x) u */
-    for (int r = 0; r < 3; ++r) gt[r] = ml * f1x * (p->T[2 * r] * u[0] + p->T[2 * r + 1] * u[1]);
+    for (int r = 0; r < 3; ++r) gt[r] = ml * f1x * (f->T[2 * r] * u[0] + f->T[2 * r + 1] * u[1]);
     if (grad)
       for (int q = 0; q < nv; ++q) v3_axpy(grad + 3 * (size_t)v[q], wv[q], gt);
     if (!H) continue;
@@ -181,7 +183,7 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
     double K[9]; /* T A T^T, 3 x 3 */
     for (int r = 0; r < 3; ++r)
       for (int q = 0; q < 3; ++q) {
-        double tr0 = p->T[2 * r], tr1 = p->T[2 * r + 1], tq0 = p->T[2 * q], tq1 = p->T[2 * q + 1];
+        double tr0 = f->T[2 * r], tr1 = f->T[2 * r + 1], tq0 = f->T[2 * q], tq1 = f->T[2 * q + 1];
         K[3 * r + q] = ml * (tr0 * (A[0] * tq0 + A[1] * tq1) + tr1 * (A[2] * tq0 + A[3] * tq1));
       }
     for (int q1 = 0; q1 < nv; ++q1)
@@ -190,7 +192,7 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
         if (i > j) continue;
         double blk[9];
         for (int r = 0; r < 9; ++r) blk[r] = wv[q1] * wv[q2] * K[r];
-        contact_add_block(H, pm, i, j, blk);
+        contact_add_block(out, H, i, j, blk);
       }
   }
 }

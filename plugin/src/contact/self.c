@@ -38,16 +38,19 @@
 
 int contact_self_on(const tf_sim *s) { return s->contact && s->par.self_contact != 0.0; }
 
-void contact_add_block(bsr *H, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]) {
+void contact_add_block(sim_contact *c, bsr *H, uint32_t i, uint32_t j, const double blk[9]) {
   if (i == j) {
     bsr_add_block(H, H->diag[i], blk);
     return;
   }
   uint32_t slot = bsr_slot(H, i, j);
-  if (slot != UINT32_MAX)
+  if (slot != UINT32_MAX) {
     bsr_add_block(H, slot, blk);
-  else
-    pairmat_add(pm, i, j, blk);
+    return;
+  }
+  uint32_t grown = c->pm.grow_count;
+  if (!pairmat_push(c->mem, &c->pm, i, j, blk)) c->pm_failed = 1;
+  c->growths += c->pm.grow_count - grown;
 }
 
 /* the pair's two sides each hold an opted-out vertex, or tangled vertices of two sides of a
@@ -170,15 +173,6 @@ tf_status contact_self_candidates(tf_sim *s, const broad_mesh *sweep) {
   c->self_pairs = (uint32_t)(c->pair_count - first);
   if (c->self_pairs > c->self_pairs_max) c->self_pairs_max = c->self_pairs;
   c->self_seconds += now_seconds() - t0;
-  /* room for every block the pairs can put outside the mesh's pattern: 6 off-diagonal blocks of
-   * a 4-vertex stencil, for the barrier and for friction */
-  uint64_t need = 12u * (uint64_t)c->self_pairs;
-  if (need > UINT32_MAX) return TF_E_NOMEM;
-  if (need > c->pm.capacity) {
-    uint32_t before = c->pm.grow_count;
-    if (!pairmat_reserve(&s->mem, &c->pm, (uint32_t)need)) return TF_E_NOMEM;
-    c->growths += c->pm.grow_count - before;
-  }
   return TF_OK;
 }
 

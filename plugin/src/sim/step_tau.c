@@ -202,7 +202,8 @@ static tf_status first_iterate(tf_sim *s, double dt, double *y, double *E, int l
   if (st != TF_OK) return st;
   if (lag) {
     base_force_ref(s);
-    contact_lag_friction(s, s->state.x, dt);
+    st = contact_lag_friction(s, s->state.x, dt);
+    if (st != TF_OK) return st;
   }
   if (E) *E = sim_step_eval(s, y, NULL, NULL);
   return TF_OK;
@@ -448,7 +449,10 @@ const char *step_tau(tf_sim *s, double dt, newton_result *res) {
   newton_problem p = sim_problem(s, s->solver.eval);
   newton_settings ns = {s->par.solver.max_newton, s->par.solver.max_cg, s->par.solver.tolerance,
                         s->par.solver.abs_tolerance * dt};
+  if (s->contact) s->contact->pm_failed = 0;
   newton_solve(&p, &ns, s->work.y, &s->solver.nw, res);
+  /* a pair block refused for memory: the solves saw part of the contact Hessian */
+  if (s->contact && s->contact->pm_failed) return STEP_NOMEM;
   const char *bad = check_step(s, res);
   if (bad) return bad;
 

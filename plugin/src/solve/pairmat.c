@@ -48,6 +48,15 @@ int pairmat_add(pairmat *pm, uint32_t i, uint32_t j, const double blk[9]) {
   return 1;
 }
 
+int pairmat_push(tf_mem *m, pairmat *pm, uint32_t i, uint32_t j, const double blk[9]) {
+  if (i != j && pm->count == pm->capacity &&
+      (pm->capacity == UINT32_MAX || !pairmat_reserve(m, pm, pm->capacity + 1))) {
+    pm->overflow++;
+    return 0;
+  }
+  return pairmat_add(pm, i, j, blk);
+}
+
 void pairmat_mul_add(const pairmat *pm, const double *x, double *y, const uint8_t *fixed) {
   for (uint32_t k = 0; k < pm->count; ++k) {
     const pairmat_block *e = pm->blk + k;
