@@ -107,8 +107,31 @@ typedef struct drape_stats {
   unsigned sphere_verts, sphere_tris;
 } drape_stats;
 
+/* the library's memory, through the def's allocator: what it holds now and at most */
+typedef struct bench_memory {
+  long long live, peak;
+} bench_memory;
+
+static void *count_alloc(size_t size, size_t align, void *ud) {
+  bench_memory *m = ud;
+  void *p = aligned_alloc(align, (size + align - 1) / align * align);
+  if (p) {
+    m->live += (long long)size;
+    if (m->live > m->peak) m->peak = m->live;
+  }
+  return p;
+}
+
+static void count_free(void *p, size_t size, void *ud) {
+  bench_memory *m = ud;
+  m->live -= (long long)size;
+  free(p);
+}
+
 typedef struct bench_result {
   bench_config cfg;
+  bench_memory mem; /* the library's bytes: at the end of set-up (live) and at most over the run */
+  long long setup_bytes;
   unsigned verts, edges;
   double setup_s;       /* mesh build + tf_cloth_create + pins */
   double wall_s, cpu_s; /* summed over the frames' advances */
@@ -343,6 +366,9 @@ static int run_case(bench_result *r) {
   if (cfg->max_newton > 0) def.solver.max_newton = cfg->max_newton;
   if (cfg->tolerance > 0.0) def.solver.tolerance = cfg->tolerance;
   def.threads = cfg->threads;
+  def.allocator.alloc = count_alloc;
+  def.allocator.free = count_free;
+  def.allocator.ud = &r->mem;
   char errbuf[256] = "";
   tf_status s = tf_cloth_create(&def, &sim, errbuf, sizeof errbuf);
   if (s != TF_OK) {
@@ -390,6 +416,7 @@ static int run_case(bench_result *r) {
     ds->min_distance = INFINITY;
   }
   r->setup_s = clock_seconds(CLOCK_MONOTONIC) - t_setup;
+  r->setup_bytes = r->mem.live;
 
   const double frame_dt = 1.0 / FPS;
   const uint32_t corner = n * n1 + n; /* free corner (i = N, j = N) */
@@ -574,13 +601,14 @@ static void print_result_json(const bench_result *r) {
       "\"ms_per_frame\": %.4f, \"ms_median_frame\": %.4f, \"cpu_ms_per_frame\": %.4f, "
       "\"steps\": %llu, \"newton_per_step\": %.4f, \"cg_per_step\": %.4f, "
       "\"max_newton_per_step\": %u, \"newton_budget\": %u, \"unconverged_steps\": %llu, "
-      "\"finite\": %s, ",
+      "\"finite\": %s, \"library_setup_mb\": %.2f, \"library_peak_mb\": %.2f, ",
       tf_version_string(), c->threads, SCENE_NAME[c->scene], c->n, c->n, r->verts, r->edges, c->tau,
       c->kappa, c->substeps, c->stretch, c->poisson, c->bend, SHEET_MASS / r->verts, c->frames,
       r->setup_s, r->wall_s, 1000.0 * r->wall_s / c->frames, 1000.0 * r->median_frame_s,
       1000.0 * r->cpu_s / c->frames, (unsigned long long)r->steps, (double)r->newton * per_step,
       (double)r->cg * per_step, r->max_newton_per_step, c->max_newton ? c->max_newton : 20u,
-      (unsigned long long)r->unconverged, r->finite ? "true" : "false");
+      (unsigned long long)r->unconverged, r->finite ? "true" : "false", r->setup_bytes / 1e6,
+      r->mem.peak / 1e6);
   printf("\"max_strain\": ");
   json_number(r->finite ? r->max_strain : NAN);
   printf(", \"mean_strain\": ");
@@ -642,9 +670,9 @@ static void print_table_header(scene_kind scene) {
         "Newton/step | "
         "CG/step | max strain | inside sphere (any frame) | penetration [mm] (any frame) | min "
         "contact "
-        "distance [mm] | contacts | CCD cuts | lowest z [m] | lowest z [m] at frames 10, 20, ... "
-        "|\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "distance [mm] | contacts | CCD cuts | library memory, set-up / peak [MB] | lowest z [m] | "
+        "lowest z [m] at frames 10, 20, ... |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     return;
   }
   printf(
@@ -665,7 +693,7 @@ static void print_table_row(const bench_result *r) {
         "N/m, "
         "bend %g N m, gap %g + %g m, mu %g | **%.2f** | %.2f | %.0f %% | %.2f | %.1f | %.3g | %u "
         "(%u) | "
-        "%.1f (%.1f) | %.2f | %u | %llu | %.3f |",
+        "%.1f (%.1f) | %.2f | %u | %llu | %.1f / %.1f | %.3f |",
         c->self_contact ? "-self" : "", c->n, c->self_contact ? "-SELF" : "", c->n, r->verts,
         c->tau, c->kappa, c->substeps, c->substeps == 1 ? "" : "s", c->stretch, c->bend,
         c->thickness, c->collider_thickness, c->friction, 1000.0 * r->wall_s / c->frames,
@@ -673,7 +701,7 @@ static void print_table_row(const bench_result *r) {
         (double)r->newton * per_step, (double)r->cg * per_step, r->finite ? r->max_strain : NAN,
         d->inside, d->inside_max, 1000.0 * d->penetration, 1000.0 * d->penetration_max,
         1000.0 * d->min_distance, d->contacts_last, (unsigned long long)d->ccd_cuts,
-        r->finite ? r->min_z : NAN);
+        r->setup_bytes / 1e6, r->mem.peak / 1e6, r->finite ? r->min_z : NAN);
     printf(" ");
     for (unsigned k = 0; k < d->sample_count; ++k)
       printf("%s%.3f", k > 0 ? " " : "", d->sample_min_z[k]);
