@@ -29,6 +29,7 @@
 
 #include "tauform.h"
 #include "kernels.h"
+#include "memory.h"
 
 /* scene, fixed by the anchors */
 static const double SHEET_SIZE = 2.0;    /* m, square side */
@@ -106,27 +107,6 @@ typedef struct drape_stats {
   double *sample_min_z, *sample_pen;
   unsigned sphere_verts, sphere_tris;
 } drape_stats;
-
-/* the library's memory, through the def's allocator: what it holds now and at most */
-typedef struct bench_memory {
-  long long live, peak;
-} bench_memory;
-
-static void *count_alloc(size_t size, size_t align, void *ud) {
-  bench_memory *m = ud;
-  void *p = aligned_alloc(align, (size + align - 1) / align * align);
-  if (p) {
-    m->live += (long long)size;
-    if (m->live > m->peak) m->peak = m->live;
-  }
-  return p;
-}
-
-static void count_free(void *p, size_t size, void *ud) {
-  bench_memory *m = ud;
-  m->live -= (long long)size;
-  free(p);
-}
 
 typedef struct bench_result {
   bench_config cfg;
@@ -366,9 +346,7 @@ static int run_case(bench_result *r) {
   if (cfg->max_newton > 0) def.solver.max_newton = cfg->max_newton;
   if (cfg->tolerance > 0.0) def.solver.tolerance = cfg->tolerance;
   def.threads = cfg->threads;
-  def.allocator.alloc = count_alloc;
-  def.allocator.free = count_free;
-  def.allocator.ud = &r->mem;
+  def.allocator = bench_counting_allocator(&r->mem);
   char errbuf[256] = "";
   tf_status s = tf_cloth_create(&def, &sim, errbuf, sizeof errbuf);
   if (s != TF_OK) {

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "kernels.h"
+#include "memory.h"
 #include "tauform.h"
 
 static const double DENSITY = 1000.0; /* kg/m^3 */
@@ -183,6 +184,8 @@ int main(int argc, char **argv) {
   def.kappa = kappa;
   def.element = element;
   def.threads = (uint32_t)threads;
+  bench_memory mem = {0, 0};
+  def.allocator = bench_counting_allocator(&mem);
   tf_sim *sim = NULL;
   if (tf_flesh_create(&def, &sim, err, sizeof err) != TF_OK)
     return fprintf(stderr, "tauform_flesh_bench: %s\n", err), 1;
@@ -194,6 +197,7 @@ int main(int argc, char **argv) {
   }
   tf_sim_set_pins(sim, pin, NULL, pins);
   double setup = clock_seconds(CLOCK_MONOTONIC) - t0;
+  const long long setup_bytes = mem.live;
   printf(
       "tauform %s FLESH: %s, %u nodes, %u tets, %u pinned; tau %g s, kappa %g, %g substep(s), E %g "
       "Pa, nu %g, "
@@ -244,12 +248,12 @@ int main(int argc, char **argv) {
       "\"cpu_ms_per_frame\": %.3f, \"newton_per_step\": %.2f, \"cg_per_newton\": %.1f, "
       "\"unconverged_steps\": %llu, "
       "\"max_strain\": %.4g, \"mean_strain\": %.4g, \"top_sag_mm\": %.2f, \"volume_ratio\": %.5f, "
-      "\"inverted\": %u}\n",
+      "\"inverted\": %u, \"library_setup_mb\": %.2f, \"library_peak_mb\": %.2f}\n",
       tf_version_string(), (uint32_t)threads, (v.tet_count + 500) / 1000, n, v.tet_count, ne,
       element == TF_TET_QUADRATIC ? "quadratic" : "linear", info.node_count, tau, kappa, substeps,
       setup, 1e3 * wall / frames, 1e3 * cpu / frames, newton / steps,
       newton ? (double)cg / newton : 0.0, (unsigned long long)unconverged, max_strain,
-      sum_strain / ne, sag_mm, vol, info.inverted_now);
+      sum_strain / ne, sag_mm, vol, info.inverted_now, setup_bytes / 1e6, mem.peak / 1e6);
   printf(
       "\n| Case | Scene (verts/tets) | Settings | ms/frame wall | CPU ms/frame | Newton/step | max "
       "strain | mean strain | "
