@@ -319,11 +319,17 @@ static void plain_free(void *p, size_t size, void *ud) {
   free(p);
 }
 
+/* memory whose allocations fail while *fail is set */
+static tf_mem failing_mem(int *fail) {
+  tf_allocator al = {failing_alloc, plain_free, fail};
+  tf_mem m;
+  mem_init(&m, &al);
+  return m;
+}
+
 TF_TEST(solve_pairs_reserve_and_overflow) {
   int fail = 0;
-  tf_allocator al = {failing_alloc, plain_free, &fail};
-  tf_mem mem;
-  mem_init(&mem, &al);
+  tf_mem mem = failing_mem(&fail);
   pairmat pm;
   memset(&pm, 0, sizeof pm);
   double B[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -364,9 +370,7 @@ TF_TEST(solve_pairs_reserve_and_overflow) {
  * and counts the block and leaves the matrix as it was */
 TF_TEST(solve_pairs_push_grows_and_keeps_order) {
   int fail = 0;
-  tf_allocator al = {failing_alloc, plain_free, &fail};
-  tf_mem mem;
-  mem_init(&mem, &al);
+  tf_mem mem = failing_mem(&fail);
   pairmat pm;
   memset(&pm, 0, sizeof pm);
   double B[9];
