@@ -69,8 +69,8 @@ typedef struct contact_pair {
 
 /* a pair in contact at the step's start, with its friction lagged there (IPC sec. 5): normal
  * force magnitude, N; the two tangent directions; the weights w of the stencil's points and the
- * collider's displacement over the step at the contact point. Apart from the candidates, which
- * are many more (every pair that may come within its gap over a segment) and need none of it:
+ * collider's displacement over the step at the contact point. Kept apart from the candidates
+ * (every pair that may come within its gap over a segment, many more), which need none of it:
  * with it a candidate took 152 bytes instead of 40 */
 typedef struct contact_friction {
   contact_pair p;

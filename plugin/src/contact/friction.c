@@ -133,8 +133,8 @@ static void friction_eval(const tf_sim *s, const void *data, const elem_args *a,
                           double *E, double *grad, bsr *H) {
   (void)data, (void)a;
   const sim_contact *c = s->contact;
-  sim_contact *out =
-      (sim_contact *)c; /* pair blocks: cleared by the barrier set, evaluated first */
+  /* its pair blocks are this evaluation's output (cleared by the barrier set, evaluated first) */
+  sim_contact *out = (sim_contact *)c;
   const double *xn = s->state.x;
   double eps = EPS_V * s->work.dt;
   for (size_t k = 0; k < c->fric_count; ++k) {
