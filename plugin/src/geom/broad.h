@@ -62,8 +62,11 @@ typedef struct broad {
   size_t entry_cap;
   uint32_t *bucket; /* bucket_cap: start of each bucket in entries, plus one end */
   size_t bucket_cap;
-  broad_pair *part; /* part_cap: the threaded item loop's pairs, a region per chunk of items */
-  size_t part_cap;
+  /* the threaded item loop's pairs: a region of its own per chunk of items (part_cap[c] pairs),
+   * each sized by that chunk's own largest count, so a dense chunk (where a fold meets the
+   * sheet) does not size all of them */
+  broad_pair *part[BROAD_CHUNKS];
+  size_t part_cap[BROAD_CHUNKS];
   size_t part_n[BROAD_CHUNKS]; /* each chunk's pair count */
   uint64_t grow_count;         /* allocations made by queries (not by broad_reserve), for tests */
 } broad;
