@@ -98,17 +98,19 @@ static void run_phase(bench_data *d, phase p) {
 }
 
 /* the least traffic of each phase, bytes: per vertex its position, mass, inertial target and force
- * (the objective's own arrays), per stored 3x3 block its 72 bytes and 4-byte column; the V-cycle
- * reads every level's matrix in the forward and the backward sweep (the prolongators not counted) */
+ * (the objective's own arrays), per stored 3x3 block its 72 bytes and 4-byte column; the set-up
+ * writes every level's matrix and its float copy (36 bytes a block), which the V-cycle reads in
+ * the forward and the backward sweep (the prolongators not counted) */
 static double phase_bytes(const tf_sim *s, phase p) {
   const double n = s->model.n, nnz = s->solver.H.row_ptr[s->model.n];
   const double objective = n * (24.0 + 8.0 + 24.0 + 24.0);
-  double levels = 0.0, level_vectors = 0.0;
+  double levels = 0.0, levels_float = 0.0, level_vectors = 0.0;
   if (s->solver.amg != NULL)
     for (uint32_t l = 0; l < amg_level_count(s->solver.amg); ++l) {
       uint32_t ln, lnnz;
       amg_level_size(s->solver.amg, l, &ln, &lnnz);
-      levels += 76.0 * lnnz;
+      levels += (76.0 + 36.0) * lnnz;
+      levels_float += 40.0 * lnnz;
       level_vectors += 3.0 * 24.0 * ln;
     }
   switch (p) {
@@ -123,7 +125,7 @@ static double phase_bytes(const tf_sim *s, phase p) {
     case PRODUCT:
       return 76.0 * nnz + 8.0 * n + 3.0 * 24.0 * n;
     case VCYCLE:
-      return 2.0 * (levels + level_vectors);
+      return 2.0 * (levels_float + level_vectors);
     case PHASES:
       break;
   }

@@ -5,7 +5,9 @@
  * also the three rigid rotations about the aggregate's centre: amg_modes); smoothing the tentative
  * prolongator with damped block Jacobi, P = (I - w D^-1 A) P0 with w = 4 / (3 rho(D^-1 A)),
  * makes the coarse space reproduce smooth fields (and, approximately, rotations). Dirichlet
- * (pinned) vertices are "dead": zero rows and columns, identity diagonal, zero prolongator rows. */
+ * (pinned) vertices are "dead": zero rows and columns, identity diagonal, zero prolongator rows.
+ * Set-up computes in double; the V-cycle reads float copies of the matrices and prolongators
+ * (round_row: half the memory traffic, and still an SPD preconditioner). */
 #include "solve/amg.h"
 
 #include <math.h>
@@ -39,6 +41,7 @@ typedef struct level {
   pattern A;
   uint32_t *diag; /* (n) slot of each diagonal block */
   double *Aval;   /* (9 A.nnz) */
+  float *Af;      /* (9 A.nnz) the V-cycle's copy, rounded to float (round_row) */
   double *Dinv;   /* (9 n) */
   double *Sinv;   /* (9 n) the smoother's inverted diagonal: Dinv, l1-augmented at block edges */
   double *aug;    /* (9 n) that augmentation (0 away from block edges) */
@@ -74,6 +77,7 @@ typedef struct level {
   double *aw, *ac, *aui; /* (nagg), (3 nagg), (9 nagg) */
   pattern P, T;          /* n x nc: the prolongator and A P */
   double *Pval, *Tval;
+  float *Pf; /* (9 P.nnz) the V-cycle's copy of Pval, rounded to float */
   /* restriction as a gather: coarse row J sums P's blocks (rslot) times r of rows rrow */
   uint32_t *rptr, *rrow, *rslot; /* (nc + 1), (P.nnz), (P.nnz) */
 } level;
@@ -228,6 +232,7 @@ static int level_alloc_numbers(tf_mem *m, level *l) {
   size_t n = l->n;
   l->diag = mem_array(m, n, sizeof *l->diag);
   l->Aval = mem_array(m, 9 * (size_t)l->A.nnz, sizeof *l->Aval);
+  l->Af = mem_array(m, 9 * (size_t)l->A.nnz, sizeof *l->Af);
   l->Dinv = mem_array(m, 9 * n, sizeof *l->Dinv);
   l->Sinv = mem_array(m, 9 * n, sizeof *l->Sinv);
   l->aug = mem_array(m, 9 * n, sizeof *l->aug);
@@ -322,6 +327,7 @@ static int level_coarsen(tf_mem *m, const amg *a, level *l, level *c) {
   MEM_FREE_ARRAY(m, pairs, cap);
   if (!ok) return 0;
   l->Pval = mem_array(m, 9 * (size_t)l->P.nnz, sizeof *l->Pval);
+  l->Pf = mem_array(m, 9 * (size_t)l->P.nnz, sizeof *l->Pf);
   l->Tval = mem_array(m, 9 * (size_t)l->T.nnz, sizeof *l->Tval);
   /* P^T's rows: fine rows in increasing order, as the serial scatter met them */
   l->rptr = mem_array(m, (size_t)l->nc + 1, sizeof *l->rptr);
@@ -577,6 +583,7 @@ void amg_destroy(tf_mem *m, amg *a) {
     pattern_free(m, &l->A);
     MEM_FREE_ARRAY(m, l->diag, n);
     MEM_FREE_ARRAY(m, l->Aval, 9 * (size_t)l->A.nnz);
+    MEM_FREE_ARRAY(m, l->Af, 9 * (size_t)l->A.nnz);
     MEM_FREE_ARRAY(m, l->Dinv, 9 * n);
     MEM_FREE_ARRAY(m, l->Sinv, 9 * n);
     MEM_FREE_ARRAY(m, l->aug, 9 * n);
@@ -611,6 +618,7 @@ void amg_destroy(tf_mem *m, amg *a) {
     }
     if (l->P.ptr) {
       MEM_FREE_ARRAY(m, l->Pval, 9 * (size_t)l->P.nnz);
+      MEM_FREE_ARRAY(m, l->Pf, 9 * (size_t)l->P.nnz);
       pattern_free(m, &l->P);
     }
     if (l->T.ptr) {
@@ -738,6 +746,26 @@ static void add_block_abs(double *out, const double *B) {
   for (int k = 0; k < 9; ++k) out[k] += -M2[k] / den + a * M[k] + (k % 4 == 0 ? c0 : 0.0);
 }
 
+/* The V-cycle reads its matrices and prolongators rounded to float. Its sweeps move each level's
+ * matrix once and run at memory speed (CLOTH-256's V-cycle at 55 % of a STREAM triad,
+ * results/2026-11-26-size), and a preconditioner need not be exact: PCG solves the Hessian in
+ * double precision, and the V-cycle B only has to stay symmetric positive definite. With A~ the
+ * rounded matrix (its diagonal blocks kept in double), M the forward sweep's matrix built from it
+ * (smoother_row's l1 terms take the rounded blocks), P~ the rounded prolongator and B_c the next
+ * level's V-cycle on the Galerkin product of the double-precision A and P (the dense Cholesky at
+ * the bottom), the V-cycle is
+ *   B = M^-T (M + M^T - A~) M^-1 + (I - M^-T A~) P~ B_c P~^T (I - A~ M^-1),
+ * symmetric positive definite when A~ is symmetric and M + M^T - A~ >= D (smoother_row), whatever
+ * the rounding does to A~'s own eigenvalues. Level 0 is symmetric block for block (its blocks are
+ * the Hessian's, copied or transposed); a coarse level's Galerkin product sums its two triangles
+ * in different orders and is symmetric to the last bits, in double as in float (measured in
+ * amg_vcycle_is_spd_and_keeps_dirichlet_zero: u.Bw and w.Bu agree to 6e-15 in double, 1.2e-14
+ * with the floats). A dead row's or column's block is zero. */
+static void round_row(level *l, uint32_t i) {
+  for (size_t e = 9 * (size_t)l->A.ptr[i]; e < 9 * (size_t)l->A.ptr[i + 1]; ++e)
+    l->Af[e] = (float)l->Aval[e];
+}
+
 /* The smoother's diagonal, after the l1 Gauss-Seidel of Baker, Falgout, Kolev & Yang 2011
  * ("Multigrid smoothers for ultraparallel computing") in block form: a row coupled to other blocks
  * adds half of sum_j |A_ij| over those couplings to its diagonal block. With M the sweep's matrix,
@@ -759,7 +787,9 @@ static void smoother_row(level *l, uint32_t i, uint32_t nb) {
   for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
     uint32_t c = l->A.col[k];
     if (l->bid[c] == l->bid[i]) continue;
-    add_block_abs(ai, l->Aval + 9 * (size_t)k);
+    double b[9];
+    for (int e = 0; e < 9; ++e) b[e] = l->Af[9 * (size_t)k + e];
+    add_block_abs(ai, b);
     any = 1;
   }
   if (!any) return;
@@ -784,7 +814,10 @@ static void finish_rows(void *ctx, uint32_t i0, uint32_t i1) {
     if (l->dead[i]) d[0] = d[4] = d[8] = 1.0;
     invert_diag_block(l->Dinv + 9 * (size_t)i, d);
   }
-  for (uint32_t i = i0; i < i1; ++i) smoother_row(l, i, nb);
+  for (uint32_t i = i0; i < i1; ++i) {
+    round_row(l, i);
+    smoother_row(l, i, nb);
+  }
 }
 
 /* rows per chunk of the set-up's row loops */
@@ -1055,6 +1088,8 @@ static void prolongator_rows(void *ctx, uint32_t i0, uint32_t i1) {
     }
     row_close(mk, &l->P, i);
   }
+  for (size_t e = 9 * (size_t)l->P.ptr[i0]; e < 9 * (size_t)l->P.ptr[i1]; ++e)
+    l->Pf[e] = (float)l->Pval[e]; /* the V-cycle's copy (round_row) */
 }
 
 /* T = A P, row by row */
@@ -1264,6 +1299,18 @@ typedef struct vcycle_job {
   double *x;
 } vcycle_job;
 
+/* r -= m x and r += m x for a float block (round_row) */
+static inline void m3f_mulv_sub(double *r, const float *m, const double *x) {
+  r[0] -= m[0] * x[0] + m[1] * x[1] + m[2] * x[2];
+  r[1] -= m[3] * x[0] + m[4] * x[1] + m[5] * x[2];
+  r[2] -= m[6] * x[0] + m[7] * x[1] + m[8] * x[2];
+}
+static inline void m3f_mulv_add(double *r, const float *m, const double *x) {
+  r[0] += m[0] * x[0] + m[1] * x[1] + m[2] * x[2];
+  r[1] += m[3] * x[0] + m[4] * x[1] + m[5] * x[2];
+  r[2] += m[6] * x[0] + m[7] * x[1] + m[8] * x[2];
+}
+
 /* Pre-smoothing: one forward sweep from x = 0 per block, which also leaves the block's part of
  * the residual r = b - A x. From zero, row i sees only its final lower neighbours in the block,
  * so the sweep reads the lower half of each row; the residual's upper part -sum_{j > i} A_ij x_j
@@ -1289,7 +1336,8 @@ static void gs_forward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
       v3_copy(s, j->b + 3 * (size_t)i);
       for (uint32_t k = k0; k < kd; ++k) { /* the block's own lower neighbours: already swept */
         if (l->bid[l->A.col[k]] != b) continue;
-        const double *m = l->Aval + 9 * (size_t)k, *xj = x + 3 * (size_t)l->A.col[k];
+        const float *m = l->Af + 9 * (size_t)k;
+        const double *xj = x + 3 * (size_t)l->A.col[k];
         s[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
         s[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
         s[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];
@@ -1302,7 +1350,7 @@ static void gs_forward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
       ri[2] = s[2] - (d[6] * xi[0] + d[7] * xi[1] + d[8] * xi[2]);
       for (uint32_t k = k0; k < kd; ++k) {
         if (l->bid[l->A.col[k]] != b) continue;
-        const double *m = l->Aval + 9 * (size_t)k;
+        const float *m = l->Af + 9 * (size_t)k;
         double *rj = r + 3 * (size_t)l->A.col[k];
         rj[0] -= m[0] * xi[0] + m[3] * xi[1] + m[6] * xi[2];
         rj[1] -= m[1] * xi[0] + m[4] * xi[1] + m[7] * xi[2];
@@ -1323,7 +1371,7 @@ static void gs_forward_cross(void *ctx, uint32_t b0, uint32_t b1) {
       double *ri = l->r + 3 * (size_t)i;
       for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k)
         if (l->bid[l->A.col[k]] != blk)
-          m3_mulv_sub(ri, l->Aval + 9 * (size_t)k, j->x + 3 * (size_t)l->A.col[k]);
+          m3f_mulv_sub(ri, l->Af + 9 * (size_t)k, j->x + 3 * (size_t)l->A.col[k]);
     }
   }
 }
@@ -1336,7 +1384,8 @@ static void restrict_rows(void *ctx, uint32_t J0, uint32_t J1) {
     double *bc = j->c->b + 3 * (size_t)J;
     v3_set(bc, 0.0, 0.0, 0.0);
     for (uint32_t k = l->rptr[J]; k < l->rptr[J + 1]; ++k) {
-      const double *p = l->Pval + 9 * (size_t)l->rslot[k], *ri = l->r + 3 * (size_t)l->rrow[k];
+      const float *p = l->Pf + 9 * (size_t)l->rslot[k];
+      const double *ri = l->r + 3 * (size_t)l->rrow[k];
       bc[0] += p[0] * ri[0] + p[3] * ri[1] + p[6] * ri[2];
       bc[1] += p[1] * ri[0] + p[4] * ri[1] + p[7] * ri[2];
       bc[2] += p[2] * ri[0] + p[5] * ri[1] + p[8] * ri[2];
@@ -1351,7 +1400,7 @@ static void prolong_rows(void *ctx, uint32_t i0, uint32_t i1) {
   for (uint32_t i = i0; i < i1; ++i) {
     double *xi = j->x + 3 * (size_t)i;
     for (uint32_t q = l->P.ptr[i]; q < l->P.ptr[i + 1]; ++q)
-      m3_mulv_add(xi, l->Pval + 9 * (size_t)q, j->c->x + 3 * (size_t)l->P.col[q]);
+      m3f_mulv_add(xi, l->Pf + 9 * (size_t)q, j->c->x + 3 * (size_t)l->P.col[q]);
     v3_copy(l->xs + 3 * (size_t)i, xi);
   }
 }
@@ -1370,7 +1419,7 @@ static void gs_backward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
       for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
         uint32_t c = l->A.col[k];
         if (c == i) continue;
-        const double *m = l->Aval + 9 * (size_t)k;
+        const float *m = l->Af + 9 * (size_t)k;
         const double *xj = (l->bid[c] == blk ? x : l->xs) + 3 * (size_t)c;
         r[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
         r[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
