@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "core/svd3.h"
 #include "core/vec3.h"
 
 /* relative flow below this speed (m/s) exerts no force: keeps |u| out of denominators */
@@ -102,136 +103,74 @@ int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3
   return 1;
 }
 
-/* cyclic Jacobi on a symmetric n x n, n <= 6 (Golub & Van Loan alg. 8.5.3): S becomes diagonal,
- * V holds the eigenvectors as columns (both row-major n x n) */
-static void jacobi_sym(double *S, double *V, int n) {
-  for (int i = 0; i < n * n; ++i) V[i] = (i % (n + 1) == 0) ? 1.0 : 0.0;
-  for (int sweep = 0; sweep < 30; ++sweep) {
-    double off = 0.0, diag = 0.0;
-    for (int p = 0; p < n; ++p) {
-      diag += S[(n + 1) * p] * S[(n + 1) * p];
-      for (int q2 = p + 1; q2 < n; ++q2) off += S[n * p + q2] * S[n * p + q2];
-    }
-    if (off <= 1e-28 * diag || off == 0.0) break;
-    for (int p = 0; p < n; ++p)
-      for (int q2 = p + 1; q2 < n; ++q2) {
-        double apq = S[n * p + q2];
-        if (apq == 0.0) continue;
-        double th = (S[n * q2 + q2] - S[n * p + p]) / (2.0 * apq);
-        double t = (th >= 0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
-        double c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
-        for (int m = 0; m < n; ++m) {
-          double mp = S[n * m + p], mq = S[n * m + q2];
-          S[n * m + p] = c * mp - sn * mq;
-          S[n * m + q2] = sn * mp + c * mq;
-        }
-        for (int m = 0; m < n; ++m) {
-          double pm = S[n * p + m], qm = S[n * q2 + m];
-          S[n * p + m] = c * pm - sn * qm;
-          S[n * q2 + m] = sn * pm + c * qm;
-        }
-        for (int m = 0; m < n; ++m) {
-          double vp = V[n * m + p], vq = V[n * m + q2];
-          V[n * m + p] = c * vp - sn * vq;
-          V[n * m + q2] = sn * vp + c * vq;
-        }
-      }
-  }
-}
-
-/* Every corner carries a third of the triangle's load, so J's three block rows are equal:
- * J = U B with U = [I; I; I] and B (3 x 9) its first block row. Its symmetric and antisymmetric
- * parts, and N^T N, then map everything into span(U, B^T) and vanish on its complement, so their
- * eigenpairs come from an r x r problem (r <= 6) in an orthonormal basis Q (9 x r, columns) of that
- * span. Returns r. */
-static int load_span(const double J[81], double Q[54]) {
-  /* the dependence test is relative to J's own size (a light wind's J is small, not dependent) */
-  double scale = 0.0;
-  for (int i = 0; i < 27; ++i) scale = fmax(scale, fabs(J[i]));
-  if (!(scale > 0.0)) scale = 1.0; /* J = 0: its rows are dependent whatever the scale */
-  int r = 0;
-  for (int c = 0; c < 6; ++c) {
-    double *q = Q + 9 * r;
-    for (int k = 0; k < 9; ++k)
-      q[k] = c < 3 ? (k % 3 == c ? 1.0 : 0.0) : J[9 * (c - 3) + k] / scale;
-    for (int pass = 0; pass < 2; ++pass) /* Gram-Schmidt, twice for orthogonality */
-      for (int j = 0; j < r; ++j) {
-        double d = 0.0;
-        for (int k = 0; k < 9; ++k) d += q[k] * Q[9 * j + k];
-        for (int k = 0; k < 9; ++k) q[k] -= d * Q[9 * j + k];
-      }
-    double nq = 0.0;
-    for (int k = 0; k < 9; ++k) nq += q[k] * q[k];
-    if (nq <= 1e-24) continue; /* dependent */
-    for (int k = 0; k < 9; ++k) q[k] /= sqrt(nq);
-    ++r;
-  }
-  return r;
-}
-
-/* A (9 x 9 symmetric, living in span Q) = sum_e w_e v_e v_e^T: w (r) and v_e as V[9 e .. 9 e + 8]
- */
-static void span_eigen(const double A[81], const double Q[54], int r, double w[6], double V[54]) {
-  double AQ[54], Ar[36], Vr[36];
-  for (int k = 0; k < 9; ++k)
-    for (int j = 0; j < r; ++j) {
-      double acc = 0.0;
-      for (int m = 0; m < 9; ++m) acc += A[9 * k + m] * Q[9 * j + m];
-      AQ[r * k + j] = acc;
-    }
-  for (int i = 0; i < r; ++i)
-    for (int j = 0; j < r; ++j) {
-      double acc = 0.0;
-      for (int k = 0; k < 9; ++k) acc += Q[9 * i + k] * AQ[r * k + j];
-      Ar[r * i + j] = acc;
-    }
-  for (int i = 0; i < r; ++i) /* exactly symmetric for the Jacobi sweeps (round-off otherwise) */
-    for (int j = 0; j < i; ++j)
-      Ar[r * i + j] = Ar[r * j + i] = 0.5 * (Ar[r * i + j] + Ar[r * j + i]);
-  jacobi_sym(Ar, Vr, r);
-  for (int e = 0; e < r; ++e) {
-    w[e] = Ar[(r + 1) * e];
-    for (int k = 0; k < 9; ++k) {
-      double acc = 0.0;
-      for (int j = 0; j < r; ++j) acc += Q[9 * j + k] * Vr[r * j + e];
-      V[9 * e + k] = acc;
-    }
-  }
-}
-
+/* Every corner carries a third of the triangle's load, so J = U B with U = [I; I; I] and B (3 x 9)
+ * its first block row, B = (1/3) df/da da/dx. A translation leaves the area vector a unchanged
+ * (da/dx sums to zero over the corners), so B U = 0 and J^2 = U (B U) B = 0. In an orthonormal
+ * basis [U/sqrt3, W] of span(U, B^T) (W orthogonal to U), J = [[0, K], [0, 0]], and with the SVD
+ * K = sum s u v^T:
+ *   sym(J) = 1/2 [[0, K], [K^T, 0]] has the eigenpairs +-s/2, (u, +-v)/sqrt2, so minus its
+ *     negative part is 1/4 [[|K^T|, -K], [-K^T, |K|]] (|K| = (K^T K)^(1/2));
+ *   N = 1/2 [[0, K], [-K^T, 0]] has N^T N = 1/4 diag(K K^T, K^T K), whose root is
+ *     1/2 diag(|K^T|, |K|).
+ * Back in 9-space, [[|K^T|, 0], [0, 0]] is (J J^T)^(1/2), [[0, 0], [0, |K|]] is (J^T J)^(1/2) and
+ * [[0, K], [K^T, 0]] is J + J^T, so
+ *   P = 3/4 [(J J^T)^(1/2) + (J^T J)^(1/2)] - 1/2 sym(J).
+ * With an orthonormal basis W (9 x 3) of B's rows and the SVD B W = E diag(b) F'^T (3 x 3), so
+ * B = E diag(b) F^T with F = W F': J J^T = U B B^T U^T has the root U (E diag|b| E^T / sqrt3) U^T,
+ * the same 3 x 3 block everywhere, and J^T J = 3 B^T B has the root sqrt3 F diag|b| F^T. The SVD is
+ * of B itself, not an eigen-decomposition of B B^T, whose small eigenvalues (a triangle nearly
+ * edge-on) carry round-off of the largest and would give their roots ~1e-8 of it. One 3 x 3 SVD
+ * per triangle (two 6 x 6 Jacobi eigen-decompositions before: 20 % of the flag's time). */
 int aero_restoring_stiffness(const double x[9], const double v[9], const double wind[3],
                              const aero_coeffs *k, double P[81]) {
-  double J[81], S[81], N2[81], Q[54], w[6], V[54];
+  double J[81];
   for (int i = 0; i < 81; ++i) P[i] = 0.0;
   if (!aero_drag_jacobian(x, v, wind, k, J)) return 0;
-  int r = load_span(J, Q);
-  /* restoring: minus the negative part of the symmetric part */
-  for (int a = 0; a < 9; ++a)
-    for (int c = 0; c < 9; ++c) S[9 * a + c] = 0.5 * (J[9 * a + c] + J[9 * c + a]);
-  span_eigen(S, Q, r, w, V);
-  for (int e = 0; e < r; ++e) {
-    if (!(w[e] < 0.0)) continue;
-    for (int a = 0; a < 9; ++a)
-      for (int c = 0; c < 9; ++c) P[9 * a + c] -= w[e] * V[9 * e + a] * V[9 * e + c];
+  const double *B = J; /* the first block row */
+  /* W: B's rows orthonormalized (Gram-Schmidt, twice); a row in the span of the others adds none */
+  double W[27], scale = 0.0;
+  int r = 0;
+  for (int i = 0; i < 27; ++i) scale = fmax(scale, fabs(B[i]));
+  if (!(scale > 0.0)) return 1; /* no air (density 0): no load to follow */
+  for (int row = 0; row < 3; ++row) {
+    double *q = W + 9 * r;
+    for (int m = 0; m < 9; ++m) q[m] = B[9 * row + m] / scale;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int j = 0; j < r; ++j) {
+        double d = 0.0;
+        for (int m = 0; m < 9; ++m) d += q[m] * W[9 * j + m];
+        for (int m = 0; m < 9; ++m) q[m] -= d * W[9 * j + m];
+      }
+    double nq = 0.0;
+    for (int m = 0; m < 9; ++m) nq += q[m] * q[m];
+    if (!(nq > 1e-30)) continue;
+    for (int m = 0; m < 9; ++m) q[m] /= sqrt(nq);
+    ++r;
   }
-  /* the circulatory (antisymmetric) part N rotates the motion; explicit, its step factor is
-   * |1 + i w h| > 1. Damping the step with |N| = sqrt(N^T N) bounds it by 1 without moving the
-   * equilibrium (the term vanishes at rest) */
-  double Nm[81];
-  for (int a = 0; a < 9; ++a)
-    for (int c = 0; c < 9; ++c) Nm[9 * a + c] = 0.5 * (J[9 * a + c] - J[9 * c + a]);
-  for (int a = 0; a < 9; ++a)
-    for (int c = 0; c < 9; ++c) {
+  double BW[9] = {0}, E[9], b[3], Fp[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < r; ++j) {
       double acc = 0.0;
-      for (int m = 0; m < 9; ++m) acc += Nm[9 * m + a] * Nm[9 * m + c];
-      N2[9 * a + c] = acc;
+      for (int m = 0; m < 9; ++m) acc += B[9 * i + m] * W[9 * j + m];
+      BW[3 * i + j] = acc;
     }
-  span_eigen(N2, Q, r, w, V);
-  for (int e = 0; e < r; ++e) {
-    if (!(w[e] > 0.0)) continue;
-    double sw = sqrt(w[e]);
+  svd3_signed(BW, E, b, Fp);
+  double root[9] = {0};
+  for (int e = 0; e < 3; ++e) {
+    double s = fabs(b[e]), F[9];
+    if (s == 0.0) continue;
+    for (int m = 0; m < 9; ++m) {
+      F[m] = 0.0;
+      for (int j = 0; j < r; ++j) F[m] += W[9 * j + m] * Fp[3 * j + e];
+    }
+    for (int i = 0; i < 3; ++i)
+      for (int c = 0; c < 3; ++c) root[3 * i + c] += E[3 * i + e] * E[3 * c + e] * s / sqrt(3.0);
+    double w = 0.75 * sqrt(3.0) * s;
     for (int a = 0; a < 9; ++a)
-      for (int c = 0; c < 9; ++c) P[9 * a + c] += sw * V[9 * e + a] * V[9 * e + c];
+      for (int c = 0; c < 9; ++c) P[9 * a + c] += w * F[a] * F[c];
   }
+  for (int a = 0; a < 9; ++a)
+    for (int c = 0; c < 9; ++c)
+      P[9 * a + c] += 0.75 * root[3 * (a % 3) + c % 3] - 0.25 * (J[9 * a + c] + J[9 * c + a]);
   return 1;
 }
