@@ -264,7 +264,8 @@ typedef struct elem_shell {
    * triangle's own six-vertex quadratic (shell.c says why) */
   uint32_t *hpatch;  /* (count x SHELL_MAX_PATCH) its vertices, hrest[k].np of them */
   shell_rest *hrest; /* (count) */
-  uint32_t *slot;    /* (count x SHELL_MAX_PATCH^2): hpatch's blocks, hrest[k].np^2 used */
+  uint32_t *slot;    /* hpatch's blocks, hrest[k].np^2 of them from slot_at[k], packed */
+  uint32_t *slot_at; /* (count + 1) where each triangle's slots start */
   /* the mesh's neighbourhoods, kept for the pins: per mesh triangle */
   uint32_t *flaps, *nbr; /* (tri x 3) vertex and triangle across each edge (trimesh_tri_flaps) */
   uint32_t *six;         /* (tri x 6) its six-vertex patch, six[0] UINT32_MAX when none */

@@ -64,7 +64,7 @@ static double shell_one(const void *ctx, uint32_t k) {
   np = r->np;
   for (int q = 0; q < np; ++q) v3_copy(lx + 3 * q, c->y + 3 * (size_t)v[q]);
   shell_energy_gn(lx, r, e->bend[k], nu, NULL, &h);
-  const uint32_t *slot = e->slot + NP * NP * (size_t)k;
+  const uint32_t *slot = e->slot + e->slot_at[k];
   for (int i = 0; i < np; ++i)
     for (int j = 0; j < np; ++j) {
       uint32_t sl = slot[np * i + j];
@@ -112,6 +112,12 @@ static void shell_post_step(tf_sim *s, void *data, double dt) {
   }
 }
 
+/* the packed slots' length as allocated (at least one) */
+static size_t slot_count(const elem_shell *e) {
+  if (!e->slot_at) return 0;
+  return e->slot_at[e->count] ? e->slot_at[e->count] : 1;
+}
+
 static void shell_destroy(tf_mem *m, void *data) {
   elem_shell *e = data;
   MEM_FREE_ARRAY(m, e->patch, NP * (size_t)e->cap);
@@ -120,7 +126,8 @@ static void shell_destroy(tf_mem *m, void *data) {
   MEM_FREE_ARRAY(m, e->tri, e->cap);
   MEM_FREE_ARRAY(m, e->rest, e->cap);
   MEM_FREE_ARRAY(m, e->bend, e->cap);
-  MEM_FREE_ARRAY(m, e->slot, NP * NP * (size_t)e->cap);
+  MEM_FREE_ARRAY(m, e->slot, slot_count(e));
+  MEM_FREE_ARRAY(m, e->slot_at, e->slot_at ? (size_t)e->count + 1 : 0);
   MEM_FREE_ARRAY(m, e->flaps, 3 * (size_t)e->cap);
   MEM_FREE_ARRAY(m, e->nbr, 3 * (size_t)e->cap);
   MEM_FREE_ARRAY(m, e->six, 6 * (size_t)e->cap);
@@ -541,8 +548,15 @@ void elem_shell_pins_changed(tf_sim *s, elem_shell *e) {
 
 tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend) {
   e->bend = mem_array(&s->mem, e->cap, sizeof *e->bend);
-  e->slot = mem_array(&s->mem, NP * NP * (size_t)e->cap, sizeof *e->slot);
-  if (!e->bend || !e->slot ||
+  /* the slots packed in element order, np^2 each (a fixed stride of SHELL_MAX_PATCH^2 made the
+   * assembly read 4x the bytes it used) */
+  e->slot_at = mem_array(&s->mem, (size_t)e->count + 1, sizeof *e->slot_at);
+  if (e->slot_at) {
+    for (uint32_t k = 0; k < e->count; ++k)
+      e->slot_at[k + 1] = e->slot_at[k] + (uint32_t)(e->hrest[k].np * e->hrest[k].np);
+    e->slot = mem_array(&s->mem, slot_count(e), sizeof *e->slot);
+  }
+  if (!e->bend || !e->slot_at || !e->slot ||
       elem_plastic_init(&s->mem, &e->pl, e->count, e->patch, NP, 3, s->par.bend_yield,
                         s->par.bend_plastic_limit) != TF_OK)
     return TF_E_NOMEM;
@@ -556,7 +570,7 @@ tf_status elem_shell_init(tf_sim *s, elem_shell *e, double bend) {
     for (int a = 0; a < np; ++a)
       for (int b = 0; b < np; ++b) {
         uint32_t sl = bsr_slot(&s->solver.H, p[a], p[b]);
-        e->slot[NP * NP * (size_t)k + (size_t)np * a + b] = sl;
+        e->slot[e->slot_at[k] + (size_t)np * a + b] = sl;
       }
   }
   /* colours over each triangle's two stencils together: its gradient's and its Hessian's */
