@@ -675,7 +675,7 @@ void amg_level_size(const amg *a, uint32_t k, uint32_t *n, uint32_t *nnz) {
 
 /* --- numbers ------------------------------------------------------------------------------- */
 
-static void m3_mul(double *r, const double *A, const double *B) {
+static inline void m3_mul(double *restrict r, const double *restrict A, const double *restrict B) {
   double t[9];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
@@ -684,14 +684,16 @@ static void m3_mul(double *r, const double *A, const double *B) {
 }
 
 /* r += A^T B */
-static void m3_tmul_add(double *r, const double *A, const double *B) {
+static inline void m3_tmul_add(double *restrict r, const double *restrict A,
+                               const double *restrict B) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       r[3 * i + j] += A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
 }
 
 /* r += A B */
-static void m3_mul_add(double *r, const double *A, const double *B) {
+static inline void m3_mul_add(double *restrict r, const double *restrict A,
+                              const double *restrict B) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       r[3 * i + j] += A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
