@@ -120,7 +120,10 @@ int aero_drag_jacobian(const double x[9], const double v[9], const double wind[3
  * the same 3 x 3 block everywhere, and J^T J = 3 B^T B has the root sqrt3 F diag|b| F^T. The SVD is
  * of B itself, not an eigen-decomposition of B B^T, whose small eigenvalues (a triangle nearly
  * edge-on) carry round-off of the largest and would give their roots ~1e-8 of it. One 3 x 3 SVD
- * per triangle (two 6 x 6 Jacobi eigen-decompositions before: 20 % of the flag's time). */
+ * per triangle (two 6 x 6 Jacobi eigen-decompositions before: 20 % of the flag's time).
+ * Why these two parts: the restoring one is the load's own stiffness, taken implicitly; the
+ * circulatory part N rotates the motion, and explicit its step factor is |1 + i w h| > 1, which
+ * damping by |N| bounds by 1 without moving the equilibrium (both vanish at rest). */
 int aero_restoring_stiffness(const double x[9], const double v[9], const double wind[3],
                              const aero_coeffs *k, double P[81]) {
   double J[81];
