@@ -797,73 +797,88 @@ TF_TEST(geom_broad_vs_brute_force) {
 
 /* a query through a cache gives what a fresh query gives, pair for pair and in order, over a
  * cloth moving a little (the cache answers, allocating nothing) and then a lot (it is rebuilt),
- * for every kind of query: vertex-triangle both ways, edge-edge, and the self queries */
+ * for every kind of query: vertex-triangle both ways, edge-edge, and the self queries; then on
+ * three threads with a sheet whose caches hold enough pairs for the filter to run in chunks on
+ * the pool */
 TF_TEST(geom_broad_cache_equals_fresh_queries) {
-  unsigned seed = 7;
-  tf_mem mem;
-  mem_init(&mem, NULL);
-  broad b;
-  broad_init(&b, &mem);
-  test_mesh cloth, sph;
-  make_cloth(&cloth, 20, 0.52, 0.0, 0.0, &seed);
-  make_sphere(&sph, 12, 16, 0.5);
-  double *base = malloc(sizeof(double) * 3 * (size_t)cloth.nv);
-  memcpy(base, cloth.x0, sizeof(double) * 3 * (size_t)cloth.nv);
-  enum { KINDS = 5 };
-  broad_cache cache[KINDS];
-  for (int k = 0; k < KINDS; ++k) broad_cache_init(&cache[k], &mem);
-  size_t cap = 200000;
-  broad_pair *fresh = malloc(sizeof *fresh * cap), *got = malloc(sizeof *got * cap);
-  broad_mesh vc = view(&cloth), vs = view(&sph);
-  uint64_t hit_allocs = 0, total = 0;
-  for (int q = 0; q < 60; ++q) {
-    /* drifting down by 1 mm a query with 0.2 mm of noise, and every 20th a jump of 5 cm */
-    double drop = 0.001 * q + (q >= 20 ? 0.05 : 0.0) + (q >= 40 ? 0.05 : 0.0);
-    for (int v = 0; v < cloth.nv; ++v)
-      for (int k = 0; k < 3; ++k) {
-        cloth.x0[3 * v + k] = base[3 * v + k] + 2e-4 * frand(&seed) - (k == 2 ? drop : 0.0);
-        cloth.x1[3 * v + k] = cloth.x0[3 * v + k] + (k == 2 ? -0.004 : 0.0);
+  for (int threaded = 0; threaded < 2; ++threaded) {
+    unsigned seed = 7;
+    tf_mem mem;
+    mem_init(&mem, NULL);
+    tf_pool *pool = threaded ? pool_create(&mem, 3) : NULL;
+    ENSURE(!threaded || pool);
+    broad b;
+    broad_init(&b, &mem);
+    b.pool = pool;
+    test_mesh cloth, sph;
+    make_cloth(&cloth, threaded ? 48 : 20, 0.52, 0.0, 0.0, &seed);
+    make_sphere(&sph, 12, 16, 0.5);
+    double *base = malloc(sizeof(double) * 3 * (size_t)cloth.nv);
+    memcpy(base, cloth.x0, sizeof(double) * 3 * (size_t)cloth.nv);
+    enum { KINDS = 5 };
+    broad_cache cache[KINDS];
+    for (int k = 0; k < KINDS; ++k) broad_cache_init(&cache[k], &mem);
+    size_t cap = 400000, chunked = 0;
+    broad_pair *fresh = malloc(sizeof *fresh * cap), *got = malloc(sizeof *got * cap);
+    broad_mesh vc = view(&cloth), vs = view(&sph);
+    uint64_t hit_allocs = 0, total = 0;
+    for (int q = 0; q < 60; ++q) {
+      /* drifting down by 1 mm a query with 0.2 mm of noise, and every 20th a jump of 5 cm */
+      double drop = 0.001 * q + (q >= 20 ? 0.05 : 0.0) + (q >= 40 ? 0.05 : 0.0);
+      for (int v = 0; v < cloth.nv; ++v)
+        for (int k = 0; k < 3; ++k) {
+          cloth.x0[3 * v + k] = base[3 * v + k] + 2e-4 * frand(&seed) - (k == 2 ? drop : 0.0);
+          cloth.x1[3 * v + k] = cloth.x0[3 * v + k] + (k == 2 ? -0.004 : 0.0);
+        }
+      double infl = 0.02 + 0.002 * (q % 3);
+      for (int k = 0; k < KINDS; ++k) {
+        /* 0: cloth vertices / sphere triangles, 1: the other way, 2: edges, 3 and 4: self */
+        const broad_mesh *qa = k == 1 ? &vs : &vc, *gb = k == 0 || k == 2 ? &vs : &vc;
+        int ee = k == 2 || k == 4;
+        size_t nf = 0, ng = 0;
+        tf_status s1 = ee ? broad_edge_edge(&b, qa, gb, infl, fresh, cap, &nf)
+                          : broad_vertex_tri(&b, qa, gb, infl, fresh, cap, &nf);
+        uint64_t hits = cache[k].hits, allocs = mem.alloc_count;
+        tf_status s2 = ee ? broad_edge_edge_cached(&b, &cache[k], qa, gb, infl, got, cap, &ng)
+                          : broad_vertex_tri_cached(&b, &cache[k], qa, gb, infl, got, cap, &ng);
+        if (cache[k].hits > hits) hit_allocs += mem.alloc_count - allocs;
+        if (cache[k].count >= 2 * BROAD_FILTER_CHUNK) chunked++;
+        ENSURE(s1 == TF_OK && s2 == TF_OK && nf <= cap);
+        ENSURE_MSG(ng == nf && memcmp(fresh, got, nf * sizeof *got) == 0,
+                   "%s, query %d kind %d: %zu cached pairs against %zu fresh",
+                   threaded ? "three threads" : "one thread", q, k, ng, nf);
+        /* a buffer too small: the count comes back, from the cache too, and the pairs that fit
+         * are the first ones */
+        if (nf > 1) {
+          ee ? broad_edge_edge_cached(&b, &cache[k], qa, gb, infl, got, nf - 1, &ng)
+             : broad_vertex_tri_cached(&b, &cache[k], qa, gb, infl, got, nf - 1, &ng);
+          ENSURE(ng == nf && memcmp(fresh, got, (nf - 1) * sizeof *got) == 0);
+        }
+        total += nf;
       }
-    double infl = 0.02 + 0.002 * (q % 3);
-    for (int k = 0; k < KINDS; ++k) {
-      /* 0: cloth vertices / sphere triangles, 1: the other way, 2: edges, 3 and 4: self */
-      const broad_mesh *qa = k == 1 ? &vs : &vc, *gb = k == 0 || k == 2 ? &vs : &vc;
-      int ee = k == 2 || k == 4;
-      size_t nf = 0, ng = 0;
-      tf_status s1 = ee ? broad_edge_edge(&b, qa, gb, infl, fresh, cap, &nf)
-                        : broad_vertex_tri(&b, qa, gb, infl, fresh, cap, &nf);
-      uint64_t hits = cache[k].hits, allocs = mem.alloc_count;
-      tf_status s2 = ee ? broad_edge_edge_cached(&b, &cache[k], qa, gb, infl, got, cap, &ng)
-                        : broad_vertex_tri_cached(&b, &cache[k], qa, gb, infl, got, cap, &ng);
-      if (cache[k].hits > hits) hit_allocs += mem.alloc_count - allocs;
-      ENSURE(s1 == TF_OK && s2 == TF_OK && nf <= cap);
-      ENSURE_MSG(ng == nf && memcmp(fresh, got, nf * sizeof *got) == 0,
-                 "query %d kind %d: %zu cached pairs against %zu fresh", q, k, ng, nf);
-      /* a buffer too small: the count comes back, from the cache too */
-      if (nf > 1) {
-        ee ? broad_edge_edge_cached(&b, &cache[k], qa, gb, infl, got, nf - 1, &ng)
-           : broad_vertex_tri_cached(&b, &cache[k], qa, gb, infl, got, nf - 1, &ng);
-        ENSURE(ng == nf);
-      }
-      total += nf;
     }
+    uint64_t hits = 0, misses = 0;
+    for (int k = 0; k < KINDS; ++k) hits += cache[k].hits, misses += cache[k].misses;
+    TF_NOTE(
+        "%s: 60 queries x 5 kinds, %llu pairs: %llu answered by the cache, %llu rebuilds, %zu "
+        "filtered in chunks",
+        threaded ? "three threads" : "one thread", (unsigned long long)total,
+        (unsigned long long)hits, (unsigned long long)misses, chunked);
+    /* the jumps and the drift past the widening rebuild; most queries are answered */
+    ENSURE(misses >= 3 * KINDS && hits > 4 * misses);
+    ENSURE(hit_allocs == 0);
+    ENSURE(total > 1000);
+    if (threaded) ENSURE(chunked > 50); /* the filter ran on the pool */
+    for (int k = 0; k < KINDS; ++k) broad_cache_free(&cache[k]);
+    free(fresh);
+    free(got);
+    free(base);
+    mesh_free(&cloth);
+    mesh_free(&sph);
+    broad_free(&b);
+    pool_destroy(&mem, pool);
+    ENSURE(mem.live_bytes == 0);
   }
-  uint64_t hits = 0, misses = 0;
-  for (int k = 0; k < KINDS; ++k) hits += cache[k].hits, misses += cache[k].misses;
-  TF_NOTE("60 queries x 5 kinds, %llu pairs: %llu answered by the cache, %llu rebuilds",
-          (unsigned long long)total, (unsigned long long)hits, (unsigned long long)misses);
-  /* the jumps and the drift past the widening rebuild; most queries are answered */
-  ENSURE(misses >= 3 * KINDS && hits > 4 * misses);
-  ENSURE(hit_allocs == 0);
-  ENSURE(total > 1000);
-  for (int k = 0; k < KINDS; ++k) broad_cache_free(&cache[k]);
-  free(fresh);
-  free(got);
-  free(base);
-  mesh_free(&cloth);
-  mesh_free(&sph);
-  broad_free(&b);
-  ENSURE(mem.live_bytes == 0);
 }
 
 /* a query on three threads (the item loop in chunks, each into its region, core/pool.h) gives a

@@ -429,6 +429,7 @@ void broad_cache_init(broad_cache *k, tf_mem *mem) {
 void broad_cache_free(broad_cache *k) {
   if (!k->mem) return;
   MEM_FREE_ARRAY(k->mem, k->pairs, k->cap);
+  MEM_FREE_ARRAY(k->mem, k->keep, k->keep ? k->cap : 0);
   MEM_FREE_ARRAY(k->mem, k->qbox, k->qbox_cap);
   MEM_FREE_ARRAY(k->mem, k->gbox, k->gbox_cap);
   broad_cache_init(k, k->mem); /* pointers and capacities back to none */
@@ -445,11 +446,19 @@ static tf_status cache_rebuild(broad *b, broad_cache *k, const query *q, double 
     if (n <= k->cap) break;
     uint64_t allocs = b->mem->alloc_count;
     MEM_FREE_ARRAY(k->mem, k->pairs, k->cap); /* nothing in it to keep */
+    MEM_FREE_ARRAY(k->mem, k->keep, k->keep ? k->cap : 0);
     k->pairs = NULL;
+    k->keep = NULL;
     k->cap = 0;
     int ok = grow(k->mem, (void **)&k->pairs, &k->cap, n + n / 4, sizeof *k->pairs);
     b->grow_count += b->mem->alloc_count - allocs;
     if (!ok) return TF_E_NOMEM;
+  }
+  if (!k->keep && k->cap > 0) { /* the verdicts' room, with the pairs' */
+    uint64_t allocs = b->mem->alloc_count;
+    k->keep = mem_array(k->mem, k->cap, sizeof *k->keep);
+    b->grow_count += b->mem->alloc_count - allocs;
+    if (!k->keep) return TF_E_NOMEM;
   }
   uint64_t allocs = b->mem->alloc_count;
   int ok = grow(k->mem, (void **)&k->qbox, &k->qbox_cap, 6 * (size_t)q->q_count, sizeof(double)) &&
@@ -463,6 +472,54 @@ static tf_status cache_rebuild(broad *b, broad_cache *k, const query *q, double 
   k->g_count = q->g_count;
   k->valid = 1;
   return TF_OK;
+}
+
+/* The cached filter on the pool (22 % of DRAPE-SELF-64's main thread ran alone on two threads,
+ * this loop and the grid's build the largest part): each chunk of the cached pairs records its
+ * verdicts and counts them, then writes its kept pairs from its offset, so out holds the one-thread
+ * loop's pairs in its order for any thread count. */
+typedef struct filter_job {
+  const broad *b;
+  broad_cache *k;
+  size_t chunks, count[BROAD_CHUNKS], at[BROAD_CHUNKS];
+  broad_pair *out;
+  size_t cap;
+} filter_job;
+
+static size_t filter_first(const filter_job *j, size_t c) { return j->k->count * c / j->chunks; }
+
+static void filter_judge(void *ctx, uint32_t c0, uint32_t c1) {
+  filter_job *j = ctx;
+  for (uint32_t c = c0; c < c1; ++c) {
+    size_t kept = 0;
+    for (size_t e = filter_first(j, c); e < filter_first(j, c + 1); ++e) {
+      const broad_pair *p = &j->k->pairs[e];
+      uint8_t in = (uint8_t)broad_boxes_overlap(j->b->qbox + 6 * (size_t)p->a,
+                                                j->b->gbox + 6 * (size_t)p->b);
+      j->k->keep[e] = in;
+      kept += in;
+    }
+    j->count[c] = kept;
+  }
+}
+
+static void filter_write(void *ctx, uint32_t c0, uint32_t c1) {
+  filter_job *j = ctx;
+  for (uint32_t c = c0; c < c1; ++c) {
+    size_t n = j->at[c];
+    for (size_t e = filter_first(j, c); e < filter_first(j, c + 1); ++e)
+      if (j->k->keep[e]) emit(j->out, j->cap, &n, j->k->pairs[e].a, j->k->pairs[e].b);
+  }
+}
+
+static size_t filter_threaded(broad *b, broad_cache *k, size_t chunks, broad_pair *out,
+                              size_t cap) {
+  filter_job j = {.b = b, .k = k, .chunks = chunks, .out = out, .cap = cap};
+  pool_for(b->pool, (uint32_t)chunks, 1, filter_judge, &j);
+  size_t n = 0;
+  for (size_t c = 0; c < chunks; ++c) j.at[c] = n, n += j.count[c];
+  pool_for(b->pool, (uint32_t)chunks, 1, filter_write, &j);
+  return n;
 }
 
 static tf_status run_cached(broad *b, broad_cache *k, const query *q, double inflation,
@@ -491,6 +548,11 @@ static tf_status run_cached(broad *b, broad_cache *k, const query *q, double inf
   }
   /* the stored pairs with the query's own boxes overlapping: the fresh query's pairs, as every
    * box lies inside the wide one and the broad phase finds every overlapping admissible pair */
+  size_t chunks = k->count / BROAD_FILTER_CHUNK;
+  if (b->pool && pool_threads(b->pool) > 1 && chunks > 1) {
+    *out_count = filter_threaded(b, k, chunks > BROAD_CHUNKS ? BROAD_CHUNKS : chunks, out, cap);
+    return TF_OK;
+  }
   size_t n = 0;
   for (size_t e = 0; e < k->count; ++e) {
     const broad_pair *p = &k->pairs[e];

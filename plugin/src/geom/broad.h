@@ -26,6 +26,8 @@ typedef struct broad_mesh {
 
 /* the most chunks a threaded query splits its items into */
 #define BROAD_CHUNKS 64
+/* a cached query filters its pairs on the pool in chunks of at least this many */
+#define BROAD_FILTER_CHUNK 4096
 
 /* One candidate: (vertex, triangle) or (edge of the first mesh, edge of the second). */
 typedef struct broad_pair {
@@ -81,6 +83,7 @@ typedef struct broad_cache {
   tf_mem *mem;
   broad_pair *pairs; /* count, sorted by (a, b): every pair of the wide query */
   size_t count, cap;
+  uint8_t *keep;             /* (cap) a query's verdict on each pair, for the threaded filter */
   double *qbox, *gbox;       /* the wide query's boxes of each side (6 per item), m */
   size_t qbox_cap, gbox_cap; /* in doubles */
   int q_count, g_count, valid;
