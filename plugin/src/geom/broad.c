@@ -454,7 +454,8 @@ static tf_status cache_rebuild(broad *b, broad_cache *k, const query *q, double 
     b->grow_count += b->mem->alloc_count - allocs;
     if (!ok) return TF_E_NOMEM;
   }
-  if (!k->keep && k->cap > 0) { /* the verdicts' room, with the pairs' */
+  /* the verdicts' room, with the pairs', where the filter runs on several threads */
+  if (!k->keep && k->cap > 0 && b->pool && pool_threads(b->pool) > 1) {
     uint64_t allocs = b->mem->alloc_count;
     k->keep = mem_array(k->mem, k->cap, sizeof *k->keep);
     b->grow_count += b->mem->alloc_count - allocs;
@@ -549,7 +550,7 @@ static tf_status run_cached(broad *b, broad_cache *k, const query *q, double inf
   /* the stored pairs with the query's own boxes overlapping: the fresh query's pairs, as every
    * box lies inside the wide one and the broad phase finds every overlapping admissible pair */
   size_t chunks = k->count / BROAD_FILTER_CHUNK;
-  if (b->pool && pool_threads(b->pool) > 1 && chunks > 1) {
+  if (k->keep && b->pool && pool_threads(b->pool) > 1 && chunks > 1) {
     *out_count = filter_threaded(b, k, chunks > BROAD_CHUNKS ? BROAD_CHUNKS : chunks, out, cap);
     return TF_OK;
   }

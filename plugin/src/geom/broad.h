@@ -83,8 +83,9 @@ typedef struct broad_cache {
   tf_mem *mem;
   broad_pair *pairs; /* count, sorted by (a, b): every pair of the wide query */
   size_t count, cap;
-  uint8_t *keep;             /* (cap) a query's verdict on each pair, for the threaded filter */
-  double *qbox, *gbox;       /* the wide query's boxes of each side (6 per item), m */
+  uint8_t *keep;       /* (cap) a query's verdict on each pair, for the threaded filter (NULL on one
+                  * thread) */
+  double *qbox, *gbox; /* the wide query's boxes of each side (6 per item), m */
   size_t qbox_cap, gbox_cap; /* in doubles */
   int q_count, g_count, valid;
   uint64_t hits, misses; /* queries answered from the pairs, and rebuilds */

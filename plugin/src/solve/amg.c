@@ -1338,11 +1338,7 @@ static void gs_forward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
       v3_copy(s, j->b + 3 * (size_t)i);
       for (uint32_t k = k0; k < kd; ++k) { /* the block's own lower neighbours: already swept */
         if (l->bid[l->A.col[k]] != b) continue;
-        const float *m = l->Af + 9 * (size_t)k;
-        const double *xj = x + 3 * (size_t)l->A.col[k];
-        s[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
-        s[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
-        s[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];
+        m3f_mulv_sub(s, l->Af + 9 * (size_t)k, x + 3 * (size_t)l->A.col[k]);
       }
       m3_mulv(xi, l->Sinv + 9 * (size_t)i, s);
       /* r_i = s - D_i x_i: zero up to round-off, exact when D_i was singular and not inverted */
@@ -1421,11 +1417,7 @@ static void gs_backward_blocks(void *ctx, uint32_t b0, uint32_t b1) {
       for (uint32_t k = l->A.ptr[i]; k < l->A.ptr[i + 1]; ++k) {
         uint32_t c = l->A.col[k];
         if (c == i) continue;
-        const float *m = l->Af + 9 * (size_t)k;
-        const double *xj = (l->bid[c] == blk ? x : l->xs) + 3 * (size_t)c;
-        r[0] -= m[0] * xj[0] + m[1] * xj[1] + m[2] * xj[2];
-        r[1] -= m[3] * xj[0] + m[4] * xj[1] + m[5] * xj[2];
-        r[2] -= m[6] * xj[0] + m[7] * xj[1] + m[8] * xj[2];
+        m3f_mulv_sub(r, l->Af + 9 * (size_t)k, (l->bid[c] == blk ? x : l->xs) + 3 * (size_t)c);
       }
       m3_mulv_add(r, l->aug + 9 * (size_t)i, l->xs + 3 * (size_t)i); /* the l1 diagonal */
       m3_mulv(x + 3 * (size_t)i, l->Sinv + 9 * (size_t)i, r);
