@@ -36,8 +36,8 @@ typedef struct broad_pair {
 
 /* A grid entry: item index and the integer coordinates of one cell it covers. */
 typedef struct broad_entry {
-  int item, cx, cy, cz;
-  int low; /* bit k: the cell is the item's lowest along axis k */
+  uint32_t item_low; /* item << 3 | low, low's bit k: the cell is the item's lowest along axis k */
+  int cx, cy, cz;
 } broad_entry;
 
 /* two boxes (min xyz, max xyz) overlap, touching included; a NaN bound counts as overlapping
