@@ -70,7 +70,10 @@ typedef struct broad {
   broad_pair *part[BROAD_CHUNKS];
   size_t part_cap[BROAD_CHUNKS];
   size_t part_n[BROAD_CHUNKS]; /* each chunk's pair count */
-  uint64_t grow_count;         /* allocations made by queries (not by broad_reserve), for tests */
+  uint32_t *first;             /* first_cap: the self edge-edge query's runs by a, where each
+                                  starts and how far it is filled (broad.c, sort_by_a) */
+  size_t first_cap;
+  uint64_t grow_count; /* allocations made by queries (not by broad_reserve), for tests */
 } broad;
 
 /* A superset of one query's pairs, reused while every item stays inside the box it had when the
