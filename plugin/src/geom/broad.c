@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/pool.h"
+#include "core/sorted.h"
 
 /* cells one box may span before it is handled by brute force (keeps the grid O(n)) */
 #define BROAD_MAX_CELLS 512
@@ -169,20 +170,17 @@ static void emit(broad_pair *out, size_t cap, size_t *n, int a, int b) {
   (*n)++;
 }
 
-static int pair_cmp(const void *pa, const void *pb) {
-  const broad_pair *x = pa, *y = pb;
-  if (x->a != y->a) return x->a < y->a ? -1 : 1;
-  if (x->b != y->b) return x->b < y->b ? -1 : 1;
-  return 0;
-}
+#define PAIR_B_LESS(x, y) ((x).b < (y).b)
+SORTED_DEFINE_HEAPSORT(sort_by_b, broad_pair, PAIR_B_LESS)
 
 /* pairs come out by query item (a ascending), each item's by cell: sort each run of one a by b
- * (a handful each: insertion sort, a long run of a box spanning much of the grid by qsort) */
+ * (a handful each: insertion sort; a long run, of a box spanning much of the grid, by heapsort:
+ * qsort may take its buffer from malloc, in a step) */
 static void sort_runs(broad_pair *p, size_t n) {
   for (size_t r = 0, e; r < n; r = e) {
     for (e = r + 1; e < n && p[e].a == p[r].a;) ++e;
     if (e - r > 32) {
-      qsort(p + r, e - r, sizeof *p, pair_cmp);
+      sort_by_b(p + r, (uint32_t)(e - r));
       continue;
     }
     for (size_t k = r + 1; k < e; ++k) {
