@@ -59,8 +59,10 @@ typedef struct broad {
   double *qbox;     /* qbox_cap / 6 boxes queried against it */
   int *big;         /* big_cap: grid items spanning too many cells, tested against all */
   int *gcell;       /* gcell_cap / 6 grid items' cell ranges (lo xyz, hi xyz), computed once */
-  size_t gbox_cap, qbox_cap, big_cap, gcell_cap; /* in elements */
-  broad_entry *entries;                          /* entry_cap: (item, cell) sorted by hash bucket */
+  uint32_t *gfirst; /* gfirst_cap: each grid item's first entry in ehash, plus one end */
+  size_t gbox_cap, qbox_cap, big_cap, gcell_cap, gfirst_cap; /* in elements */
+  broad_entry *entries; /* entry_cap: (item, cell) sorted by hash bucket */
+  uint32_t *ehash;      /* entry_cap: the bucket of each item's cells, item by item (gfirst) */
   size_t entry_cap;
   uint32_t *bucket; /* bucket_cap: start of each bucket in entries, plus one end */
   size_t bucket_cap;
