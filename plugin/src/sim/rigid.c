@@ -85,12 +85,9 @@ void rigid_update_frames(tf_sim *s, const double *x) {
   }
 }
 
-void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
+int rigid_momenta(tf_sim *s, const double *x, const double *u) {
   uint32_t nc = s->model.mesh.comp_count;
-  if (!any_free(s)) {
-    memset(out, 0, sizeof(double) * 3 * s->model.n);
-    return;
-  }
+  if (!any_free(s)) return 0;
   for (uint32_t c = 0; c < nc; ++c) memset(s->work.comp[c].acc, 0, sizeof s->work.comp[c].acc);
   /* momenta: P = sum m u, L = sum m r x u */
   for (uint32_t i = 0; i < s->model.n; ++i) {
@@ -115,6 +112,14 @@ void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
       cc->acc[k] /= cc->mass;
       cc->acc[3 + k] = w[k];
     }
+  }
+  return 1;
+}
+
+void rigid_project(tf_sim *s, const double *x, const double *u, double *out) {
+  if (!rigid_momenta(s, x, u)) {
+    memset(out, 0, sizeof(double) * 3 * s->model.n);
+    return;
   }
   rigid_expand(s, x, out);
 }

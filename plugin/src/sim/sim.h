@@ -415,6 +415,9 @@ TF_LOCAL void sim_rigid_inertia_mul(void *ctx, const double *x, double *y);
 /* rigid.c */
 TF_LOCAL void rigid_update_frames(tf_sim *s, const double *x);
 TF_LOCAL void rigid_project(tf_sim *s, const double *x, const double *u, double *out);
+/* rigid_project's first half: each free piece's (V, omega) of u into its acc; 0 when no piece
+ * is free (every projection is zero) */
+TF_LOCAL int rigid_momenta(tf_sim *s, const double *x, const double *u);
 /* the ballistic velocity of free pieces with their soft pins' springs implicit (backward Euler):
  * out = J xi, (M_R + dt^2 K_R) xi = J^T M u, K_R = sum over soft pins k J_i^T J_i (J_i xi the
  * pinned vertex's rigid velocity). Without soft pins this is rigid_project */

@@ -57,6 +57,18 @@ static void dir_range(void *ctx, uint32_t i0, uint32_t i1) {
   for (uint32_t i = i0; i < i1; ++i) j->y[i] = j->a[i] + j->alpha * j->y[i];
 }
 
+/* y's entries of fixed vertices zeroed */
+typedef struct fixed_job {
+  const uint8_t *fixed;
+  double *y;
+} fixed_job;
+
+static void fixed_range(void *ctx, uint32_t i0, uint32_t i1) {
+  const fixed_job *j = ctx;
+  for (uint32_t i = i0; i < i1; ++i)
+    if (j->fixed[i / 3]) j->y[i] = 0.0;
+}
+
 /* entries per chunk of the vector loops */
 static const uint32_t VEC_GRAIN = 8192;
 
@@ -146,9 +158,8 @@ static void iterate(const pcg_operator *op, double *x, const uint8_t *fixed, dou
     if (pairs) pairmat_mul_add(pairs, w->p, w->q, fixed);
     if (op->extra) {
       op->extra(op->extra_ctx, w->p, w->q);
-      if (fixed)
-        for (size_t k = 0; k < m; ++k)
-          if (fixed[k / 3]) w->q[k] = 0.0;
+      fixed_job fj = {fixed, w->q}; /* on the pool: it ran alone once a CG iteration */
+      if (fixed) pool_for(pool, (uint32_t)m, VEC_GRAIN, fixed_range, &fj);
     }
     double pq = dot(pool, w->p, w->q, m);
     if (!(pq > 0.0)) {
