@@ -259,6 +259,19 @@ typedef struct grid_view {
 } grid_view;
 
 /* the pairs of query items [i0, i1) into out (emit: count all, write cap): in item order */
+/* query item i's pairs outside the grid: an oversized query box (brute) meets every grid item,
+ * any other box only the oversized grid items */
+static void against_big(const grid_view *g, int i, const double *qb, int brute, broad_pair *out,
+                        size_t cap, size_t *n) {
+  const broad *b = g->b;
+  const query *q = g->q;
+  for (int k = 0; k < (brute ? q->g_count : g->n_big); ++k) {
+    int j = brute ? k : b->big[k];
+    if (broad_boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
+      emit(out, cap, n, i, j);
+  }
+}
+
 static void query_items(const grid_view *g, int i0, int i1, broad_pair *out, size_t cap,
                         size_t *n) {
   const broad *b = g->b;
@@ -269,12 +282,7 @@ static void query_items(const grid_view *g, int i0, int i1, broad_pair *out, siz
     int qlo[3], qhi[3];
     cell_range(qb, g->inv, qlo, qhi);
     int brute = range_cells(qlo, qhi) > BROAD_MAX_CELLS;
-    for (int k = 0; k < (brute ? q->g_count : g->n_big); ++k) {
-      /* an oversized query box meets every grid item here; others only the oversized ones */
-      int j = brute ? k : b->big[k];
-      if (broad_boxes_overlap(qb, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
-        emit(out, cap, n, i, j);
-    }
+    against_big(g, i, qb, brute, out, cap, n);
     if (brute) continue;
     for (int x = qlo[0]; x <= qhi[0]; ++x)
       for (int y = qlo[1]; y <= qhi[1]; ++y)
@@ -325,6 +333,19 @@ static void items_range(void *ctx, uint32_t begin, uint32_t end) {
   }
 }
 
+/* chunk c's region made room for a quarter more than nc pairs, its old pairs dropped (allocation,
+ * counted in grow_count); 0 without the memory, the region kept */
+static int grow_region(broad *b, int c, size_t nc) {
+  uint64_t allocs = b->mem->alloc_count;
+  broad_pair *p = mem_array(b->mem, nc + nc / 4, sizeof *p);
+  b->grow_count += b->mem->alloc_count - allocs;
+  if (!p) return 0;
+  MEM_FREE_ARRAY(b->mem, b->part[c], b->part_cap[c]);
+  b->part[c] = p;
+  b->part_cap[c] = nc + nc / 4;
+  return 1;
+}
+
 /* the item loop on the pool: each chunk's pairs in its region, then the regions in chunk order
  * into out. A chunk that overflowed its region runs again into out on this thread, and its region
  * grows to a quarter more than its count for the next query (allocation, counted in grow_count;
@@ -348,14 +369,7 @@ static void query_items_threaded(broad *b, const grid_view *g, int chunks, broad
     size_t n0 = n;
     query_items(g, chunk_first(c, chunks, count), chunk_first(c + 1, chunks, count), out, cap, &n);
     if (n <= cap) sort_runs(out + n0, n - n0);
-    uint64_t allocs = b->mem->alloc_count;
-    broad_pair *p = mem_array(b->mem, nc + nc / 4, sizeof *p);
-    if (p) { /* nothing in the old region to keep */
-      MEM_FREE_ARRAY(b->mem, b->part[c], b->part_cap[c]);
-      b->part[c] = p;
-      b->part_cap[c] = nc + nc / 4;
-    }
-    b->grow_count += b->mem->alloc_count - allocs;
+    grow_region(b, c, nc);
   }
   *out_n = n;
 }
@@ -368,12 +382,7 @@ static void query_items_threaded(broad *b, const grid_view *g, int chunks, broad
  * 1.29 million entries for 28 thousand pairs a query, 21.7 a cell); here each unordered pair of a
  * cell is looked at once, from two entries already in hand. The pairs come out by cell and are
  * grouped by a, then each a's run sorted by b: the item loop's order. Pairs with an item
- * too large for the grid (b->big) are the item loop's: each against everything. */
-static int is_big(const broad *b, int n_big, int *at, int i) {
-  while (*at < n_big && b->big[*at] < i) ++*at;
-  return *at < n_big && b->big[*at] == i;
-}
-
+ * too large for the grid (b->big) are the item loop's (against_big). */
 static void cell_pairs(const grid_view *g, size_t h0, size_t h1, int with_big, broad_pair *out,
                        size_t cap, size_t *n) {
   const broad *b = g->b;
@@ -394,16 +403,8 @@ static void cell_pairs(const grid_view *g, size_t h0, size_t h1, int with_big, b
       }
     }
   if (!with_big || g->n_big == 0) return;
-  int at = 0;
-  for (int i = 0; i < q->q_count; ++i) {
-    const double *bi = b->gbox + 6 * (size_t)i;
-    const int big = is_big(b, g->n_big, &at, i);
-    for (int k = big ? i + 1 : at; k < (big ? q->g_count : g->n_big); ++k) {
-      int j = big ? k : b->big[k];
-      if (j > i && broad_boxes_overlap(bi, b->gbox + 6 * (size_t)j) && admissible(q, i, j))
-        emit(out, cap, n, i, j);
-    }
-  }
+  for (int i = 0; i < q->q_count; ++i) /* the same boxes both sides: brute exactly when big */
+    against_big(g, i, b->gbox + 6 * (size_t)i, b->gfirst[i] == b->gfirst[i + 1], out, cap, n);
 }
 
 typedef struct cells_job {
@@ -465,13 +466,7 @@ static tf_status query_cells(broad *b, const grid_view *g, size_t nbuckets, int 
     for (int c = 0; c < chunks; ++c) {
       size_t nc = b->part_n[c];
       if (nc > b->part_cap[c]) {
-        allocs = b->mem->alloc_count;
-        broad_pair *p = mem_array(b->mem, nc + nc / 4, sizeof *p);
-        b->grow_count += b->mem->alloc_count - allocs;
-        if (!p) return TF_E_NOMEM;
-        MEM_FREE_ARRAY(b->mem, b->part[c], b->part_cap[c]); /* nothing in it to keep */
-        b->part[c] = p;
-        b->part_cap[c] = nc + nc / 4;
+        if (!grow_region(b, c, nc)) return TF_E_NOMEM;
         cells_range(&j, (uint32_t)c, (uint32_t)c + 1);
       }
       if (n + nc <= cap) memcpy(out + n, b->part[c], nc * sizeof *out);

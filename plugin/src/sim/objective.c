@@ -71,12 +71,8 @@ static void inertia_mul_range(void *ctx, uint32_t b, uint32_t e) {
   for (uint32_t i = b; i < e; ++i) {
     const sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     double p[3] = {0.0, 0.0, 0.0}, *yi = j->y + 3 * (size_t)i;
-    if (j->free && c->anchored && !c->pinned) {
-      double r[3], wr[3];
-      v3_sub(r, s->state.x + 3 * (size_t)i, c->com);
-      v3_cross(wr, c->acc + 3, r);
-      v3_add(p, c->acc, wr);
-    }
+    /* a fixed vertex's piece is pinned, never anchored: its rows get nothing (pcg.h) */
+    if (j->free && c->anchored && !c->pinned) sim_comp_rigid_at(c, s->state.x + 3 * (size_t)i, p);
     for (int k = 0; k < 3; ++k) yi[k] += j->c2 * s->model.mass[i] * p[k];
   }
 }

@@ -27,14 +27,10 @@ static void expand_range(void *ctx, uint32_t b, uint32_t e) {
   for (uint32_t i = b; i < e; ++i) {
     const sim_comp *c = &s->work.comp[s->model.mesh.comp[i]];
     double *o = out + 3 * (size_t)i;
-    if (c->pinned) {
+    if (c->pinned)
       v3_set(o, 0, 0, 0);
-      continue;
-    }
-    double r[3], wr[3];
-    v3_sub(r, x + 3 * (size_t)i, c->com);
-    v3_cross(wr, c->acc + 3, r);
-    v3_add(o, c->acc, wr);
+    else
+      sim_comp_rigid_at(c, x + 3 * (size_t)i, o);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/mem.h"
 #include "core/pool.h"
+#include "core/vec3.h"
 #include "energy/membrane_tri.h"
 #include "energy/neohookean_tet.h"
 #include "mesh/tet10mesh.h"
@@ -64,6 +65,15 @@ typedef struct sim_comp {
                   * contact/start.c) */
   double box[6]; /* contact/start.c: the box its vertices sweep over x_n -> x^ this step */
 } sim_comp;
+
+/* the piece's rigid motion held in acc (linear, then angular: rigid_momenta) at the point xi,
+ * v + w x (xi - com) */
+static inline void sim_comp_rigid_at(const sim_comp *c, const double *xi, double out[3]) {
+  double r[3], wr[3];
+  v3_sub(r, xi, c->com);
+  v3_cross(wr, c->acc + 3, r);
+  v3_add(out, c->acc, wr);
+}
 
 typedef enum sim_kind { SIM_CLOTH = 0, SIM_FLESH = 1 } sim_kind;
 

@@ -57,18 +57,6 @@ static void dir_range(void *ctx, uint32_t i0, uint32_t i1) {
   for (uint32_t i = i0; i < i1; ++i) j->y[i] = j->a[i] + j->alpha * j->y[i];
 }
 
-/* y's entries of fixed vertices zeroed */
-typedef struct fixed_job {
-  const uint8_t *fixed;
-  double *y;
-} fixed_job;
-
-static void fixed_range(void *ctx, uint32_t i0, uint32_t i1) {
-  const fixed_job *j = ctx;
-  for (uint32_t i = i0; i < i1; ++i)
-    if (j->fixed[i / 3]) j->y[i] = 0.0;
-}
-
 /* entries per chunk of the vector loops */
 static const uint32_t VEC_GRAIN = 8192;
 
@@ -156,11 +144,7 @@ static void iterate(const pcg_operator *op, double *x, const uint8_t *fixed, dou
     /* q = (H + P) p; P's blocks with a fixed end add nothing, so fixed rows stay zero */
     bsr_mul(A, w->p, w->q, fixed);
     if (pairs) pairmat_mul_add(pairs, w->p, w->q, fixed);
-    if (op->extra) {
-      op->extra(op->extra_ctx, w->p, w->q);
-      fixed_job fj = {fixed, w->q}; /* on the pool: it ran alone once a CG iteration */
-      if (fixed) pool_for(pool, (uint32_t)m, VEC_GRAIN, fixed_range, &fj);
-    }
+    if (op->extra) op->extra(op->extra_ctx, w->p, w->q); /* adds nothing to fixed rows */
     double pq = dot(pool, w->p, w->q, m);
     if (!(pq > 0.0)) {
       /* not positive definite along p: keep x; a NaN in A is a breakdown, not a solution. At the

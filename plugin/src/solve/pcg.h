@@ -48,7 +48,9 @@ typedef struct pcg_operator {
   const bsr *H;
   const pairmat *pairs;
   /* Nullable: y += E x for a low-rank SPD part E outside any block pattern (the rigid modes'
-   * inertia of pieces in contact, sim/objective.c); rows of fixed vertices are ignored */
+   * inertia of pieces in contact, sim/objective.c). It must add nothing to the rows of fixed
+   * vertices (E's rows and columns there are zero): PCG keeps those rows zero and no longer
+   * zeroes them again after it, a serial pass once a CG iteration */
   void (*extra)(void *ctx, const double *x, double *y);
   void *extra_ctx;
 } pcg_operator;
