@@ -258,7 +258,6 @@ typedef struct grid_view {
   int n_big;
 } grid_view;
 
-/* the pairs of query items [i0, i1) into out (emit: count all, write cap): in item order */
 /* query item i's pairs outside the grid: an oversized query box (brute) meets every grid item,
  * any other box only the oversized grid items */
 static void against_big(const grid_view *g, int i, const double *qb, int brute, broad_pair *out,
@@ -272,6 +271,7 @@ static void against_big(const grid_view *g, int i, const double *qb, int brute, 
   }
 }
 
+/* the pairs of query items [i0, i1) into out (emit: count all, write cap): in item order */
 static void query_items(const grid_view *g, int i0, int i1, broad_pair *out, size_t cap,
                         size_t *n) {
   const broad *b = g->b;
