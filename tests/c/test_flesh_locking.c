@@ -69,11 +69,13 @@ static void beam_free(beam *bm) {
   free(bm->tip);
 }
 
-/* the mean vertical displacement of vertices idx (count), m (negative: down) */
+/* the mean vertical displacement of host vertices idx (count), m (negative: down) */
 static double mean_dz(const tf_sim *s, const uint32_t *idx, uint32_t count) {
   double z = 0.0;
-  for (uint32_t k = 0; k < count; ++k)
-    z += s->state.x[3 * (size_t)idx[k] + 2] - s->model.rest[3 * (size_t)idx[k] + 2];
+  for (uint32_t k = 0; k < count; ++k) {
+    size_t i = sim_vertex(s, idx[k]);
+    z += s->state.x[3 * i + 2] - s->model.rest[3 * i + 2];
+  }
   return z / count;
 }
 

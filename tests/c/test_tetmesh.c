@@ -25,7 +25,7 @@ TF_TEST(mesh_tet_cube_boundary_is_closed_and_outward) {
   cube(pos, tets);
   tetmesh t;
   char err[256];
-  ENSURE_MSG(tetmesh_build(&m, &t, pos, 8, tets, 6, 0, err, sizeof err) == TF_OK, "%s", err);
+  ENSURE_MSG(tetmesh_build(&m, &t, pos, 8, tets, 6, 0, NULL, err, sizeof err) == TF_OK, "%s", err);
   ENSURE(t.face_count == 12 && t.comp_count == 1);
   /* every tet positive after re-orientation */
   tetmesh_quality q;
@@ -83,19 +83,20 @@ TF_TEST(mesh_tet_components_and_rejects) {
   cube(pos, tets);
   /* two separate tets: two components, eight faces */
   const uint32_t two[8] = {0, 1, 2, 4, 3, 5, 6, 7};
-  ENSURE_MSG(tetmesh_build(&m, &t, pos, 8, two, 2, 0, err, sizeof err) == TF_OK, "%s", err);
+  ENSURE_MSG(tetmesh_build(&m, &t, pos, 8, two, 2, 0, NULL, err, sizeof err) == TF_OK, "%s", err);
   ENSURE(t.comp_count == 2 && t.face_count == 8);
   ENSURE(t.comp[0] == 0 && t.comp[3] == 1 && t.comp[4] == 0 && t.comp[7] == 1);
   tetmesh_free(&m, &t);
   const uint32_t out_of_range[4] = {0, 1, 2, 8}, repeat[4] = {0, 1, 1, 3}, flat[4] = {0, 1, 2, 3};
   const uint32_t three_on_a_face[12] = {0, 1, 2, 4, 0, 1, 2, 7, 0, 1, 2, 5};
-  ENSURE(tetmesh_build(&m, &t, pos, 8, out_of_range, 1, 0, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE(tetmesh_build(&m, &t, pos, 8, out_of_range, 1, 0, NULL, err, sizeof err) == TF_E_BAD_MESH);
   ENSURE(strstr(err, "tet 0: vertex index 8 out of range"));
-  ENSURE(tetmesh_build(&m, &t, pos, 8, repeat, 1, 0, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE(tetmesh_build(&m, &t, pos, 8, repeat, 1, 0, NULL, err, sizeof err) == TF_E_BAD_MESH);
   ENSURE(strstr(err, "repeats vertex 1"));
-  ENSURE(tetmesh_build(&m, &t, pos, 8, flat, 1, 0, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE(tetmesh_build(&m, &t, pos, 8, flat, 1, 0, NULL, err, sizeof err) == TF_E_BAD_MESH);
   ENSURE(strstr(err, "flat at rest"));
-  ENSURE(tetmesh_build(&m, &t, pos, 8, three_on_a_face, 3, 0, err, sizeof err) == TF_E_BAD_MESH);
+  ENSURE(tetmesh_build(&m, &t, pos, 8, three_on_a_face, 3, 0, NULL, err, sizeof err) ==
+         TF_E_BAD_MESH);
   ENSURE(strstr(err, "shared by 3 tets"));
   ENSURE(m.live_bytes == 0);
 }
@@ -136,7 +137,7 @@ TF_TEST(mesh_tet_lumped_mass) {
   for (int i = 0; i < 8; ++i) v3_scale(pos + 3 * i, pos + 3 * i, 0.5); /* a 0.5 m cube */
   tetmesh t;
   char err[256];
-  ENSURE_MSG(tetmesh_build(&m, &t, pos, 8, tets, 6, 0, err, sizeof err) == TF_OK, "%s", err);
+  ENSURE_MSG(tetmesh_build(&m, &t, pos, 8, tets, 6, 0, NULL, err, sizeof err) == TF_OK, "%s", err);
   tetmesh_lumped_mass(&t, pos, NULL, 1000.0, mass);
   double total = 0.0;
   for (int i = 0; i < 8; ++i) total += mass[i];

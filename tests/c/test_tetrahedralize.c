@@ -83,9 +83,9 @@ static void check_shape(int *tf_failed_, double R, double r, int cells) {
   tetmesh_quality q;
   tetmesh_measure(d.pos, d.tets, d.tet_count, &q);
   tetmesh t;
-  ENSURE_MSG(
-      tetmesh_build(&m, &t, d.pos, d.vert_count, d.tets, d.tet_count, 0, err, sizeof err) == TF_OK,
-      "%s", err);
+  ENSURE_MSG(tetmesh_build(&m, &t, d.pos, d.vert_count, d.tets, d.tet_count, 0, NULL, err,
+                           sizeof err) == TF_OK,
+             "%s", err);
   double vol = 0.0;
   for (uint32_t e = 0; e < d.tet_count; ++e) {
     double a[3], b[3], c[3], n[3];

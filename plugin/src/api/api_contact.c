@@ -150,8 +150,12 @@ tf_status tf_sim_self_intersections(tf_sim *sim, uint32_t *out_triples, uint32_t
       c[1] = tet10mesh_corner(&sim->flesh->q10, c[1]);
       c[2] = tet10mesh_parent_face(c[2]);
     }
-  for (uint32_t k = 0; k < 3 * (n < capacity ? n : capacity); ++k)
-    out_triples[k] += sim->index_base;
+  for (uint32_t k = 0; k < (n < capacity ? n : capacity); ++k) {
+    uint32_t *c = out_triples + 3 * (size_t)k;
+    c[0] = sim_host_vertex(sim, c[0]) + sim->index_base;
+    c[1] = sim_host_vertex(sim, c[1]) + sim->index_base;
+    c[2] += sim->index_base;
+  }
   *out_count = n;
   return TF_OK;
 }

@@ -113,7 +113,9 @@ static tf_status render_sheet(tf_sim *sim, const tf_render_def *def, const doubl
   const sim_flesh *F = sim->flesh;
   size_t surf_len = F && F->surf_tri_count ? 3 * (size_t)F->surf_n : 0;
   double *surf = surf_len ? mem_array(&sim->mem, surf_len, sizeof *surf) : NULL;
-  size_t all_len = nodes || sim->model.n == sim->model.host_n ? 0 : 3 * (size_t)sim->model.n;
+  size_t all_len = nodes || (sim->model.n == sim->model.host_n && !sim->model.host_of)
+                       ? 0
+                       : 3 * (size_t)sim->model.n;
   double *all = all_len ? mem_array(&sim->mem, all_len, sizeof *all) : NULL;
   if (!tiles || !ptrs || !zbuf || !pins || (frame_count > 1 && !out) || (surf_len && !surf) ||
       (all_len && !all)) {

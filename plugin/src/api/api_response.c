@@ -60,7 +60,7 @@ tf_status tf_sim_set_response(tf_sim *sim, const double *percent, uint32_t count
   /* every vertex (the quadratic flesh's edge nodes too), or the group's */
   const uint32_t rows = vertices ? vertex_count : lv->n;
   for (uint32_t q = 0; q < rows; ++q) {
-    const uint32_t i = vertices ? vertices[q] : q;
+    const uint32_t i = vertices ? sim_vertex(sim, vertices[q]) : q;
     memcpy(lv->share + (size_t)i * L, row, sizeof(double) * L);
   }
   levels_refresh(lv);
@@ -77,7 +77,9 @@ tf_status tf_sim_get_response(const tf_sim *sim, uint32_t vertex, double *out, u
           "tf_sim_get_response: vertex %u out of range %u..%u", vertex + b, b,
           sim->model.host_n - 1 + b);
   for (uint32_t k = 0; k < count && k < L; ++k)
-    out[k] = sim->levels ? 100.0 * sim->levels->share[(size_t)vertex * L + k] : k ? 0.0 : 100.0;
+    out[k] = sim->levels ? 100.0 * sim->levels->share[(size_t)sim_vertex(sim, vertex) * L + k]
+             : k         ? 0.0
+                         : 100.0;
   return TF_OK;
 }
 
@@ -103,7 +105,7 @@ tf_status tf_sim_set_forces(tf_sim *sim, const double *forces, uint32_t vert_cou
   if (levels_enable(sim) != TF_OK)
     return sim_fail(sim, TF_E_NOMEM, "tf_sim_set_forces: out of memory");
   sim_levels *lv = sim->levels;
-  memcpy(lv->force, forces, sizeof(double) * 3 * vert_count); /* edge nodes keep 0 */
+  sim_rows_from_host(sim, forces, lv->force, 3); /* edge nodes keep 0 */
   levels_refresh(lv);
   return TF_OK;
 }

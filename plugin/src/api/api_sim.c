@@ -210,7 +210,7 @@ tf_status tf_sim_set_pin_targets(tf_sim *sim, const double *targets, uint32_t co
   for (uint32_t q = 0; q < count; ++q)
     FAIL_IF(sim, !api_all_finite(targets + 3 * (size_t)q, 3), TF_E_INVALID_ARG,
             "tf_sim_set_pin_targets: target %u (vertex %u) is not finite", q + sim->index_base,
-            sim->pins.idx[q] + sim->index_base);
+            sim_host_vertex(sim, sim->pins.idx[q]) + sim->index_base);
   pins_set_targets(sim, targets);
   return TF_OK;
 }
@@ -309,19 +309,21 @@ uint32_t tf_sim_vert_count(const tf_sim *sim) { return sim ? sim->model.host_n :
 
 tf_status tf_sim_get_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_positions");
-  memcpy(out, sim->state.x, sizeof(double) * 3 * vert_count);
+  sim_to_host(sim, sim->state.x, out, 3);
   return TF_OK;
 }
 
 tf_status tf_sim_get_positions_f(const tf_sim *sim, float *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_positions_f");
-  for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = (float)sim->state.x[k];
+  for (uint32_t i = 0; i < vert_count; ++i)
+    for (int k = 0; k < 3; ++k)
+      out[3 * (size_t)sim_host_vertex(sim, i) + k] = (float)sim->state.x[3 * (size_t)i + k];
   return TF_OK;
 }
 
 tf_status tf_sim_get_velocities(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_velocities");
-  memcpy(out, sim->state.v, sizeof(double) * 3 * vert_count);
+  sim_to_host(sim, sim->state.v, out, 3);
   return TF_OK;
 }
 
@@ -337,7 +339,10 @@ tf_status tf_sim_get_normals(const tf_sim *sim, double *out, uint32_t vert_count
     v3_sub(e1, sim->state.x + 3 * (size_t)v[1], sim->state.x + 3 * (size_t)v[0]);
     v3_sub(e2, sim->state.x + 3 * (size_t)v[2], sim->state.x + 3 * (size_t)v[0]);
     v3_cross(nrm, e1, e2);
-    for (int k = 0; k < 3; ++k) v3_add(out + 3 * (size_t)v[k], out + 3 * (size_t)v[k], nrm);
+    for (int k = 0; k < 3; ++k) {
+      double *o = out + 3 * (size_t)sim_host_vertex(sim, v[k]);
+      v3_add(o, o, nrm);
+    }
   }
   for (uint32_t i = 0; i < vert_count; ++i) {
     double l = v3_norm(out + 3 * (size_t)i);
@@ -350,11 +355,12 @@ tf_status tf_sim_get_forces(const tf_sim *sim, double *out, uint32_t vert_count)
   READ_ARGS("tf_sim_get_forces");
   /* quadratic flesh: each edge node's force shared by its corners (the transpose of placing it
    * at their middle), into the step's gradient scratch, free between advances */
-  double *g = sim->model.n == sim->model.host_n ? out : ((tf_sim *)sim)->work.grad;
+  double *g =
+      sim->model.n == sim->model.host_n && !sim->model.host_of ? out : ((tf_sim *)sim)->work.grad;
   sim_potential(sim, sim->state.x, sim->pins.next, g);
   if (g != out) {
-    tet10mesh_gather(&sim->flesh->q10, g, 3);
-    memcpy(out, g, sizeof(double) * 3 * vert_count);
+    if (sim->model.n != sim->model.host_n) tet10mesh_gather(&sim->flesh->q10, g, 3);
+    sim_to_host(sim, g, out, 3);
   }
   for (size_t k = 0; k < 3 * (size_t)vert_count; ++k) out[k] = -out[k];
   return TF_OK;
@@ -379,13 +385,13 @@ tf_status tf_sim_get_stats(const tf_sim *sim, tf_stats *out) {
 
 tf_status tf_sim_get_rest_positions(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_rest_positions");
-  memcpy(out, sim->model.rest, sizeof(double) * 3 * vert_count);
+  sim_to_host(sim, sim->model.rest, out, 3);
   return TF_OK;
 }
 
 tf_status tf_sim_get_masses(const tf_sim *sim, double *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_masses");
-  memcpy(out, sim->model.mass, sizeof(double) * vert_count);
+  sim_to_host(sim, sim->model.mass, out, 1);
   return TF_OK;
 }
 
@@ -433,6 +439,6 @@ tf_status tf_sim_get_triangles(const tf_sim *sim, uint32_t *out, uint32_t tri_co
     return sim_fail((tf_sim *)sim, TF_E_INVALID_ARG,
                     "tf_sim_get_triangles: %s (tri_count %u, simulation has %u)",
                     out ? "wrong tri_count" : "output array is NULL", tri_count, nt);
-  memcpy(out, tris, sizeof(uint32_t) * 3 * tri_count);
+  for (size_t k = 0; k < 3 * (size_t)tri_count; ++k) out[k] = sim_host_vertex(sim, tris[k]);
   return TF_OK;
 }

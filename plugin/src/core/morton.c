@@ -19,6 +19,24 @@ static int cmp_u64(const void *pa, const void *pb) {
   return a < b ? -1 : a > b;
 }
 
+enum { MORTON_CELL_SORT = 64 };
+
+/* insertion sort of a cell's few points: x, then y, then z, then index */
+static int before(const double *pos, uint32_t a, uint32_t b) {
+  for (int k = 0; k < 3; ++k)
+    if (pos[3 * (size_t)a + k] != pos[3 * (size_t)b + k])
+      return pos[3 * (size_t)a + k] < pos[3 * (size_t)b + k];
+  return a < b;
+}
+
+static void sort_by_coordinates(uint32_t *p, uint32_t n, const double *pos) {
+  for (uint32_t i = 1; i < n; ++i) {
+    uint32_t v = p[i], j = i;
+    for (; j > 0 && before(pos, v, p[j - 1]); --j) p[j] = p[j - 1];
+    p[j] = v;
+  }
+}
+
 int morton_order(tf_mem *m, uint32_t n, const double *pos, uint32_t *perm) {
   uint64_t *key = mem_array(m, n ? n : 1, sizeof *key);
   if (!key) return 0;
@@ -40,6 +58,13 @@ int morton_order(tf_mem *m, uint32_t n, const double *pos, uint32_t *perm) {
   }
   qsort(key, n, sizeof *key, cmp_u64);
   for (uint32_t i = 0; i < n; ++i) perm[i] = (uint32_t)(key[i] & 0xffffffffu);
+  /* points in one cell by their coordinates: the order is then the points' own, whatever their
+   * numbering (a mesh renumbered by its modeller simulates bit for bit the same, sim_flesh.c);
+   * a crowded cell (a degenerate box) stays by index rather than sort quadratically */
+  for (uint32_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && key[j] >> 32 == key[i] >> 32;) ++j;
+    if (j - i > 1 && j - i <= MORTON_CELL_SORT) sort_by_coordinates(perm + i, j - i, pos);
+  }
   MEM_FREE_ARRAY(m, key, n ? n : 1);
   return 1;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * Points ordered along a Morton (Z-order) curve: 10 bits per axis over their bounding box, ties
- * by index. Points near in the order are near in space, so cutting the order into runs gives
- * compact blocks (the threaded loops' element blocks and the smoother's row blocks). */
+ * by coordinates (then by index: only coincident points). Points near in the order are near in
+ * space, so cutting the order into runs gives compact blocks (the threaded loops' element blocks
+ * and the smoother's row blocks), and numbering a mesh's vertices in it keeps each element's
+ * data close together (flesh, sim_flesh.c). */
 #ifndef TF_CORE_MORTON_H
 #define TF_CORE_MORTON_H
 

@@ -100,8 +100,9 @@ fail:
 }
 
 tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count,
-                        const uint32_t *tets, uint32_t tet_count, uint32_t base, char *err,
-                        size_t err_size) {
+                        const uint32_t *tets, uint32_t tet_count, uint32_t base,
+                        const uint32_t *names, char *err, size_t err_size) {
+#define NAME(v) ((names ? names[v] : (v)) + base)
   memset(t, 0, sizeof *t);
   if (vert_count < 4 || tet_count == 0) {
     snprintf(err, err_size, "a tet mesh needs at least 4 vertices and 1 tet (got %u and %u)",
@@ -110,7 +111,7 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
   }
   for (uint32_t i = 0; i < vert_count; ++i)
     if (!tf_isfinite3(pos + 3 * (size_t)i)) {
-      snprintf(err, err_size, "vertex %u has a non-finite position", i + base);
+      snprintf(err, err_size, "vertex %u has a non-finite position", NAME(i));
       return TF_E_BAD_MESH;
     }
   for (uint32_t e = 0; e < tet_count; ++e) {
@@ -123,7 +124,7 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
       }
       for (int b = 0; b < a; ++b)
         if (v[a] == v[b]) {
-          snprintf(err, err_size, "tet %u repeats vertex %u", e + base, v[a] + base);
+          snprintf(err, err_size, "tet %u repeats vertex %u", e + base, NAME(v[a]));
           return TF_E_BAD_MESH;
         }
     }
@@ -136,8 +137,8 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
         L = fmax(L, v3_norm(d));
       }
     if (!(fabs(6.0 * tetmesh_volume(pos, v)) > 1e-9 * L * L * L)) {
-      snprintf(err, err_size, "tet %u (vertices %u %u %u %u) is flat at rest", e + base,
-               v[0] + base, v[1] + base, v[2] + base, v[3] + base);
+      snprintf(err, err_size, "tet %u (vertices %u %u %u %u) is flat at rest", e + base, NAME(v[0]),
+               NAME(v[1]), NAME(v[2]), NAME(v[3]));
       return TF_E_BAD_MESH;
     }
   }
@@ -175,7 +176,7 @@ tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_
     if (j - i > 2) {
       snprintf(err, err_size,
                "face (%u %u %u) is shared by %zu tets (%u, %u, %u...): not a manifold volume",
-               rec[i].key[0] + base, rec[i].key[1] + base, rec[i].key[2] + base, j - i,
+               NAME(rec[i].key[0]), NAME(rec[i].key[1]), NAME(rec[i].key[2]), j - i,
                rec[i].tet + base, rec[i + 1].tet + base, rec[i + 2].tet + base);
       st = TF_E_BAD_MESH;
       goto fail;
@@ -232,6 +233,7 @@ fail:
   if (label) MEM_FREE_ARRAY(m, label, 2 * label_count);
   tetmesh_free(m, t);
   return st;
+#undef NAME
 }
 
 void tetmesh_lumped_mass(const tetmesh *t, const double *pos, const double *density,

@@ -25,10 +25,11 @@ typedef struct tetmesh_quality {
 
 /* Validate and build from rest positions: indices in range, four distinct vertices, no flat rest
  * tet, no face shared by more than two tets. Errors name the first offending tet, numbering tets
- * and vertices from base (0 or 1: the host's language). */
+ * and vertices from base (0 or 1: the host's language), vertex v as names[v] when names is not
+ * NULL (the host's numbers of renumbered vertices). */
 TF_LOCAL tf_status tetmesh_build(tf_mem *m, tetmesh *t, const double *pos, uint32_t vert_count,
-                                 const uint32_t *tets, uint32_t tet_count, uint32_t base, char *err,
-                                 size_t err_size);
+                                 const uint32_t *tets, uint32_t tet_count, uint32_t base,
+                                 const uint32_t *names, char *err, size_t err_size);
 /* the symmetric CSR adjacency (rows sorted, the diagonal included) of count elements of k vertices
  * each: the sparsity of their Hessian. *adj_ptr (vert_count + 1) and *adj (*adj_count) from m */
 TF_LOCAL tf_status mesh_adjacency(tf_mem *m, const uint32_t *elems, uint32_t count, int k,

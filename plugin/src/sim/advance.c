@@ -101,14 +101,15 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
           "pin "
           "or the collider; the frame was rolled back",
           frame, k + s->index_base, substeps, s->work.time, s->contact->blocked_collider,
-          s->contact->blocked_vertex + s->index_base, splits);
+          sim_host_vertex(s, s->contact->blocked_vertex) + s->index_base, splits);
     if (!bad)
       return sim_fail(
           s, TF_E_NOT_CONVERGED,
           "advance: frame %llu, substep %u of %u (t = %.6g s): the state became non-finite at "
           "vertex %u (step %.3g s too large for this integrator or material?); the frame was "
           "rolled back",
-          frame, k + s->index_base, substeps, s->work.time, vbad + s->index_base, dt);
+          frame, k + s->index_base, substeps, s->work.time,
+          sim_host_vertex(s, vbad) + s->index_base, dt);
     if (strstr(bad, "objective"))
       return sim_fail(
           s, TF_E_NOT_CONVERGED,
@@ -120,7 +121,8 @@ tf_status sim_advance(tf_sim *s, double frame_dt, uint32_t substeps) {
         s, TF_E_NOT_CONVERGED,
         "advance: frame %llu, substep %u of %u (t = %.6g s): %s at vertex %u; the frame was "
         "rolled back",
-        frame, k + s->index_base, substeps, s->work.time, bad, vbad + s->index_base);
+        frame, k + s->index_base, substeps, s->work.time, bad,
+        sim_host_vertex(s, vbad) + s->index_base);
   }
   memcpy(s->pins.prev, s->pins.next, sizeof(double) * 3 * s->pins.count);
   s->pins.targets_fresh = 0;

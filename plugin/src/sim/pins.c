@@ -247,7 +247,7 @@ void pins_derive(tf_sim *s) {
 void pins_set(tf_sim *s, const uint32_t *indices, const double *weights, uint32_t count) {
   s->pins.host = count;
   for (uint32_t q = 0; q < count; ++q) {
-    s->pins.idx[q] = indices[q];
+    s->pins.idx[q] = sim_vertex(s, indices[q]);
     s->pins.w[q] = weights ? weights[q] : 1.0;
   }
   pins_derive(s);

@@ -212,7 +212,27 @@ const uint32_t *sim_host_triangles(const tf_sim *s, uint32_t *count) {
   return *count = s->model.mesh.tri_count, s->model.mesh.tris;
 }
 
+void sim_rows_from_host(const tf_sim *s, const double *host, double *all, int dim) {
+  const uint32_t *h = s->model.host_of;
+  if (!h) {
+    memcpy(all, host, sizeof(double) * (size_t)dim * s->model.host_n);
+    return;
+  }
+  for (uint32_t i = 0; i < s->model.host_n; ++i)
+    memcpy(all + (size_t)dim * i, host + (size_t)dim * h[i], sizeof(double) * (size_t)dim);
+}
+
 void sim_from_host(const tf_sim *s, const double *host, double *all, int dim) {
-  memmove(all, host, sizeof(double) * (size_t)dim * s->model.host_n);
+  sim_rows_from_host(s, host, all, dim);
   if (s->model.n != s->model.host_n) tet10mesh_spread(&s->flesh->q10, all, dim);
+}
+
+void sim_to_host(const tf_sim *s, const double *all, double *host, int dim) {
+  const uint32_t *h = s->model.host_of;
+  if (!h) {
+    memcpy(host, all, sizeof(double) * (size_t)dim * s->model.host_n);
+    return;
+  }
+  for (uint32_t i = 0; i < s->model.host_n; ++i)
+    memcpy(host + (size_t)dim * h[i], all + (size_t)dim * i, sizeof(double) * (size_t)dim);
 }

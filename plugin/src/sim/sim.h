@@ -107,6 +107,8 @@ typedef struct sim_flesh {
   uint32_t surf_outside; /* surface points outside every tet (extrapolated) */
   double surf_worst;     /* most negative weight among them */
   int from_surface;      /* the tets were built from the surface by the lattice tetrahedralizer */
+  uint32_t *host_of, *node_of; /* (order_n) the vertex order (sim_model, sim_flesh.c) */
+  uint32_t order_n;
 } sim_flesh;
 
 /* element t's a-th node in its kernel's order (the rest data's corner order, then the edges) */
@@ -216,6 +218,11 @@ typedef struct sim_model {
                     * the simulation's own (mesh/tet10mesh.h) */
   trimesh mesh;    /* cloth: its own; flesh: a view of the tets' boundary faces, components and
                  * adjacency (no edges or hinges; owned by flesh.tet) */
+  /* flesh numbers its vertices along a Morton curve (sim_flesh.c): vertex i < host_n is the
+   * host's host_of[i], host vertex h is node_of[h] (owned by the tet set). NULL: the host's own
+   * order (cloth). Everything the host gives or reads passes through them (sim_host_vertex,
+   * sim_from_host, sim_to_host) */
+  uint32_t *host_of, *node_of;
   SIM_MODEL_ARRAYS(SIM_DECLARE_ARRAY)
 } sim_model;
 
@@ -377,9 +384,21 @@ TF_LOCAL tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char 
 /* the host's triangles over its vertices: cloth's own, flesh's tet boundary (not quadratic
  * flesh's split faces, sim.c) */
 TF_LOCAL const uint32_t *sim_host_triangles(const tf_sim *s, uint32_t *count);
-/* a host's (host_n x dim) field as the simulation's (n x dim): quadratic flesh's edge nodes at
- * their corners' mean; a plain copy otherwise */
+/* a host's (host_n x dim) field as the simulation's (n x dim), in its vertex order: quadratic
+ * flesh's edge nodes at their corners' mean (sim_rows_from_host leaves them alone); host and all
+ * must not overlap */
 TF_LOCAL void sim_from_host(const tf_sim *s, const double *host, double *all, int dim);
+TF_LOCAL void sim_rows_from_host(const tf_sim *s, const double *host, double *all, int dim);
+/* the simulation's first host_n rows (of dim) as the host's (host_n x dim), in its order */
+TF_LOCAL void sim_to_host(const tf_sim *s, const double *all, double *host, int dim);
+/* the host's number of vertex i (an edge node keeps its own), and the simulation's of host
+ * vertex h < host_n */
+static inline uint32_t sim_host_vertex(const tf_sim *s, uint32_t i) {
+  return s->model.host_of && i < s->model.host_n ? s->model.host_of[i] : i;
+}
+static inline uint32_t sim_vertex(const tf_sim *s, uint32_t h) {
+  return s->model.node_of ? s->model.node_of[h] : h;
+}
 /* elements/tet.c: sum of the tets' current volumes, m^3 */
 TF_LOCAL double sim_flesh_volume(const sim_flesh *F, const double *x);
 /* elements/tet.c: tets inverted at x (for a quadratic one: at one of its quadrature points) */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/morton.h"
 #include "core/vec3.h"
 #include "energy/neohookean_tet10.h"
 #include "mesh/tet_embed.h"
@@ -93,19 +94,55 @@ static int order_tets(tf_mem *m, tetmesh *T, const double *pos, uint32_t *perm) 
   return ok;
 }
 
-static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *pos,
-                             const uint32_t *tets, uint32_t nv, uint32_t nt, char *err,
+/* The vertices along a Morton curve of their rest positions: F->host_of[i] is the host's number
+ * of vertex i, F->node_of the inverse. A mesher's numbering (TetGen's) scatters neighbours over
+ * the whole array, so each block of tets read and wrote its corners' rows all over the state, the
+ * gradient and the Hessian, and two threads shared their cache lines: FLESH-20k ran 1.35-1.8x on
+ * two threads against one (a noisy VM), the same mesh renumbered by hand 1.8x every run. The
+ * order depends on the positions alone (morton.h), so a mesh renumbered by its modeller simulates
+ * bit for bit the same. The host never sees it: api/ reads and writes every per-vertex array, index
+ * and message through sim_host_vertex, sim_from_host and sim_to_host. 0 when out of memory */
+static int order_vertices(tf_sim *s, const double *pos, uint32_t nv) {
+  sim_flesh *F = s->flesh;
+  F->order_n = nv;
+  FARR(host_of, nv);
+  FARR(node_of, nv);
+  if (!F->host_of || !F->node_of || !morton_order(&s->mem, nv, pos, F->host_of)) return 0;
+  for (uint32_t i = 0; i < nv; ++i) F->node_of[F->host_of[i]] = i;
+  s->model.host_of = F->host_of;
+  s->model.node_of = F->node_of;
+  return 1;
+}
+
+static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *host_pos,
+                             const uint32_t *host_tets, uint32_t nv, uint32_t nt, char *err,
                              size_t errn) {
   sim_flesh *F = s->flesh;
-  tf_status st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, err, errn);
-  if (st != TF_OK) return st;
+  double *pos = mem_array(&s->mem, 3 * (size_t)nv, sizeof *pos);
+  uint32_t *tets = mem_array(&s->mem, 4 * (size_t)nt, sizeof *tets);
   uint32_t *perm = mem_array(&s->mem, nt ? nt : 1, sizeof *perm);
-  if (!perm || !order_tets(&s->mem, &F->tet, pos, perm)) {
-    MEM_FREE_ARRAY(&s->mem, perm, perm ? (nt ? nt : 1) : 0);
-    return snprintf(err, errn, "out of memory ordering %u tets", nt), TF_E_NOMEM;
+  tf_status st = TF_E_NOMEM;
+  if (!pos || !tets || !perm || !order_vertices(s, host_pos, nv)) {
+    snprintf(err, errn, "out of memory ordering %u vertices", nv);
+    goto done;
+  }
+  for (uint32_t i = 0; i < nv; ++i)
+    memcpy(pos + 3 * (size_t)i, host_pos + 3 * (size_t)F->host_of[i], 3 * sizeof(double));
+  /* an index out of range stays as it is, for the topology's check to name */
+  for (size_t k = 0; k < 4 * (size_t)nt; ++k)
+    tets[k] = host_tets[k] < nv ? F->node_of[host_tets[k]] : host_tets[k];
+  st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, F->host_of, err, errn);
+  if (st != TF_OK) goto done;
+  if (!order_tets(&s->mem, &F->tet, pos, perm)) {
+    st = TF_E_NOMEM;
+    snprintf(err, errn, "out of memory ordering %u tets", nt);
+    goto done;
   }
   st = build_elements(s, def, pos, nv, nt, perm, err, errn);
-  MEM_FREE_ARRAY(&s->mem, perm, nt ? nt : 1);
+done:
+  MEM_FREE_ARRAY(&s->mem, pos, pos ? 3 * (size_t)nv : 0);
+  MEM_FREE_ARRAY(&s->mem, tets, tets ? 4 * (size_t)nt : 0);
+  MEM_FREE_ARRAY(&s->mem, perm, perm ? (nt ? nt : 1) : 0);
   return st;
 }
 
@@ -183,7 +220,7 @@ static tf_status build_elements(tf_sim *s, const tf_flesh_def *def, const double
   for (uint32_t i = 0; i < s->model.n; ++i)
     if (!(s->model.mass[i] > 0.0))
       return snprintf(err, errn, "vertex %u is in no tet: every vertex needs mass",
-                      i + s->index_base),
+                      sim_host_vertex(s, i) + s->index_base),
              TF_E_BAD_MESH;
   if (!def->tets) {
     /* what is left of the lattice's excess: scale to the surface's own volume */
@@ -231,13 +268,12 @@ static tf_status embed_surface(tf_sim *s, const tf_flesh_def *def, char *err, si
   return TF_OK;
 }
 
-/* the host's start positions (its vertices) as the simulation's: edge nodes at their middles */
+/* the host's start positions (its vertices) as the simulation's: in its order, edge nodes at
+ * their middles */
 static double *initial_nodes(tf_sim *s, const double *host) {
-  if (!host || s->model.n == s->model.host_n) return (double *)host;
+  if (!host) return NULL;
   double *x = mem_array(&s->mem, 3 * (size_t)s->model.n, sizeof *x);
-  if (!x) return NULL;
-  memcpy(x, host, sizeof(double) * 3 * s->model.host_n);
-  tet10mesh_spread(&s->flesh->q10, x, 3);
+  if (x) sim_from_host(s, host, x, 3);
   return x;
 }
 
@@ -284,7 +320,7 @@ tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, siz
     return snprintf(err, errn, "out of memory for the initial positions"), sim_destroy(s),
            TF_E_NOMEM;
   st = sim_finish(s, x0, err, errn);
-  if (x0 != host_x) MEM_FREE_ARRAY(&s->mem, x0, 3 * (size_t)s->model.n);
+  if (x0) MEM_FREE_ARRAY(&s->mem, x0, 3 * (size_t)s->model.n);
   if (st != TF_OK) return sim_destroy(s), st;
   *out = s;
   return TF_OK;

@@ -84,7 +84,9 @@ void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values) {
   double *field[2][2] = {{&s->par.plastic_yield, &s->par.plastic_limit},
                          {&s->par.bend_yield, &s->par.bend_plastic_limit}};
   *field[bend][limit] = mean;
-  plastic_set(s, bend, limit, mean, values);
+  double *all = s->work.grad; /* in the simulation's order: the step's scratch, free now */
+  sim_from_host(s, values, all, 1);
+  plastic_set(s, bend, limit, mean, all);
 }
 
 tf_status sim_set_self_map(tf_sim *s, const double *values) {
