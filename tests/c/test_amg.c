@@ -31,8 +31,8 @@ static int build_system(lin_system *s, uint32_t cells, double k, double m) {
   memset(s, 0, sizeof *s);
   mem_init(&s->mem, NULL);
   char err[128];
-  if (trimesh_build(&s->mem, &s->mesh, sc.vert_count, sc.tri, sc.tri_count, 0, err, sizeof err) !=
-      TF_OK)
+  if (trimesh_build(&s->mem, &s->mesh, sc.vert_count, sc.tri, sc.tri_count, 0, NULL, err,
+                    sizeof err) != TF_OK)
     return 0;
   uint32_t n = s->n = sc.vert_count;
   s->row_ptr = calloc(n + 1, sizeof *s->row_ptr);

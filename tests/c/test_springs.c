@@ -61,7 +61,7 @@ TF_TEST(energy_spring_gradient_hessian_fd) {
 /* the spring families of a scene's mesh (through the mesh's own topology) */
 static int families_of(const scene *sc, tf_mem *m, trimesh *t, springs *sp) {
   mem_init(m, NULL);
-  return trimesh_build(m, t, sc->vert_count, sc->tri, sc->tri_count, 0, NULL, 0) == TF_OK &&
+  return trimesh_build(m, t, sc->vert_count, sc->tri, sc->tri_count, 0, NULL, NULL, 0) == TF_OK &&
          springs_build(m, t, sc->pos, sp) == TF_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "scenes.h"
+#include "sim/sim.h"
 #include "tf_test.h"
 
 /* a fixed shuffle of n indices (Fisher-Yates on a 64-bit LCG) */
@@ -77,9 +78,10 @@ static tf_sim *run(const tet_scene *ref, const tet_scene *m, const uint32_t *pi,
   return ok ? s : NULL;
 }
 
-/* every per-vertex read-back of b equals a's, row pi[i] of b against row i of a, bit for bit */
-static int same_rows(const tf_sim *a, const tf_sim *b, const uint32_t *pi, uint32_t n,
-                     const char **what) {
+/* every per-vertex read-back of a and b is the same, row pa[i] of a against row pb[i] of b, bit
+ * for bit, for the n vertices of the reference */
+static int same_rows(const tf_sim *a, const tf_sim *b, const uint32_t *pa, const uint32_t *pb,
+                     uint32_t n, const char **what) {
   double *ra = malloc(sizeof(double) * 3 * n), *rb = malloc(sizeof(double) * 3 * n);
   float *fa = malloc(sizeof(float) * 3 * n), *fb = malloc(sizeof(float) * 3 * n);
   tf_status (*get[])(const tf_sim *, double *, uint32_t) = {
@@ -89,57 +91,150 @@ static int same_rows(const tf_sim *a, const tf_sim *b, const uint32_t *pi, uint3
   int same = 1;
   for (size_t g = 0; same && g < sizeof get / sizeof get[0]; ++g) {
     same = get[g](a, ra, n) == TF_OK && get[g](b, rb, n) == TF_OK;
-    for (uint32_t i = 0; same && i < n; ++i) same = !memcmp(ra + 3 * i, rb + 3 * pi[i], 24);
+    for (uint32_t i = 0; same && i < n; ++i) same = !memcmp(ra + 3 * pa[i], rb + 3 * pb[i], 24);
     *what = names[g];
   }
   if (same) {
     *what = "masses";
     same = tf_sim_get_masses(a, ra, n) == TF_OK && tf_sim_get_masses(b, rb, n) == TF_OK;
-    for (uint32_t i = 0; same && i < n; ++i) same = ra[i] == rb[pi[i]];
+    for (uint32_t i = 0; same && i < n; ++i) same = ra[pa[i]] == rb[pb[i]];
   }
   if (same) {
     *what = "float positions";
     same = tf_sim_get_positions_f(a, fa, n) == TF_OK && tf_sim_get_positions_f(b, fb, n) == TF_OK;
-    for (uint32_t i = 0; same && i < n; ++i) same = !memcmp(fa + 3 * i, fb + 3 * pi[i], 12);
+    for (uint32_t i = 0; same && i < n; ++i) same = !memcmp(fa + 3 * pa[i], fb + 3 * pb[i], 12);
   }
   free(ra), free(rb), free(fa), free(fb);
   return same;
 }
 
+/* the triangles of a and b: the same list, corner pa[i] of a where b has pb[i] (inverses ia, ib) */
+static int same_triangles(const tf_sim *a, const tf_sim *b, const uint32_t *ia,
+                          const uint32_t *ib) {
+  uint32_t nt = tf_sim_tri_count(a);
+  uint32_t *ta = malloc(sizeof(uint32_t) * 3 * nt), *tb = malloc(sizeof(uint32_t) * 3 * nt);
+  int same = tf_sim_tri_count(b) == nt && tf_sim_get_triangles(a, ta, nt) == TF_OK &&
+             tf_sim_get_triangles(b, tb, nt) == TF_OK;
+  for (size_t k = 0; same && k < 3 * (size_t)nt; ++k) same = ia[ta[k]] == ib[tb[k]];
+  free(ta), free(tb);
+  return same;
+}
+
+static uint32_t *inverse(const uint32_t *p, uint32_t n) {
+  uint32_t *q = malloc(sizeof(uint32_t) * n);
+  for (uint32_t i = 0; i < n; ++i) q[p[i]] = i;
+  return q;
+}
+
 TF_TEST(vertex_order_a_renumbered_mesh_simulates_bit_for_bit_the_same) {
-  tet_scene a, b;
+  tet_scene a, b, c;
   scene_block(&a, 6, 3, 3, 0.05, 0.1 / 3, 0.1 / 3);
   const uint32_t n = a.vert_count;
-  uint32_t *pi = malloc(sizeof(uint32_t) * n);
-  shuffle(pi, n, 12345);
-  renumber(&a, pi, &b);
+  uint32_t *pb = calloc(n, sizeof(uint32_t)), *pc = calloc(n, sizeof(uint32_t));
+  shuffle(pb, n, 12345);
+  shuffle(pc, n, 777);
+  renumber(&a, pb, &b);
+  renumber(&a, pc, &c);
+  uint32_t *ib = inverse(pb, n), *ic = inverse(pc, n);
   tf_tet_element elements[2] = {TF_TET_LINEAR, TF_TET_QUADRATIC};
   for (int e = 0; e < 2; ++e) {
-    tf_sim *sa = run(&a, &a, NULL, elements[e]), *sb = run(&a, &b, pi, elements[e]);
-    ENSURE(sa && sb);
+    tf_sim *sa = run(&a, &a, NULL, elements[e]), *sb = run(&a, &b, pb, elements[e]),
+           *sc = run(&a, &c, pc, elements[e]);
+    ENSURE(sa && sb && sc);
+    /* the lattice's own order is local and kept; a shuffle's is not */
+    ENSURE(!sa->model.host_of && sb->model.host_of && sc->model.host_of);
     const char *what = "";
-    int same = same_rows(sa, sb, pi, n, &what);
-    /* the boundary triangles: the same list, each corner renamed */
-    uint32_t nt = tf_sim_tri_count(sa);
-    uint32_t *ta = malloc(sizeof(uint32_t) * 3 * nt), *tb = malloc(sizeof(uint32_t) * 3 * nt);
-    int tris = tf_sim_tri_count(sb) == nt && tf_sim_get_triangles(sa, ta, nt) == TF_OK &&
-               tf_sim_get_triangles(sb, tb, nt) == TF_OK;
-    for (size_t k = 0; tris && k < 3 * (size_t)nt; ++k) tris = tb[k] == pi[ta[k]];
-    double *x = malloc(sizeof(double) * 3 * n);
+    int same = same_rows(sb, sc, pb, pc, n, &what), tris = same_triangles(sb, sc, ib, ic);
+    double *x = malloc(sizeof(double) * 3 * n), *y = malloc(sizeof(double) * 3 * n);
     tf_sim_get_positions(sa, x, n);
+    tf_sim_get_positions(sb, y, n);
+    double off = 0.0;
+    for (uint32_t i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) off = fmax(off, fabs(x[3 * i + k] - y[3 * pb[i] + k]));
     fprintf(stderr,
-            "    note: %s tets, %u vertices shuffled: %s; host vertex 0 (pinned, turned) at "
-            "(%.4f %.4f %.4f)\n",
+            "    note: %s tets, %u vertices shuffled twice: %s; host vertex 0 (pinned, turned) at "
+            "(%.4f %.4f %.4f); the lattice's own order within %.1e m\n",
             e ? "quadratic" : "linear", n, same && tris ? "every read-back the same" : what, x[0],
-            x[1], x[2]);
-    free(x);
-    free(ta), free(tb);
-    tf_sim_destroy(sa), tf_sim_destroy(sb);
+            x[1], x[2], off);
+    free(x), free(y);
+    tf_sim_destroy(sa), tf_sim_destroy(sb), tf_sim_destroy(sc);
     ENSURE_MSG(same, "%s differ", what);
     ENSURE_MSG(tris, "the triangles differ");
+    ENSURE(off < 1e-5); /* another order rounds differently: solves within their tolerance */
   }
-  free(pi);
-  tet_scene_free(&a), tet_scene_free(&b);
+  free(pb), free(pc), free(ib), free(ic);
+  tet_scene_free(&a), tet_scene_free(&b), tet_scene_free(&c);
+}
+
+/* cloth: a 16 x 16 sheet with a weak middle row, shuffled twice, pulled apart until it tears
+ * (test_tear.c's scene): the same tear, the copies appended in the same order, their origins the
+ * same vertices; and a grid row by row keeps its own order */
+enum { SX = 16, SV = (SX + 1) * (SX + 1) };
+
+static tf_sim *torn_sheet(const scene *sc, const uint32_t *pi, uint32_t *count) {
+  tf_cloth_def def;
+  scene_def(sc, &def);
+  double *pos = malloc(sizeof(double) * 3 * SV), map[SV], tg[3 * 2 * (SX + 1)];
+  uint32_t *tris = malloc(sizeof(uint32_t) * 3 * sc->tri_count), pins[2 * (SX + 1)];
+  for (uint32_t i = 0; i < SV; ++i) memcpy(pos + 3 * pi[i], sc->pos + 3 * i, 24);
+  for (size_t k = 0; k < 3 * (size_t)sc->tri_count; ++k) tris[k] = pi[sc->tri[k]];
+  def.rest_positions = pos, def.triangles = tris;
+  def.gravity[2] = 0.0;
+  def.density = 0.1, def.stretch_stiffness = 200.0, def.tau = 2.0;
+  tf_sim *s = NULL;
+  int ok = tf_cloth_create(&def, &s, NULL, 0) == TF_OK;
+  for (uint32_t i = 0; i < SV; ++i) map[pi[i]] = i / (SX + 1) == SX / 2 ? 0.04 : 0.5;
+  ok = ok && tf_sim_set_param_map(s, TF_PARAM_TEAR_STRAIN, map, SV) == TF_OK;
+  for (uint32_t i = 0; i <= SX; ++i) pins[i] = pi[i], pins[SX + 1 + i] = pi[SX * (SX + 1) + i];
+  ok = ok && tf_sim_set_pins(s, pins, NULL, 2 * (SX + 1)) == TF_OK &&
+       tf_sim_get_pin_targets(s, tg, 2 * (SX + 1)) == TF_OK;
+  for (int f = 1; ok && f <= 36; ++f) {
+    for (uint32_t q = SX + 1; q < 2 * (SX + 1); ++q)
+      tg[3 * q + 1] = 1.0 + 0.12 * fmin(1.0, f / 24.0);
+    ok = tf_sim_set_pin_targets(s, tg, 2 * (SX + 1)) == TF_OK &&
+         tf_sim_advance(s, 1.0 / 24, 2) == TF_OK;
+  }
+  free(pos), free(tris);
+  *count = ok ? tf_sim_vert_count(s) : 0;
+  if (!ok) tf_sim_destroy(s);
+  return ok ? s : NULL;
+}
+
+TF_TEST(vertex_order_a_renumbered_cloth_tears_bit_for_bit_the_same) {
+  const double O[3] = {0, 0, 0}, EX[3] = {1, 0, 0}, EY[3] = {0, 1, 0};
+  scene sc;
+  scene_grid(&sc, SX, SX, 1.0, 1.0, O, EX, EY, 0);
+  uint32_t pa[SV], pb[SV], pc[SV], na, nb, nc;
+  for (uint32_t i = 0; i < SV; ++i) pa[i] = i;
+  shuffle(pb, SV, 4242);
+  shuffle(pc, SV, 99);
+  tf_sim *sa = torn_sheet(&sc, pa, &na), *sb = torn_sheet(&sc, pb, &nb),
+         *sc2 = torn_sheet(&sc, pc, &nc);
+  ENSURE(sa && sb && sc2);
+  ENSURE(!sa->model.host_of && sb->model.host_of && sc2->model.host_of);
+  ENSURE_MSG(nb > SV && nb == nc && na == nb, "vertices after the tear: %u, %u, %u of %u", na, nb,
+             nc, (unsigned)SV);
+  /* the sheet's own vertices through the shuffles, the copies as they were appended */
+  uint32_t *qb = malloc(sizeof(uint32_t) * nb), *qc = malloc(sizeof(uint32_t) * nb);
+  for (uint32_t i = 0; i < nb; ++i) qb[i] = i < SV ? pb[i] : i, qc[i] = i < SV ? pc[i] : i;
+  uint32_t *ib = inverse(qb, nb), *ic = inverse(qc, nb);
+  const char *what = "";
+  int same = same_rows(sb, sc2, qb, qc, nb, &what), tris = same_triangles(sb, sc2, ib, ic);
+  uint32_t *ob = malloc(sizeof(uint32_t) * nb), *oc = malloc(sizeof(uint32_t) * nb);
+  int origins = tf_sim_get_vertex_origins(sb, ob, nb) == TF_OK &&
+                tf_sim_get_vertex_origins(sc2, oc, nb) == TF_OK;
+  for (uint32_t i = 0; origins && i < nb; ++i) origins = ib[ob[qb[i]]] == ic[oc[qc[i]]];
+  int parents = tf_sim_get_vertex_parents(sb, ob, nb) == TF_OK &&
+                tf_sim_get_vertex_parents(sc2, oc, nb) == TF_OK;
+  for (uint32_t i = 0; parents && i < nb; ++i) parents = ib[ob[qb[i]]] == ic[oc[qc[i]]];
+  fprintf(stderr, "    note: %u -> %u vertices; shuffled twice: %s, origins %s, parents %s\n", SV,
+          nb, same && tris ? "every read-back the same" : what, origins ? "same" : "differ",
+          parents ? "same" : "differ");
+  free(qb), free(qc), free(ib), free(ic), free(ob), free(oc);
+  tf_sim_destroy(sa), tf_sim_destroy(sb), tf_sim_destroy(sc2);
+  scene_free(&sc);
+  ENSURE_MSG(same, "%s differ", what);
+  ENSURE(tris && origins && parents);
 }
 
 /* messages name the host's vertices: a bad start position, a bad rest position, a vertex in no

@@ -145,23 +145,26 @@ tf_status tf_sim_set_param_map(tf_sim *sim, tf_param param, const double *values
       return sim_fail(sim, TF_E_INVALID_ARG, "tf_sim_set_param_map: vertex %u: %s",
                       i + sim->index_base, err);
   }
+  /* in the simulation's vertex order, quadratic flesh's edge nodes from their corners */
+  double *all = sim->work.grad; /* the step's scratch, free between advances */
+  sim_from_host(sim, values, all, 1);
   if (param == TF_PARAM_SELF_CONTACT)
-    return sim_set_self_map(sim, values) == TF_OK
+    return sim_set_self_map(sim, all) == TF_OK
                ? TF_OK
                : sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param_map: out of memory");
   if (plastic) {
-    sim_set_plastic_map(sim, param, values);
+    sim_set_plastic_map(sim, param, all);
     return TF_OK;
   }
   if (stretch) {
-    sim_set_stretch_map(sim, values);
+    sim_set_stretch_map(sim, all);
     return TF_OK;
   }
   if (tear)
-    return tear_set_map(sim, values) == TF_OK
+    return tear_set_map(sim, all) == TF_OK
                ? TF_OK
                : sim_fail(sim, TF_E_NOMEM, "tf_sim_set_param_map: out of memory");
-  sim_set_bend_map(sim, values);
+  sim_set_bend_map(sim, all);
   return TF_OK;
 }
 
@@ -421,13 +424,17 @@ tf_status tf_sim_get_topology(const tf_sim *sim, tf_topology *out) {
 
 tf_status tf_sim_get_vertex_origins(const tf_sim *sim, uint32_t *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_vertex_origins");
-  for (uint32_t i = 0; i < vert_count; ++i) out[i] = sim->tear ? sim->tear->origin[i] : i;
+  /* a torn cloth keeps its vertices' places and appends the copies (tear.c): the order's prefix
+   * names the origins and parents too */
+  for (uint32_t i = 0; i < vert_count; ++i)
+    out[sim_host_vertex(sim, i)] = sim_host_vertex(sim, sim->tear ? sim->tear->origin[i] : i);
   return TF_OK;
 }
 
 tf_status tf_sim_get_vertex_parents(const tf_sim *sim, uint32_t *out, uint32_t vert_count) {
   READ_ARGS("tf_sim_get_vertex_parents");
-  for (uint32_t i = 0; i < vert_count; ++i) out[i] = sim->tear ? sim->tear->parent[i] : i;
+  for (uint32_t i = 0; i < vert_count; ++i)
+    out[sim_host_vertex(sim, i)] = sim_host_vertex(sim, sim->tear ? sim->tear->parent[i] : i);
   return TF_OK;
 }
 

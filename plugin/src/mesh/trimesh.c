@@ -81,7 +81,7 @@ static int tri_has_directed(const uint32_t *tri, uint32_t a, uint32_t b) {
 }
 
 tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris, uint32_t nt,
-                        uint32_t base, char *err, size_t n) {
+                        uint32_t base, const uint32_t *names, char *err, size_t n) {
   tf_status st = TF_E_NOMEM;
   memset(t, 0, sizeof *t);
   t->vert_count = nv;
@@ -108,7 +108,8 @@ tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t nv, const uint32_t *tris
     if (j - i > 2) {
       snprintf(err, n,
                "edge (%u %u) is shared by %zu triangles (non-manifold), e.g. triangles %u and %u",
-               he[i].a + base, he[i].b + base, j - i, he[i].tri + base, he[i + 1].tri + base);
+               (names ? names[he[i].a] : he[i].a) + base, (names ? names[he[i].b] : he[i].b) + base,
+               j - i, he[i].tri + base, he[i + 1].tri + base);
       st = TF_E_BAD_MESH;
       goto fail;
     }

@@ -25,9 +25,11 @@ typedef struct trimesh {
  * language). */
 TF_LOCAL tf_status trimesh_validate(const double *pos, uint32_t vert_count, const uint32_t *tris,
                                     uint32_t tri_count, uint32_t base, char *err, size_t err_size);
-/* Build topology (after trimesh_validate). Reports non-manifold edges and duplicate triangles. */
+/* Build topology (after trimesh_validate). Reports non-manifold edges and duplicate triangles,
+ * vertex v named names[v] when names is not NULL (the host's numbers of renumbered vertices). */
 TF_LOCAL tf_status trimesh_build(tf_mem *m, trimesh *t, uint32_t vert_count, const uint32_t *tris,
-                                 uint32_t tri_count, uint32_t base, char *err, size_t err_size);
+                                 uint32_t tri_count, uint32_t base, const uint32_t *names,
+                                 char *err, size_t err_size);
 TF_LOCAL void trimesh_free(tf_mem *m, trimesh *t);
 /* Index of column j in row i of the adjacency, or UINT32_MAX. */
 TF_LOCAL uint32_t trimesh_adj_find(const trimesh *t, uint32_t i, uint32_t j);

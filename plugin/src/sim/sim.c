@@ -10,6 +10,7 @@
 
 #include "core/vec3.h"
 #include "contact/contact.h"
+#include "mesh/vertex_order.h"
 #include "sim/sim.h"
 
 static const uint32_t AMG_MIN_VERTICES = 400;
@@ -82,6 +83,8 @@ void sim_destroy(tf_sim *s) {
   if (s->solver.Hpar.xptr) bsr_par_free(&s->mem, &s->solver.Hpar, s->solver.H.n);
   pool_destroy(&s->mem, s->pool);
   sim_arrays_free(s);
+  MEM_FREE_ARRAY(&s->mem, s->model.host_of, s->model.order_n);
+  MEM_FREE_ARRAY(&s->mem, s->model.node_of, s->model.order_n);
   /* sets last to first: flesh's tet set owns the topology the mesh view points into */
   for (uint32_t k = s->set_count; k-- > 0;) {
     const elem_set *set = &s->sets[k];
@@ -210,6 +213,41 @@ tf_status sim_finish(tf_sim *s, const double *initial_positions, char *err, size
 const uint32_t *sim_host_triangles(const tf_sim *s, uint32_t *count) {
   if (s->flesh) return *count = s->flesh->tet.face_count, s->flesh->tet.faces;
   return *count = s->model.mesh.tri_count, s->model.mesh.tris;
+}
+
+static int order_alloc(tf_sim *s, uint32_t n) {
+  s->model.order_n = n;
+  s->model.host_of = mem_array(&s->mem, n, sizeof(uint32_t));
+  s->model.node_of = mem_array(&s->mem, n, sizeof(uint32_t));
+  return s->model.host_of && s->model.node_of;
+}
+
+static void order_invert(tf_sim *s) {
+  for (uint32_t i = 0; i < s->model.order_n; ++i) s->model.node_of[s->model.host_of[i]] = i;
+}
+
+int sim_vertex_order(tf_sim *s, const double *pos, uint32_t nv, const uint32_t *elems, uint32_t k,
+                     uint32_t count) {
+  int reordered = 0;
+  if (!order_alloc(s, nv) ||
+      !vertex_order(&s->mem, pos, nv, elems, k, count, s->model.host_of, &reordered))
+    return 0;
+  if (reordered) {
+    order_invert(s);
+  } else {
+    MEM_FREE_ARRAY(&s->mem, s->model.host_of, nv);
+    MEM_FREE_ARRAY(&s->mem, s->model.node_of, nv);
+    s->model.host_of = s->model.node_of = NULL, s->model.order_n = 0;
+  }
+  return 1;
+}
+
+int sim_keep_vertex_order(tf_sim *s, const uint32_t *host_of, uint32_t n) {
+  if (!host_of) return 1;
+  if (!order_alloc(s, n)) return 0;
+  memcpy(s->model.host_of, host_of, sizeof(uint32_t) * n);
+  order_invert(s);
+  return 1;
 }
 
 void sim_rows_from_host(const tf_sim *s, const double *host, double *all, int dim) {

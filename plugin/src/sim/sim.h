@@ -107,8 +107,6 @@ typedef struct sim_flesh {
   uint32_t surf_outside; /* surface points outside every tet (extrapolated) */
   double surf_worst;     /* most negative weight among them */
   int from_surface;      /* the tets were built from the surface by the lattice tetrahedralizer */
-  uint32_t *host_of, *node_of; /* (order_n) the vertex order (sim_model, sim_flesh.c) */
-  uint32_t order_n;
 } sim_flesh;
 
 /* element t's a-th node in its kernel's order (the rest data's corner order, then the edges) */
@@ -218,11 +216,11 @@ typedef struct sim_model {
                     * the simulation's own (mesh/tet10mesh.h) */
   trimesh mesh;    /* cloth: its own; flesh: a view of the tets' boundary faces, components and
                  * adjacency (no edges or hinges; owned by flesh.tet) */
-  /* flesh numbers its vertices along a Morton curve (sim_flesh.c): vertex i < host_n is the
-   * host's host_of[i], host vertex h is node_of[h] (owned by the tet set). NULL: the host's own
-   * order (cloth). Everything the host gives or reads passes through them (sim_host_vertex,
-   * sim_from_host, sim_to_host) */
+  /* the simulation's own vertex order (sim_vertex_order): vertex i < host_n is the host's
+   * host_of[i], host vertex h is node_of[h] (order_n of each). NULL: the host's order. Everything
+   * the host gives or reads passes through them (sim_host_vertex, sim_from_host, sim_to_host) */
   uint32_t *host_of, *node_of;
+  uint32_t order_n;
   SIM_MODEL_ARRAYS(SIM_DECLARE_ARRAY)
 } sim_model;
 
@@ -370,7 +368,7 @@ TF_LOCAL void tear_free(tf_mem *m, sim_tear *t);
  * the simulation on the split mesh in place (s keeps its address). TF_OK (torn or not), or
  * TF_E_NOMEM with a message, the simulation then as before the split */
 TF_LOCAL tf_status tear_after_step(tf_sim *s);
-/* a per-vertex tear strain map (values: host_n) */
+/* a per-vertex tear strain map (values: n, the simulation's order) */
 TF_LOCAL tf_status tear_set_map(tf_sim *s, const double *values);
 TF_LOCAL tf_status sim_fail(tf_sim *s, tf_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -380,6 +378,10 @@ TF_LOCAL void sim_log(tf_sim *s, tf_log_level level, const char *fmt, ...)
 
 /* sim_cloth.c, sim_flesh.c: the two configurations */
 TF_LOCAL tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t n);
+/* cloth on a def whose arrays are already in the order host_of gives (n of them; NULL: the
+ * host's): a torn cloth's rebuild (tear.c) */
+TF_LOCAL tf_status sim_rebuild_cloth(const tf_cloth_def *def, const uint32_t *host_of, tf_sim **out,
+                                     char *err, size_t n);
 TF_LOCAL tf_status sim_create_flesh(const tf_flesh_def *def, tf_sim **out, char *err, size_t n);
 /* the host's triangles over its vertices: cloth's own, flesh's tet boundary (not quadratic
  * flesh's split faces, sim.c) */
@@ -391,10 +393,20 @@ TF_LOCAL void sim_from_host(const tf_sim *s, const double *host, double *all, in
 TF_LOCAL void sim_rows_from_host(const tf_sim *s, const double *host, double *all, int dim);
 /* the simulation's first host_n rows (of dim) as the host's (host_n x dim), in its order */
 TF_LOCAL void sim_to_host(const tf_sim *s, const double *all, double *host, int dim);
+/* The vertices in a local order (mesh/vertex_order.h) when the host's is far less local: a
+ * Morton curve of pos (host order, nv x 3) judged on count elements of k vertices (host
+ * indices). A mesher's numbering scatters an element's corners over the whole state, gradient and
+ * Hessian: a shuffled CLOTH-128 ran 1.5x slower than the same sheet row by row, and two threads
+ * shared cache lines (results/2026-12-03-vertex-order). 0 when out of memory */
+TF_LOCAL int sim_vertex_order(tf_sim *s, const double *pos, uint32_t nv, const uint32_t *elems,
+                              uint32_t k, uint32_t count);
+/* a given order (host_of: n; NULL: the host's): a torn cloth's rebuild keeps its vertices where
+ * they were and appends the copies (tear.c). 0 when out of memory */
+TF_LOCAL int sim_keep_vertex_order(tf_sim *s, const uint32_t *host_of, uint32_t n);
 /* the host's number of vertex i (an edge node keeps its own), and the simulation's of host
  * vertex h < host_n */
 static inline uint32_t sim_host_vertex(const tf_sim *s, uint32_t i) {
-  return s->model.host_of && i < s->model.host_n ? s->model.host_of[i] : i;
+  return s->model.host_of && i < s->model.order_n ? s->model.host_of[i] : i;
 }
 static inline uint32_t sim_vertex(const tf_sim *s, uint32_t h) {
   return s->model.node_of ? s->model.node_of[h] : h;
@@ -410,9 +422,11 @@ TF_LOCAL uint32_t sim_flesh_inverted(const sim_flesh *F, const double *x);
  * storage for the air model, a uniform bending stiffness over any map, derived constants */
 TF_LOCAL tf_status sim_set_param(tf_sim *s, tf_param param, double *field, const double *values,
                                  uint32_t count);
-/* per-vertex bending stiffness (n): each hinge takes its edge's mean; par.bend the map's mean */
+/* The per-vertex maps below take n values in the simulation's order (sim_from_host of the
+ * host's). Per-vertex bending stiffness: each hinge takes its edge's mean; par.bend the map's
+ * mean */
 TF_LOCAL void sim_set_bend_map(tf_sim *s, const double *values);
-/* per-vertex self-contact (host_n values): 0 opts a vertex out (contact/self.c); TF_E_NOMEM */
+/* per-vertex self-contact: 0 opts a vertex out (contact/self.c); TF_E_NOMEM */
 TF_LOCAL tf_status sim_set_self_map(tf_sim *s, const double *values);
 /* spring cloth: TF_PARAM_PLASTIC_YIELD or _LIMIT per vertex (a spring takes its ends' mean) */
 TF_LOCAL void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values);

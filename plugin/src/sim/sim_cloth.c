@@ -84,7 +84,71 @@ static tf_status cloth_init_sets(tf_sim *s, const tf_cloth_def *def) {
   return elem_drag_init(s, s->drag, 0);
 }
 
-tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
+/* def's arrays in the simulation's vertex order (host_of): a copy into *in (its arrays from m,
+ * freed by cloth_order_free). 0 when out of memory */
+static int cloth_order_def(tf_mem *m, const tf_cloth_def *def, const uint32_t *host_of,
+                           tf_cloth_def *in) {
+  const uint32_t n = def->vert_count, nt = def->tri_count;
+  *in = *def;
+  double *rest = mem_array(m, 3 * (size_t)n, sizeof *rest);
+  uint32_t *tris = mem_array(m, 3 * (size_t)nt, sizeof *tris), *node_of = mem_array(m, n, 4);
+  double *x0 = def->initial_positions ? mem_array(m, 3 * (size_t)n, sizeof *x0) : NULL;
+  double *mass = def->vertex_masses ? mem_array(m, n, sizeof *mass) : NULL;
+  in->rest_positions = rest, in->triangles = tris, in->initial_positions = x0;
+  in->vertex_masses = mass;
+  if (!rest || !tris || !node_of || (def->initial_positions && !x0) ||
+      (def->vertex_masses && !mass)) {
+    MEM_FREE_ARRAY(m, node_of, node_of ? n : 0);
+    return 0;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t h = host_of[i];
+    node_of[h] = i;
+    memcpy(rest + 3 * (size_t)i, def->rest_positions + 3 * (size_t)h, 3 * sizeof(double));
+    if (x0) memcpy(x0 + 3 * (size_t)i, def->initial_positions + 3 * (size_t)h, 3 * sizeof(double));
+    if (mass) mass[i] = def->vertex_masses[h];
+  }
+  for (size_t k = 0; k < 3 * (size_t)nt; ++k) tris[k] = node_of[def->triangles[k]];
+  MEM_FREE_ARRAY(m, node_of, n);
+  return 1;
+}
+
+static void cloth_order_free(tf_mem *m, const tf_cloth_def *in) {
+  const size_t n = in->vert_count;
+  mem_free(m, (void *)in->rest_positions, in->rest_positions ? sizeof(double) * 3 * n : 0);
+  mem_free(m, (void *)in->triangles, in->triangles ? sizeof(uint32_t) * 3 * in->tri_count : 0);
+  mem_free(m, (void *)in->initial_positions, in->initial_positions ? sizeof(double) * 3 * n : 0);
+  mem_free(m, (void *)in->vertex_masses, in->vertex_masses ? sizeof(double) * n : 0);
+}
+
+/* the cloth on def's mesh, its arrays in the simulation's vertex order */
+static tf_status cloth_build(tf_sim *s, const tf_cloth_def *def, char *err, size_t errn) {
+  uint32_t n = def->vert_count;
+  s->model.n = n;
+  tf_status st = trimesh_build(&s->mem, &s->model.mesh, n, def->triangles, def->tri_count,
+                               def->index_base, s->model.host_of, err, errn);
+  if (st != TF_OK) return st;
+  s->owns_mesh = 1;
+  if ((st = cloth_add_sets(s, def)) != TF_OK)
+    return snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
+                    def->tri_count),
+           st;
+  if ((st = sim_alloc(s, err, errn)) != TF_OK) return st;
+  cloth_params(s, def);
+  memcpy(s->model.rest, def->rest_positions, sizeof(double) * 3 * (size_t)n);
+  if ((st = cloth_init_sets(s, def)) != TF_OK)
+    return snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
+                    def->tri_count),
+           st;
+  sim_params_derive(s);
+  cloth_masses(s, def);
+  return sim_finish(s, def->initial_positions, err, errn);
+}
+
+/* keep: NULL for a host's def (its arrays in its order: the simulation picks its own,
+ * sim_vertex_order); a rebuild's order otherwise, def's arrays already in it (tear.c) */
+static tf_status cloth_create(const tf_cloth_def *def, const uint32_t *keep, int rebuild,
+                              tf_sim **out, char *err, size_t errn) {
   tf_sim *s = sim_new(&def->allocator, def->logger, SIM_CLOTH, def->threads, err, errn);
   if (!s) return TF_E_NOMEM;
   s->index_base = def->index_base;
@@ -92,26 +156,26 @@ tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, siz
   s->cloth_def = *def;
   s->cloth_def.rest_positions = NULL, s->cloth_def.triangles = NULL;
   s->cloth_def.initial_positions = NULL, s->cloth_def.vertex_masses = NULL;
-  uint32_t n = def->vert_count;
-  s->model.n = n;
-  tf_status st = trimesh_build(&s->mem, &s->model.mesh, n, def->triangles, def->tri_count,
-                               def->index_base, err, errn);
+  const uint32_t n = def->vert_count;
+  int ordered =
+      rebuild ? sim_keep_vertex_order(s, keep, n)
+              : sim_vertex_order(s, def->rest_positions, n, def->triangles, 3, def->tri_count);
+  tf_cloth_def in = *def;
+  const int copy = ordered && !rebuild && s->model.host_of;
+  if (copy) ordered = cloth_order_def(&s->mem, def, s->model.host_of, &in);
+  tf_status st = ordered ? cloth_build(s, &in, err, errn) : TF_E_NOMEM;
+  if (!ordered) snprintf(err, errn, "out of memory ordering %u vertices", n);
+  if (copy) cloth_order_free(&s->mem, &in);
   if (st != TF_OK) return sim_destroy(s), st;
-  s->owns_mesh = 1;
-  if ((st = cloth_add_sets(s, def)) != TF_OK)
-    return snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
-                    def->tri_count),
-           sim_destroy(s), st;
-  if ((st = sim_alloc(s, err, errn)) != TF_OK) return sim_destroy(s), st;
-  cloth_params(s, def);
-  memcpy(s->model.rest, def->rest_positions, sizeof(double) * 3 * (size_t)n);
-  if ((st = cloth_init_sets(s, def)) != TF_OK)
-    return snprintf(err, errn, "out of memory creating the cloth's elements (%u triangles)",
-                    def->tri_count),
-           sim_destroy(s), st;
-  sim_params_derive(s);
-  cloth_masses(s, def);
-  if ((st = sim_finish(s, def->initial_positions, err, errn)) != TF_OK) return sim_destroy(s), st;
   *out = s;
   return TF_OK;
+}
+
+tf_status sim_create_cloth(const tf_cloth_def *def, tf_sim **out, char *err, size_t errn) {
+  return cloth_create(def, NULL, 0, out, err, errn);
+}
+
+tf_status sim_rebuild_cloth(const tf_cloth_def *def, const uint32_t *host_of, tf_sim **out,
+                            char *err, size_t errn) {
+  return cloth_create(def, host_of, 1, out, err, errn);
 }

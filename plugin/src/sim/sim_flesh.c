@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/morton.h"
 #include "core/vec3.h"
 #include "energy/neohookean_tet10.h"
 #include "mesh/tet_embed.h"
@@ -94,26 +93,6 @@ static int order_tets(tf_mem *m, tetmesh *T, const double *pos, uint32_t *perm) 
   return ok;
 }
 
-/* The vertices along a Morton curve of their rest positions: F->host_of[i] is the host's number
- * of vertex i, F->node_of the inverse. A mesher's numbering (TetGen's) scatters neighbours over
- * the whole array, so each block of tets read and wrote its corners' rows all over the state, the
- * gradient and the Hessian, and two threads shared their cache lines: FLESH-20k ran 1.35-1.8x on
- * two threads against one (a noisy VM), the same mesh renumbered by hand 1.8x every run. The
- * order depends on the positions alone (morton.h), so a mesh renumbered by its modeller simulates
- * bit for bit the same. The host never sees it: api/ reads and writes every per-vertex array, index
- * and message through sim_host_vertex, sim_from_host and sim_to_host. 0 when out of memory */
-static int order_vertices(tf_sim *s, const double *pos, uint32_t nv) {
-  sim_flesh *F = s->flesh;
-  F->order_n = nv;
-  FARR(host_of, nv);
-  FARR(node_of, nv);
-  if (!F->host_of || !F->node_of || !morton_order(&s->mem, nv, pos, F->host_of)) return 0;
-  for (uint32_t i = 0; i < nv; ++i) F->node_of[F->host_of[i]] = i;
-  s->model.host_of = F->host_of;
-  s->model.node_of = F->node_of;
-  return 1;
-}
-
 static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *host_pos,
                              const uint32_t *host_tets, uint32_t nv, uint32_t nt, char *err,
                              size_t errn) {
@@ -122,16 +101,19 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *h
   uint32_t *tets = mem_array(&s->mem, 4 * (size_t)nt, sizeof *tets);
   uint32_t *perm = mem_array(&s->mem, nt ? nt : 1, sizeof *perm);
   tf_status st = TF_E_NOMEM;
-  if (!pos || !tets || !perm || !order_vertices(s, host_pos, nv)) {
+  /* a mesher's numbering scattered each block of tets over the whole state: FLESH-20k (TetGen)
+   * on two threads against one 1.71x -> 1.78x in Morton order (sim.h, sim_vertex_order) */
+  if (!pos || !tets || !perm || !sim_vertex_order(s, host_pos, nv, host_tets, 4, nt)) {
     snprintf(err, errn, "out of memory ordering %u vertices", nv);
     goto done;
   }
   for (uint32_t i = 0; i < nv; ++i)
-    memcpy(pos + 3 * (size_t)i, host_pos + 3 * (size_t)F->host_of[i], 3 * sizeof(double));
+    memcpy(pos + 3 * (size_t)i, host_pos + 3 * (size_t)sim_host_vertex(s, i), 3 * sizeof(double));
   /* an index out of range stays as it is, for the topology's check to name */
   for (size_t k = 0; k < 4 * (size_t)nt; ++k)
-    tets[k] = host_tets[k] < nv ? F->node_of[host_tets[k]] : host_tets[k];
-  st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, F->host_of, err, errn);
+    tets[k] = host_tets[k] < nv ? sim_vertex(s, host_tets[k]) : host_tets[k];
+  st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, s->model.host_of, err,
+                     errn);
   if (st != TF_OK) goto done;
   if (!order_tets(&s->mem, &F->tet, pos, perm)) {
     st = TF_E_NOMEM;

@@ -84,17 +84,13 @@ void sim_set_plastic_map(tf_sim *s, tf_param param, const double *values) {
   double *field[2][2] = {{&s->par.plastic_yield, &s->par.plastic_limit},
                          {&s->par.bend_yield, &s->par.bend_plastic_limit}};
   *field[bend][limit] = mean;
-  double *all = s->work.grad; /* in the simulation's order: the step's scratch, free now */
-  sim_from_host(s, values, all, 1);
-  plastic_set(s, bend, limit, mean, all);
+  plastic_set(s, bend, limit, mean, values);
 }
 
 tf_status sim_set_self_map(tf_sim *s, const double *values) {
   if (contact_enable(s) != TF_OK) return TF_E_NOMEM;
-  /* an edge node of quadratic flesh is out only when both its corners are */
-  double *all = s->work.grad; /* the step's scratch, free between advances */
-  sim_from_host(s, values, all, 1);
-  for (uint32_t i = 0; i < s->model.n; ++i) s->contact->self_off[i] = all[i] == 0.0;
+  /* an edge node of quadratic flesh is out only when both its corners are (their mean, 0) */
+  for (uint32_t i = 0; i < s->model.n; ++i) s->contact->self_off[i] = values[i] == 0.0;
   s->contact->tangle_check = 1; /* opted-out parts may have crossed each other */
   return TF_OK;
 }

@@ -17,7 +17,7 @@
  * mass and momentum are kept to round-off. A tear starts at the boundary or where two broken
  * edges meet, as a real rip does.
  *
- * The rebuild: the simulation is created anew on the split mesh (sim_create_cloth: element sets,
+ * The rebuild: the simulation is created anew on the split mesh (sim_rebuild_cloth: element sets,
  * Hessian pattern, multigrid, pieces) and everything a step carries over is moved onto it:
  * state (per vertex from its parent, the carrier per piece), parameters, per-element maps and
  * plastic rest shapes (matched by their vertices' parents, or by triangle), pins, air, contact
@@ -403,8 +403,12 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
     uint32_t *origin = mem_array(m, count, sizeof *origin);
     uint32_t *par = mem_array(m, count, sizeof *par);
     double *map = mem_array(m, count, sizeof *map);
+    /* the vertices keep their places in the simulation's order and the copies follow, as the
+     * host's numbers do */
+    uint32_t *keep = s->model.host_of ? mem_array(m, count, sizeof *keep) : NULL;
     tf_sim *N = NULL;
-    if (rest && origin && par && map) {
+    if (rest && origin && par && map && (keep || !s->model.host_of)) {
+      for (uint32_t i = 0; keep && i < count; ++i) keep[i] = i < n ? s->model.host_of[i] : i;
       for (uint32_t i = 0; i < count; ++i) {
         v3_copy(rest + 3 * (size_t)i, s->model.rest + 3 * (size_t)from[i]);
         origin[i] = t->origin[from[i]];
@@ -415,7 +419,7 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
       d.rest_positions = rest, d.vert_count = count, d.triangles = tris, d.tri_count = nt;
       d.index_base = 0, d.vertex_masses = mass, d.total_mass = 0.0, d.initial_positions = NULL;
       char err[SIM_ERR_SIZE];
-      st = sim_create_cloth(&d, &N, err, sizeof err);
+      st = sim_rebuild_cloth(&d, keep, &N, err, sizeof err);
       if (st == TF_OK) st = carry_over(N, s, from);
       if (st != TF_OK) {
         sim_destroy(N);
@@ -450,6 +454,7 @@ static tf_status split(tf_sim *s, const uint8_t *touched) {
     MEM_FREE_ARRAY(m, origin, count);
     MEM_FREE_ARRAY(m, par, count);
     MEM_FREE_ARRAY(m, map, count);
+    MEM_FREE_ARRAY(m, keep, keep ? count : 0);
   }
 done:
   MEM_FREE_ARRAY(m, ptr, (size_t)n + 1);

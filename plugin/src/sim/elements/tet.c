@@ -110,8 +110,6 @@ static void tet_destroy(tf_mem *m, void *data) {
   elem_plastic_free(m, &F->pl);
   elem_colours_free(m, &F->col);
   tet10mesh_free(m, &F->q10);
-  MEM_FREE_ARRAY(m, F->host_of, F->order_n);
-  MEM_FREE_ARRAY(m, F->node_of, F->order_n);
   tetmesh_free(m, &F->tet);
 }
 
