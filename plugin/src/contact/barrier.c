@@ -256,9 +256,9 @@ static int apart(const double xs[12], int kind, double dhat) {
     for (int k = 0; k < 4; ++k) {
       double v = xs[3 * k + a];
       if (k < split)
-        lo0 = fmin(lo0, v), hi0 = fmax(hi0, v);
+        lo0 = tf_min(v, lo0), hi0 = tf_max(v, hi0);
       else
-        lo1 = fmin(lo1, v), hi1 = fmax(hi1, v);
+        lo1 = tf_min(v, lo1), hi1 = tf_max(v, hi1);
     }
     if (lo0 - hi1 >= dhat || lo1 - hi0 >= dhat) return 1;
   }

@@ -105,10 +105,10 @@ static void item_box(const broad_mesh *m, const int *idx, int k, int v, double h
     int vi = idx ? idx[i] : v;
     for (int end = 0; end < 2; ++end) {
       const double *x = (end == 0 || !m->x1) ? m->x0 : m->x1;
-      for (int c = 0; c < 3; ++c) { /* not fmin/fmax: a library call each (3 % of a query) */
+      for (int c = 0; c < 3; ++c) { /* tf_min, not fmin: a library call (3 % of a query) */
         double q = x[3 * vi + c];
-        box[c] = q < box[c] ? q : box[c];
-        box[3 + c] = q > box[3 + c] ? q : box[3 + c];
+        box[c] = tf_min(q, box[c]);
+        box[3 + c] = tf_max(q, box[3 + c]);
       }
     }
   }

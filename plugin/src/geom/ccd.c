@@ -32,8 +32,9 @@ static int swept_apart(const double x0[12], const double dx[12], int split, doub
     for (int v = 0; v < 4; ++v) {
       int side = v >= split;
       double a = x0[3 * v + k], b = a + dx[3 * v + k];
-      lo[side] = fmin(lo[side], fmin(a, b));
-      hi[side] = fmax(hi[side], fmax(a, b));
+      /* b first: b = a + dx is NaN where a is, and a NaN dx leaves a (as fmin(a, b) did) */
+      lo[side] = tf_min(tf_min(b, a), lo[side]);
+      hi[side] = tf_max(tf_max(b, a), hi[side]);
     }
     if (lo[0] > hi[1] + xi || lo[1] > hi[0] + xi) return 1;
   }
@@ -65,9 +66,9 @@ static double accd(const double x0[12], const double dx[12], const geom_ccd_para
   for (int v = 0; v < 4; ++v) {
     double m = v3_norm(p + 3 * v);
     if (v < split)
-      la = fmax(la, m);
+      la = tf_max(m, la);
     else
-      lb = fmax(lb, m);
+      lb = tf_max(m, lb);
   }
   double lp = la + lb;
   if (!(lp > 0.0)) return tmax; /* a common translation: the distance never changes */
@@ -76,7 +77,7 @@ static double accd(const double x0[12], const double dx[12], const geom_ccd_para
   double t = 0.0, tl = (1.0 - s) * (d - xi) / lp;
   double x[12];
   for (int it = 0; it < prm->max_iter; ++it) {
-    double tn = fmin(t + tl, tmax);
+    double tn = tf_min(t + tl, tmax);
     for (int k = 0; k < 12; ++k) x[k] = x0[k] + tn * p[k];
     d = dist(x, is_ee);
     /* the first step is safe by construction (gap >= s (d0 - xi) in exact arithmetic), so it is
