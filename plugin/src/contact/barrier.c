@@ -41,85 +41,51 @@ double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const doub
   return contact_pair_distance2_at(s, p, y, col ? col->x1 : NULL, grad, hess, v, xs);
 }
 
-double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y,
-                                 const double *cx, double *grad, double *hess, int v[4],
-                                 double xs[12]) {
+void contact_pair_stencil_at(const tf_sim *s, const contact_pair *p, const double *y,
+                             const double *cx, int v[4], double xs[12]) {
   const sim_contact *c = s->contact;
   const contact_collider *col = contact_has_collider(p->kind) ? c->col[p->collider] : NULL;
   v[0] = v[1] = v[2] = v[3] = -1;
-  switch (p->kind) {
-    case CONTACT_SPT:
-    case CONTACT_SEE:
-      contact_pair_stencil(s, p, y, v, xs);
-      return p->kind == CONTACT_SPT ? geom_pt_distance2(xs, NULL, grad, hess)
-                                    : geom_ee_distance2(xs, NULL, grad, hess);
-    case CONTACT_PT: {
-      const int *t = col->tris + 3 * (size_t)p->b;
-      v[0] = (int)p->a;
-      gather(xs, y, (int)p->a);
-      for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, cx, t[k]);
-      return geom_pt_distance2(xs, NULL, grad, hess);
-    }
-    case CONTACT_TP: {
-      const int *t = c->tris + 3 * (size_t)p->b;
-      gather(xs, cx, (int)p->a);
-      for (int k = 0; k < 3; ++k) {
-        v[1 + k] = t[k];
-        gather(xs + 3 + 3 * k, y, t[k]);
-      }
-      return geom_pt_distance2(xs, NULL, grad, hess);
-    }
-    case CONTACT_EE: {
-      const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
-      v[0] = ea[0], v[1] = ea[1];
-      gather(xs, y, ea[0]);
-      gather(xs + 3, y, ea[1]);
-      gather(xs + 6, cx, eb[0]);
-      gather(xs + 9, cx, eb[1]);
-      return geom_ee_distance2(xs, NULL, grad, hess);
-    }
-    default: { /* the ground: the height over the plane, squared */
-      double n[3], h;
-      contact_ground(s, n, &h);
-      v[0] = (int)p->a;
-      double dd = v3_dot(n, y + 3 * (size_t)p->a) - h;
-      return dd > 0.0 ? dd * dd : 0.0;
-    }
+  if (p->kind == CONTACT_SPT || p->kind == CONTACT_TP) { /* a point against a sheet's triangle */
+    const int *t = c->tris + 3 * (size_t)p->b;
+    if (p->kind == CONTACT_SPT) v[0] = (int)p->a;
+    gather(xs, p->kind == CONTACT_SPT ? y : cx, (int)p->a);
+    for (int k = 0; k < 3; ++k) v[1 + k] = t[k], gather(xs + 3 + 3 * k, y, t[k]);
+  } else if (p->kind == CONTACT_PT) {
+    const int *t = col->tris + 3 * (size_t)p->b;
+    v[0] = (int)p->a;
+    gather(xs, y, (int)p->a);
+    for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, cx, t[k]);
+  } else { /* edge against edge: the sheet's, then the sheet's or a collider's */
+    const int *ea = c->edges + 2 * (size_t)p->a;
+    const int *eb = (p->kind == CONTACT_SEE ? c->edges : col->edges) + 2 * (size_t)p->b;
+    v[0] = ea[0], v[1] = ea[1];
+    if (p->kind == CONTACT_SEE) v[2] = eb[0], v[3] = eb[1];
+    gather(xs, y, ea[0]), gather(xs + 3, y, ea[1]);
+    gather(xs + 6, p->kind == CONTACT_SEE ? y : cx, eb[0]);
+    gather(xs + 9, p->kind == CONTACT_SEE ? y : cx, eb[1]);
   }
+}
+
+double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y,
+                                 const double *cx, double *grad, double *hess, int v[4],
+                                 double xs[12]) {
+  if (p->kind == CONTACT_G) { /* the ground: the height over the plane, squared */
+    double n[3], h;
+    contact_ground(s, n, &h);
+    v[0] = (int)p->a, v[1] = v[2] = v[3] = -1;
+    double dd = v3_dot(n, y + 3 * (size_t)p->a) - h;
+    return dd > 0.0 ? dd * dd : 0.0;
+  }
+  contact_pair_stencil_at(s, p, y, cx, v, xs);
+  return contact_is_ee(p->kind) ? geom_ee_distance2(xs, NULL, grad, hess)
+                                : geom_pt_distance2(xs, NULL, grad, hess);
 }
 
 void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y, int v[4],
                           double xs[12]) {
-  const sim_contact *c = s->contact;
-  if (p->kind == CONTACT_SPT) { /* every point simulated: all of them unknowns */
-    const int *t = c->tris + 3 * (size_t)p->b;
-    v[0] = (int)p->a;
-    gather(xs, y, (int)p->a);
-    for (int k = 0; k < 3; ++k) v[1 + k] = t[k], gather(xs + 3 + 3 * k, y, t[k]);
-    return;
-  }
-  if (p->kind == CONTACT_SEE) {
-    const int *ea = c->edges + 2 * (size_t)p->a, *eb = c->edges + 2 * (size_t)p->b;
-    v[0] = ea[0], v[1] = ea[1], v[2] = eb[0], v[3] = eb[1];
-    for (int k = 0; k < 4; ++k) gather(xs + 3 * k, y, v[k]);
-    return;
-  }
-  const contact_collider *col = c->col[p->collider];
-  const double *cx = col->x1;
-  if (p->kind == CONTACT_PT) {
-    const int *t = col->tris + 3 * (size_t)p->b;
-    gather(xs, y, (int)p->a);
-    for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, cx, t[k]);
-  } else if (p->kind == CONTACT_TP) {
-    const int *t = c->tris + 3 * (size_t)p->b;
-    gather(xs, cx, (int)p->a);
-    for (int k = 0; k < 3; ++k) gather(xs + 3 + 3 * k, y, t[k]);
-  } else {
-    const int *ea = c->edges + 2 * (size_t)p->a, *eb = col->edges + 2 * (size_t)p->b;
-    gather(xs, y, ea[0]), gather(xs + 3, y, ea[1]), gather(xs + 6, cx, eb[0]),
-        gather(xs + 9, cx, eb[1]);
-  }
-  (void)v;
+  const contact_collider *col = contact_has_collider(p->kind) ? s->contact->col[p->collider] : NULL;
+  contact_pair_stencil_at(s, p, y, col ? col->x1 : NULL, v, xs);
 }
 
 /* rest stencil of an edge-edge pair, for the mollifier's threshold */
@@ -247,10 +213,9 @@ static void ground_term(const tf_sim *s, const contact_pair *p, const double *y,
   }
 }
 
-/* the stencil's two sides' boxes are more than dhat apart: the pair is beyond its gap (most
- * candidates are; the exact distance's classification is what a barrier evaluation costs) */
-static int apart(const double xs[12], int kind, double dhat) {
-  int split = kind == CONTACT_EE || kind == CONTACT_SEE ? 2 : 1; /* [0, split) against the rest */
+double contact_stencil_gap(const double xs[12], int kind) {
+  int split = contact_is_ee(kind) ? 2 : 1; /* [0, split) against the rest */
+  double gap = -INFINITY;
   for (int a = 0; a < 3; ++a) {
     double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY;
     for (int k = 0; k < 4; ++k) {
@@ -260,9 +225,15 @@ static int apart(const double xs[12], int kind, double dhat) {
       else
         lo1 = tf_min(v, lo1), hi1 = tf_max(v, hi1);
     }
-    if (lo0 - hi1 >= dhat || lo1 - hi0 >= dhat) return 1;
+    gap = tf_max(lo0 - hi1, tf_max(lo1 - hi0, gap));
   }
-  return 0;
+  return gap;
+}
+
+/* the stencil's two sides' boxes are at least dhat apart: the pair is beyond its gap (most
+ * candidates are; the exact distance's classification is what a barrier evaluation costs) */
+static int apart(const double xs[12], int kind, double dhat) {
+  return contact_stencil_gap(xs, kind) >= dhat;
 }
 
 /* one pair's share of an evaluation (blocks.c: computed on any thread) */
@@ -296,7 +267,7 @@ static void barrier_pair(void *ctx, size_t k, void *out) {
   double sq = contact_pair_distance2(s, p, j->y, NULL, NULL, t->v, xs);
   if (!(sq < shat)) return;
   t->active = 1;
-  int derivs = j->grad || j->H, ee = p->kind == CONTACT_EE || p->kind == CONTACT_SEE;
+  int derivs = j->grad || j->H, ee = contact_is_ee(p->kind);
   if (derivs) contact_pair_distance2(s, p, j->y, g, j->H ? h : NULL, t->v, xs);
   double db, d2b, b = barrier_b(sq, shat, &db, &d2b), lh[144];
   double *lg = t->g;

@@ -9,6 +9,7 @@
 
 #include "contact/contact.h"
 #include "core/vec3.h"
+#include "geom/distance.h"
 #include "mesh/tetrahedralize.h"
 #include "sim/sim.h"
 
@@ -361,33 +362,41 @@ int contact_cannot_close(const tf_sim *s, const contact_pair *p, const double *x
   int v[4];
   double xs[12];
   const double *cx = col ? (colliders_move ? col->x0 : col->x1) : NULL;
-  double d0 = sqrt(contact_pair_distance2_at(s, p, x0, cx, NULL, NULL, v, xs));
-  if (d0 < infl) return 0;
   uint32_t sv[4];
   int ns = contact_pair_vertices(s, p, sv);
-  if (!x1 && !(col && colliders_move)) return 1; /* nothing moves */
-  if (!col) { /* both sides simulated: their largest relative displacement */
+  /* how far the pair can close over the step: the largest relative displacement of its two
+   * sides (both simulated), or the simulated points' and the collider's travel */
+  double most = 0.0, tr = 0.0, dc = 0.0;
+  if (!col) {
     int split = p->kind == CONTACT_SPT ? 1 : 2;
-    double most = 0.0;
-    for (int i = 0; i < split; ++i)
+    for (int i = 0; x1 && i < split; ++i)
       for (int j = split; j < ns; ++j) {
         double r[3];
         for (int k = 0; k < 3; ++k)
           r[k] = (x1[3 * sv[i] + k] - x0[3 * sv[i] + k]) - (x1[3 * sv[j] + k] - x0[3 * sv[j] + k]);
-        most = fmax(most, v3_norm(r));
+        most = tf_max(v3_norm(r), most);
       }
-    return d0 - most >= infl;
+  } else {
+    int pts[4];
+    for (int q = 0; q < ns; ++q) pts[q] = (int)sv[q];
+    if (colliders_move) {
+      const int *cv = p->kind == CONTACT_PT   ? col->tris + 3 * (size_t)p->b
+                      : p->kind == CONTACT_TP ? (const int *)&p->a
+                                              : col->edges + 2 * (size_t)p->b;
+      dc = travel(col->x0, col->x1, cv, p->kind == CONTACT_PT ? 3 : p->kind == CONTACT_TP ? 1 : 2);
+    }
+    tr = x1 ? travel(x0, x1, pts, ns) : 0.0;
   }
-  int pts[4];
-  for (int q = 0; q < ns; ++q) pts[q] = (int)sv[q];
-  double dc = 0.0;
-  if (colliders_move) {
-    const int *cv = p->kind == CONTACT_PT   ? col->tris + 3 * (size_t)p->b
-                    : p->kind == CONTACT_TP ? (const int *)&p->a
-                                            : col->edges + 2 * (size_t)p->b;
-    dc = travel(col->x0, col->x1, cv, p->kind == CONTACT_PT ? 3 : p->kind == CONTACT_TP ? 1 : 2);
-  }
-  return d0 - (x1 ? travel(x0, x1, pts, ns) : 0.0) - dc >= infl;
+  /* first the boxes' gap, a lower bound on the distance (the slack covers the exact distance's
+   * rounding): most candidates end here, where the exact distance's classification was 7 % of
+   * DRAPE-SELF-64's samples; the bound decides only what the distance would */
+  contact_pair_stencil_at(s, p, x0, cx, v, xs);
+  const double gap = contact_stencil_gap(xs, p->kind) * (1.0 - 1e-12);
+  if (col ? gap - tr - dc >= infl : gap - most >= infl) return 1;
+  double d0 = sqrt(contact_is_ee(p->kind) ? geom_ee_distance2(xs, NULL, NULL, NULL)
+                                          : geom_pt_distance2(xs, NULL, NULL, NULL));
+  if (d0 < infl) return 0;
+  return col ? d0 - tr - dc >= infl : d0 - most >= infl;
 }
 
 /* a pair with a vertex that started inside this pair's (one-sided) collider, or on an edge or

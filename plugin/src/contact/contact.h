@@ -56,6 +56,8 @@ typedef enum contact_kind {
 static inline int contact_is_self(int kind) { return kind >= CONTACT_SPT; }
 /* a pair with a collider on one side */
 static inline int contact_has_collider(int kind) { return kind <= CONTACT_EE; }
+/* an edge against an edge (else a point against a triangle, or the ground) */
+static inline int contact_is_ee(int kind) { return kind == CONTACT_EE || kind == CONTACT_SEE; }
 
 typedef struct contact_pair {
   uint8_t kind;
@@ -277,9 +279,14 @@ TF_LOCAL double barrier_b(double s, double shat, double *db, double *d2b);
 TF_LOCAL double contact_pair_distance2(const tf_sim *s, const contact_pair *p, const double *y,
                                        double *grad, double *hess, int v[4], double xs[12]);
 
-/* the stencil's positions only (not the ground), colliders at their step end */
+/* the stencil's positions only (not the ground), colliders at their step end, or at pose cx */
 TF_LOCAL void contact_pair_stencil(const tf_sim *s, const contact_pair *p, const double *y,
                                    int v[4], double xs[12]);
+TF_LOCAL void contact_pair_stencil_at(const tf_sim *s, const contact_pair *p, const double *y,
+                                      const double *cx, int v[4], double xs[12]);
+/* a lower bound on a stencil's distance: how far apart its two sides' boxes are on the axis that
+ * separates them most (negative when they overlap); kind says where the sides split */
+TF_LOCAL double contact_stencil_gap(const double xs[12], int kind);
 /* the same with the colliders at pose cx (NULL for the ground) */
 TF_LOCAL double contact_pair_distance2_at(const tf_sim *s, const contact_pair *p, const double *y,
                                           const double *cx, double *grad, double *hess, int v[4],
