@@ -166,9 +166,10 @@ TF_TEST(vertex_order_a_renumbered_mesh_simulates_bit_for_bit_the_same) {
   tet_scene_free(&a), tet_scene_free(&b), tet_scene_free(&c);
 }
 
-/* cloth: a 16 x 16 sheet with a weak middle row, shuffled twice, pulled apart until it tears
- * (test_tear.c's scene): the same tear, the copies appended in the same order, their origins the
- * same vertices; and a grid row by row keeps its own order */
+/* cloth: a 16 x 16 sheet with a weak middle row, uneven masses and a start off its rest plane,
+ * shuffled twice, pulled apart until it tears (test_tear.c's scene): the same tear, the copies
+ * appended in the same order, their origins the same vertices; and a grid row by row keeps its
+ * own order */
 enum { SX = 16, SV = (SX + 1) * (SX + 1) };
 
 static tf_sim *torn_sheet(const scene *sc, const uint32_t *pi, uint32_t *count) {
@@ -176,9 +177,16 @@ static tf_sim *torn_sheet(const scene *sc, const uint32_t *pi, uint32_t *count) 
   scene_def(sc, &def);
   double *pos = malloc(sizeof(double) * 3 * SV), map[SV], tg[3 * 2 * (SX + 1)];
   uint32_t *tris = malloc(sizeof(uint32_t) * 3 * sc->tri_count), pins[2 * (SX + 1)];
-  for (uint32_t i = 0; i < SV; ++i) memcpy(pos + 3 * pi[i], sc->pos + 3 * i, 24);
+  double *x0 = malloc(sizeof(double) * 3 * SV), mass[SV];
+  for (uint32_t i = 0; i < SV; ++i) {
+    memcpy(pos + 3 * pi[i], sc->pos + 3 * i, 24);
+    memcpy(x0 + 3 * pi[i], sc->pos + 3 * i, 24);
+    x0[3 * pi[i] + 2] = 1e-3 * (double)(i % 5);             /* a start off the rest plane */
+    mass[pi[i]] = 0.1 / SV * (1.0 + 0.1 * (double)(i % 3)); /* kg, uneven */
+  }
   for (size_t k = 0; k < 3 * (size_t)sc->tri_count; ++k) tris[k] = pi[sc->tri[k]];
-  def.rest_positions = pos, def.triangles = tris;
+  def.rest_positions = pos, def.triangles = tris, def.initial_positions = x0;
+  def.vertex_masses = mass;
   def.gravity[2] = 0.0;
   def.density = 0.1, def.stretch_stiffness = 200.0, def.tau = 2.0;
   tf_sim *s = NULL;
@@ -194,7 +202,7 @@ static tf_sim *torn_sheet(const scene *sc, const uint32_t *pi, uint32_t *count) 
     ok = tf_sim_set_pin_targets(s, tg, 2 * (SX + 1)) == TF_OK &&
          tf_sim_advance(s, 1.0 / 24, 2) == TF_OK;
   }
-  free(pos), free(tris);
+  free(pos), free(tris), free(x0);
   *count = ok ? tf_sim_vert_count(s) : 0;
   if (!ok) tf_sim_destroy(s);
   return ok ? s : NULL;
