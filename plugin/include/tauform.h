@@ -35,7 +35,7 @@ extern "C" {
 
 #define TF_VERSION_MAJOR 1
 #define TF_VERSION_MINOR 15
-#define TF_VERSION_PATCH 0
+#define TF_VERSION_PATCH 1
 /* Versions with the same major number are ABI compatible. */
 #define TF_VERSION ((TF_VERSION_MAJOR << 16) | (TF_VERSION_MINOR << 8) | TF_VERSION_PATCH)
 
