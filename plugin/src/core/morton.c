@@ -59,8 +59,9 @@ int morton_order(tf_mem *m, uint32_t n, const double *pos, uint32_t *perm) {
   qsort(key, n, sizeof *key, cmp_u64);
   for (uint32_t i = 0; i < n; ++i) perm[i] = (uint32_t)(key[i] & 0xffffffffu);
   /* points in one cell by their coordinates: the order is then the points' own, whatever their
-   * numbering (a mesh renumbered by its modeller simulates bit for bit the same, sim_flesh.c);
-   * a crowded cell (a degenerate box) stays by index rather than sort quadratically */
+   * numbering (a mesh renumbered by its modeller simulates bit for bit the same,
+   * mesh/vertex_order.c); a crowded cell (a degenerate box) stays by index rather than sort
+   * quadratically */
   for (uint32_t i = 0, j; i < n; i = j) {
     for (j = i + 1; j < n && key[j] >> 32 == key[i] >> 32;) ++j;
     if (j - i > 1 && j - i <= MORTON_CELL_SORT) sort_by_coordinates(perm + i, j - i, pos);

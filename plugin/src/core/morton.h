@@ -3,7 +3,7 @@
  * by coordinates (then by index: only coincident points). Points near in the order are near in
  * space, so cutting the order into runs gives compact blocks (the threaded loops' element blocks
  * and the smoother's row blocks), and numbering a mesh's vertices in it keeps each element's
- * data close together (flesh, sim_flesh.c). */
+ * data close together (mesh/vertex_order.c). */
 #ifndef TF_CORE_MORTON_H
 #define TF_CORE_MORTON_H
 

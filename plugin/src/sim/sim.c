@@ -250,14 +250,25 @@ int sim_keep_vertex_order(tf_sim *s, const uint32_t *host_of, uint32_t n) {
   return 1;
 }
 
-void sim_rows_from_host(const tf_sim *s, const double *host, double *all, int dim) {
+/* rows of dim between the host's order and the simulation's (to_host: scattered back); the
+ * order's length, which is host_n once the model is built and is known before it */
+static void order_rows(const tf_sim *s, const double *from, double *to, int dim, int to_host) {
   const uint32_t *h = s->model.host_of;
+  const size_t row = sizeof(double) * (size_t)dim;
   if (!h) {
-    memcpy(all, host, sizeof(double) * (size_t)dim * s->model.host_n);
+    memcpy(to, from, row * s->model.host_n);
     return;
   }
-  for (uint32_t i = 0; i < s->model.host_n; ++i)
-    memcpy(all + (size_t)dim * i, host + (size_t)dim * h[i], sizeof(double) * (size_t)dim);
+  for (uint32_t i = 0; i < s->model.order_n; ++i)
+    memcpy(to + (size_t)dim * (to_host ? h[i] : i), from + (size_t)dim * (to_host ? i : h[i]), row);
+}
+
+void sim_rows_from_host(const tf_sim *s, const double *host, double *all, int dim) {
+  order_rows(s, host, all, dim, 0);
+}
+
+void sim_indices_from_host(const tf_sim *s, const uint32_t *host, uint32_t *out, size_t count) {
+  for (size_t k = 0; k < count; ++k) out[k] = sim_vertex(s, host[k]);
 }
 
 void sim_from_host(const tf_sim *s, const double *host, double *all, int dim) {
@@ -266,11 +277,5 @@ void sim_from_host(const tf_sim *s, const double *host, double *all, int dim) {
 }
 
 void sim_to_host(const tf_sim *s, const double *all, double *host, int dim) {
-  const uint32_t *h = s->model.host_of;
-  if (!h) {
-    memcpy(host, all, sizeof(double) * (size_t)dim * s->model.host_n);
-    return;
-  }
-  for (uint32_t i = 0; i < s->model.host_n; ++i)
-    memcpy(host + (size_t)dim * h[i], all + (size_t)dim * i, sizeof(double) * (size_t)dim);
+  order_rows(s, all, host, dim, 1);
 }

@@ -391,6 +391,9 @@ TF_LOCAL const uint32_t *sim_host_triangles(const tf_sim *s, uint32_t *count);
  * must not overlap */
 TF_LOCAL void sim_from_host(const tf_sim *s, const double *host, double *all, int dim);
 TF_LOCAL void sim_rows_from_host(const tf_sim *s, const double *host, double *all, int dim);
+/* host vertex indices (count) as the simulation's: a def's elements, once ordered */
+TF_LOCAL void sim_indices_from_host(const tf_sim *s, const uint32_t *host, uint32_t *out,
+                                    size_t count);
 /* the simulation's first host_n rows (of dim) as the host's (host_n x dim), in its order */
 TF_LOCAL void sim_to_host(const tf_sim *s, const double *all, double *host, int dim);
 /* The vertices in a local order (mesh/vertex_order.h) when the host's is far less local: a

@@ -84,32 +84,23 @@ static tf_status cloth_init_sets(tf_sim *s, const tf_cloth_def *def) {
   return elem_drag_init(s, s->drag, 0);
 }
 
-/* def's arrays in the simulation's vertex order (host_of): a copy into *in (its arrays from m,
- * freed by cloth_order_free). 0 when out of memory */
-static int cloth_order_def(tf_mem *m, const tf_cloth_def *def, const uint32_t *host_of,
-                           tf_cloth_def *in) {
+/* def's arrays in s's vertex order (sim_vertex_order): a copy into *in (its arrays from s's
+ * allocator, freed by cloth_order_free). 0 when out of memory */
+static int cloth_order_def(tf_sim *s, const tf_cloth_def *def, tf_cloth_def *in) {
+  tf_mem *m = &s->mem;
   const uint32_t n = def->vert_count, nt = def->tri_count;
   *in = *def;
   double *rest = mem_array(m, 3 * (size_t)n, sizeof *rest);
-  uint32_t *tris = mem_array(m, 3 * (size_t)nt, sizeof *tris), *node_of = mem_array(m, n, 4);
+  uint32_t *tris = mem_array(m, 3 * (size_t)nt, sizeof *tris);
   double *x0 = def->initial_positions ? mem_array(m, 3 * (size_t)n, sizeof *x0) : NULL;
   double *mass = def->vertex_masses ? mem_array(m, n, sizeof *mass) : NULL;
   in->rest_positions = rest, in->triangles = tris, in->initial_positions = x0;
   in->vertex_masses = mass;
-  if (!rest || !tris || !node_of || (def->initial_positions && !x0) ||
-      (def->vertex_masses && !mass)) {
-    MEM_FREE_ARRAY(m, node_of, node_of ? n : 0);
-    return 0;
-  }
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t h = host_of[i];
-    node_of[h] = i;
-    memcpy(rest + 3 * (size_t)i, def->rest_positions + 3 * (size_t)h, 3 * sizeof(double));
-    if (x0) memcpy(x0 + 3 * (size_t)i, def->initial_positions + 3 * (size_t)h, 3 * sizeof(double));
-    if (mass) mass[i] = def->vertex_masses[h];
-  }
-  for (size_t k = 0; k < 3 * (size_t)nt; ++k) tris[k] = node_of[def->triangles[k]];
-  MEM_FREE_ARRAY(m, node_of, n);
+  if (!rest || !tris || (def->initial_positions && !x0) || (def->vertex_masses && !mass)) return 0;
+  sim_rows_from_host(s, def->rest_positions, rest, 3);
+  if (x0) sim_rows_from_host(s, def->initial_positions, x0, 3);
+  if (mass) sim_rows_from_host(s, def->vertex_masses, mass, 1);
+  sim_indices_from_host(s, def->triangles, tris, 3 * (size_t)nt);
   return 1;
 }
 
@@ -162,7 +153,7 @@ static tf_status cloth_create(const tf_cloth_def *def, const uint32_t *keep, int
               : sim_vertex_order(s, def->rest_positions, n, def->triangles, 3, def->tri_count);
   tf_cloth_def in = *def;
   const int copy = ordered && !rebuild && s->model.host_of;
-  if (copy) ordered = cloth_order_def(&s->mem, def, s->model.host_of, &in);
+  if (copy) ordered = cloth_order_def(s, def, &in);
   tf_status st = ordered ? cloth_build(s, &in, err, errn) : TF_E_NOMEM;
   if (!ordered) snprintf(err, errn, "out of memory ordering %u vertices", n);
   if (copy) cloth_order_free(&s->mem, &in);

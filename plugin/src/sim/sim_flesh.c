@@ -97,30 +97,35 @@ static tf_status build_model(tf_sim *s, const tf_flesh_def *def, const double *h
                              const uint32_t *host_tets, uint32_t nv, uint32_t nt, char *err,
                              size_t errn) {
   sim_flesh *F = s->flesh;
-  double *pos = mem_array(&s->mem, 3 * (size_t)nv, sizeof *pos);
-  uint32_t *tets = mem_array(&s->mem, 4 * (size_t)nt, sizeof *tets);
-  uint32_t *perm = mem_array(&s->mem, nt ? nt : 1, sizeof *perm);
+  double *pos = NULL;
+  uint32_t *tets = NULL, *perm = mem_array(&s->mem, nt ? nt : 1, sizeof *perm);
   tf_status st = TF_E_NOMEM;
   /* a mesher's numbering scattered each block of tets over the whole state: FLESH-20k (TetGen)
    * on two threads against one 1.71x -> 1.78x in Morton order (sim.h, sim_vertex_order) */
-  if (!pos || !tets || !perm || !sim_vertex_order(s, host_pos, nv, host_tets, 4, nt)) {
+  if (!perm || !sim_vertex_order(s, host_pos, nv, host_tets, 4, nt)) {
     snprintf(err, errn, "out of memory ordering %u vertices", nv);
     goto done;
   }
-  for (uint32_t i = 0; i < nv; ++i)
-    memcpy(pos + 3 * (size_t)i, host_pos + 3 * (size_t)sim_host_vertex(s, i), 3 * sizeof(double));
-  /* an index out of range stays as it is, for the topology's check to name */
-  for (size_t k = 0; k < 4 * (size_t)nt; ++k)
-    tets[k] = host_tets[k] < nv ? sim_vertex(s, host_tets[k]) : host_tets[k];
-  st = tetmesh_build(&s->mem, &F->tet, pos, nv, tets, nt, def->index_base, s->model.host_of, err,
-                     errn);
+  if (s->model.host_of) { /* the rest positions and tets in that order */
+    pos = mem_array(&s->mem, 3 * (size_t)nv, sizeof *pos);
+    tets = mem_array(&s->mem, 4 * (size_t)nt, sizeof *tets);
+    if (!pos || !tets) {
+      snprintf(err, errn, "out of memory ordering %u vertices", nv);
+      goto done;
+    }
+    sim_rows_from_host(s, host_pos, pos, 3);
+    sim_indices_from_host(s, host_tets, tets, 4 * (size_t)nt);
+  }
+  const double *P = pos ? pos : host_pos;
+  st = tetmesh_build(&s->mem, &F->tet, P, nv, tets ? tets : host_tets, nt, def->index_base,
+                     s->model.host_of, err, errn);
   if (st != TF_OK) goto done;
-  if (!order_tets(&s->mem, &F->tet, pos, perm)) {
+  if (!order_tets(&s->mem, &F->tet, P, perm)) {
     st = TF_E_NOMEM;
     snprintf(err, errn, "out of memory ordering %u tets", nt);
     goto done;
   }
-  st = build_elements(s, def, pos, nv, nt, perm, err, errn);
+  st = build_elements(s, def, P, nv, nt, perm, err, errn);
 done:
   MEM_FREE_ARRAY(&s->mem, pos, pos ? 3 * (size_t)nv : 0);
   MEM_FREE_ARRAY(&s->mem, tets, tets ? 4 * (size_t)nt : 0);
