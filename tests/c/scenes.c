@@ -6,6 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* TF_PERTURB_SEED's offset of coordinate k of vertex i, in [-1e-12, 1e-12] m (a splitmix64
+ * hash of the seed, the vertex and the axis); 0 without the variable */
+static double perturbation(uint32_t i, int k) {
+  const char *env = getenv("TF_PERTURB_SEED");
+  long seed = env ? strtol(env, NULL, 10) : 0;
+  if (seed <= 0) return 0.0;
+  uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ull + (3 * (uint64_t)i + (uint64_t)k + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return 1e-12 * ((double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
 void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const double origin[3],
                 const double u[3], const double v[3], int pin_row0) {
   memset(s, 0, sizeof *s);
@@ -16,7 +29,9 @@ void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const do
   for (uint32_t j = 0; j <= ny; ++j)
     for (uint32_t i = 0; i <= nx; ++i) {
       double *p = s->pos + 3 * (size_t)(j * (nx + 1) + i);
-      for (int k = 0; k < 3; ++k) p[k] = origin[k] + (w * i / nx) * u[k] + (h * j / ny) * v[k];
+      for (int k = 0; k < 3; ++k)
+        p[k] = origin[k] + (w * i / nx) * u[k] + (h * j / ny) * v[k] +
+               perturbation(j * (nx + 1) + i, k);
     }
   uint32_t t = 0;
   for (uint32_t j = 0; j < ny; ++j)

@@ -17,7 +17,10 @@ typedef struct scene {
 } scene;
 
 /* (nx+1) x (ny+1) grid of a w x h sheet. Vertex (i, j) = j*(nx+1)+i at
- * origin + i*w/nx * u + j*h/ny * v; pins: row j = 0 when pin_row0. */
+ * origin + i*w/nx * u + j*h/ny * v; pins: row j = 0 when pin_row0. With TF_PERTURB_SEED=k
+ * (k > 0) in the environment, every coordinate moves by up to 1e-12 m, a pseudo-random amount of
+ * k, the vertex and the axis: the same scene on a neighbouring path (tests/ensemble.sh), as a
+ * user's own mesh or a change that only rounds differently would put it. */
 void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const double origin[3],
                 const double u[3], const double v[3], int pin_row0);
 /* Young 2007 Example 1: 12 unit equilateral triangles in rows of 5, 4, 3 vertices in the x-y
