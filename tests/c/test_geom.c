@@ -14,6 +14,7 @@
 #include "core/vec3.h"
 #include "geom/broad.h"
 #include "geom/ccd.h"
+#include "geom/crossing.h"
 #include "geom/distance.h"
 #include "intersect_check.h"
 #include "tf_test.h"
@@ -949,6 +950,37 @@ TF_TEST(geom_broad_threads_equal_one_thread) {
 }
 
 /* ---- the independent intersection check ---- */
+
+/* the library's own crossing test (geom/crossing.c) where a segment lies (nearly) in the
+ * triangle's plane: a flat sheet on the ground, its heights 1e-12 m apart. The first case is a
+ * torn sheet's edge and a triangle 6 cm beside it (tests/ensemble.sh, seed 3 of
+ * tear_with_ground_and_self_contact): read as a crossing, as the line through the edge runs
+ * along the triangle's top edge, where every triple product is rounding */
+TF_TEST(geom_segment_crosses_near_its_plane) {
+  const double p[3] = {0.25000501929552799, 0.25005856542059307, -0.0014591852528431531},
+               q[3] = {0.31249826614507697, 0.25005639106614652, -0.0014591852520777053},
+               a[3] = {0.1250168257893618, 0.18754556882261117, -0.0014591881014064296},
+               b[3] = {0.18751176940757006, 0.25006102336198427, -0.0014591852536640125},
+               c[3] = {0.12501835200204775, 0.25006351524729553, -0.001459185254345292};
+  ENSURE(!geom_segment_crosses(p, q, a, b, c));
+  ENSURE(!geom_segment_crosses(q, p, c, b, a));
+  const double A[3] = {0, 0, 0}, B[3] = {1, 0, 0}, C[3] = {0, 1, 0};
+  struct {
+    double p[3], q[3];
+    int want;
+  } cs[] = {
+      {{0.1, 0.2, -1e-9}, {0.3, 0.2, 1e-9}, 1},   /* 1e-8 rad from the plane, through the face */
+      {{0.7, 0.7, -1e-9}, {0.9, 0.7, 1e-9}, 0},   /* the same beside the hypotenuse */
+      {{-0.3, 0.0, -1e-9}, {-0.1, 0.0, 1e-9}, 0}, /* along an edge's line, short of it */
+      {{0.2, 0.2, 1}, {0.2, 0.2, -1}, 1},         /* through the face */
+      {{0.8, 0.8, 1}, {0.8, 0.8, -1}, 0},         /* beside it */
+  };
+  for (int k = 0; k < (int)(sizeof cs / sizeof cs[0]); ++k) {
+    ENSURE_MSG(geom_segment_crosses(cs[k].p, cs[k].q, A, B, C) == cs[k].want, "case %d", k);
+    ENSURE_MSG(geom_segment_crosses(cs[k].q, cs[k].p, C, B, A) == cs[k].want, "case %d reversed",
+               k);
+  }
+}
 
 TF_TEST(geom_intersect_check_cases) {
   double a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, c[3] = {0, 1, 0};
