@@ -51,7 +51,7 @@ static uint32_t pieces(const uint32_t *tris, uint32_t nt, uint32_t nv) {
 
 /* pulled apart: the bottom row held, the top row moved 12 cm up over 1 s (12 % strain), then
  * 0.5 s held there; positions (Nullable) and the vertex count at the end */
-static uint32_t pull(tf_sim *sim, double *positions) {
+static uint32_t pull_counting(tf_sim *sim, double *positions, uint32_t *most_crossings) {
   uint32_t pins[2 * (NX + 1)];
   for (uint32_t i = 0; i <= NX; ++i) pins[i] = i, pins[NX + 1 + i] = NY * (NX + 1) + i;
   if (tf_sim_set_pins(sim, pins, NULL, 2 * (NX + 1)) != TF_OK) return 0;
@@ -62,11 +62,17 @@ static uint32_t pull(tf_sim *sim, double *positions) {
     for (uint32_t q = NX + 1; q < 2 * (NX + 1); ++q) tg[3 * q + 1] = 1.0 + 0.12 * s;
     if (tf_sim_set_pin_targets(sim, tg, 2 * (NX + 1)) != TF_OK) return 0;
     if (tf_sim_advance(sim, 1.0 / 24, 2) != TF_OK) return 0;
+    uint32_t crossings = 0;
+    if (most_crossings && tf_sim_self_intersections(sim, NULL, 0, &crossings) == TF_OK &&
+        crossings > *most_crossings)
+      *most_crossings = crossings;
   }
   const uint32_t n = tf_sim_vert_count(sim);
   if (positions) tf_sim_get_positions(sim, positions, n);
   return n;
 }
+
+static uint32_t pull(tf_sim *sim, double *positions) { return pull_counting(sim, positions, NULL); }
 
 TF_TEST(tear_along_the_weakened_line_only) {
   for (int model = 0; model < 2; ++model) {
@@ -289,7 +295,11 @@ TF_TEST(tear_snapshots_and_topology_queries) {
 
 /* with contact: the sheet lying on the ground (gravity, friction, self-contact on) is pulled apart
  * along it and tears along its weak row; no vertex goes below the ground, the surface does not
- * cross itself, and the ground and self-contact state followed the split */
+ * cross itself at any frame, and the ground and self-contact state followed the split. A split's
+ * copies sit on their parents: their edges touch the parents' triangles at a corner, which is not
+ * a crossing (contact/self.c); counted as one, the frame that split read 118-126 crossings, the
+ * torn line was left out of self-contact as a tangle, and on 6 of 17 neighbouring paths the sheet
+ * ended crossed (tests/ensemble.sh) */
 TF_TEST(tear_with_ground_and_self_contact) {
   scene sc;
   tf_sim *sim = sheet(&sc, 0.04, 0);
@@ -300,7 +310,8 @@ TF_TEST(tear_with_ground_and_self_contact) {
          tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &h, 1) == TF_OK &&
          tf_sim_set_param(sim, TF_PARAM_SELF_CONTACT, &on, 1) == TF_OK);
   double *x = malloc(sizeof(double) * 3 * 2 * NV);
-  const uint32_t n = pull(sim, x);
+  uint32_t most = 0;
+  const uint32_t n = pull_counting(sim, x, &most);
   uint32_t crossings = 99;
   ENSURE(tf_sim_self_intersections(sim, NULL, 0, &crossings) == TF_OK);
   double lowest = INFINITY;
@@ -313,10 +324,10 @@ TF_TEST(tear_with_ground_and_self_contact) {
   tf_sim_get_topology(sim, &topo);
   TF_NOTE(
       "on the ground with self-contact: %u vertices (%u edges broken), lowest z %.4f m "
-      "(ground %.3f), %u self-crossings",
-      n, topo.torn_edges, lowest, h, crossings);
+      "(ground %.3f), %u self-crossings, at most %u at a frame",
+      n, topo.torn_edges, lowest, h, crossings, most);
   ENSURE(finite && n == NV + NX + 1);
-  ENSURE(lowest > h && crossings == 0);
+  ENSURE(lowest > h && crossings == 0 && most == 0);
   free(x);
   tf_sim_destroy(sim);
   scene_free(&sc);

@@ -229,6 +229,22 @@ static int vote_and_push(tf_sim *s, const double *x, uint32_t v, uint32_t w, con
   return 1;
 }
 
+/* an end of edge (v, w) exactly where a corner of triangle tv is: the two touch at that point,
+ * they do not cross. A torn vertex's copies sit on it (sim/tear.c), as a seam's vertices do in a
+ * mesh that is not welded; counted as crossings, the split's 118-126 took the torn line for a
+ * tangle, left it out of self-contact, and the opening flaps ended crossed on 6 of 17 paths
+ * (examples/bench/results/2026-12-04-neighbouring-paths-epyc-2vcpu.md) */
+static int touches_at_corner(const double *x, uint32_t v, uint32_t w, const int *tv) {
+  for (int q = 0; q < 3; ++q) {
+    const double *c = x + 3 * (size_t)tv[q];
+    for (int e = 0; e < 2; ++e) {
+      const double *p = x + 3 * (size_t)(e ? w : v);
+      if (p[0] == c[0] && p[1] == c[1] && p[2] == c[2]) return 1;
+    }
+  }
+  return 0;
+}
+
 /* each crossing (v, w, triangle) among the first count vertex-triangle candidates in c->buf: the
  * edges (v, w), w > v, that share no vertex with the triangle and cross it; out (cap of them,
  * Nullable) and mark (Nullable) as contact_self_crossings, or push (vote_and_push) */
@@ -242,6 +258,7 @@ static uint32_t each_crossing(tf_sim *s, const double *x, size_t count, uint32_t
     for (uint32_t e = c->vedge_start[v]; e < c->vedge_start[v + 1]; ++e) {
       uint32_t w = c->vedge[e];
       if (w < v || (int)w == tv[0] || (int)w == tv[1] || (int)w == tv[2]) continue;
+      if (touches_at_corner(x, v, w, tv)) continue;
       if (!geom_segment_crosses(x + 3 * (size_t)v, x + 3 * (size_t)w, x + 3 * (size_t)tv[0],
                                 x + 3 * (size_t)tv[1], x + 3 * (size_t)tv[2]))
         continue;
