@@ -51,7 +51,10 @@ static uint32_t pieces(const uint32_t *tris, uint32_t nt, uint32_t nv) {
 
 /* pulled apart: the bottom row held, the top row moved 12 cm up over 1 s (12 % strain), then
  * 0.5 s held there; positions (Nullable) and the vertex count at the end */
-static uint32_t pull_counting(tf_sim *sim, double *positions, uint32_t *most_crossings) {
+/* most_crossings and fewest_contacts (Nullable): over the frames, the most self-intersections and
+ * the fewest contacts the stats report */
+static uint32_t pull_counting(tf_sim *sim, double *positions, uint32_t *most_crossings,
+                              uint32_t *fewest_contacts) {
   uint32_t pins[2 * (NX + 1)];
   for (uint32_t i = 0; i <= NX; ++i) pins[i] = i, pins[NX + 1 + i] = NY * (NX + 1) + i;
   if (tf_sim_set_pins(sim, pins, NULL, 2 * (NX + 1)) != TF_OK) return 0;
@@ -66,13 +69,18 @@ static uint32_t pull_counting(tf_sim *sim, double *positions, uint32_t *most_cro
     if (most_crossings && tf_sim_self_intersections(sim, NULL, 0, &crossings) == TF_OK &&
         crossings > *most_crossings)
       *most_crossings = crossings;
+    tf_stats st = {.struct_size = sizeof st};
+    if (fewest_contacts && tf_sim_get_stats(sim, &st) == TF_OK && st.contacts < *fewest_contacts)
+      *fewest_contacts = st.contacts;
   }
   const uint32_t n = tf_sim_vert_count(sim);
   if (positions) tf_sim_get_positions(sim, positions, n);
   return n;
 }
 
-static uint32_t pull(tf_sim *sim, double *positions) { return pull_counting(sim, positions, NULL); }
+static uint32_t pull(tf_sim *sim, double *positions) {
+  return pull_counting(sim, positions, NULL, NULL);
+}
 
 TF_TEST(tear_along_the_weakened_line_only) {
   for (int model = 0; model < 2; ++model) {
@@ -295,7 +303,8 @@ TF_TEST(tear_snapshots_and_topology_queries) {
 
 /* with contact: the sheet lying on the ground (gravity, friction, self-contact on) is pulled apart
  * along it and tears along its weak row; no vertex goes below the ground, the surface does not
- * cross itself at any frame, and the ground and self-contact state followed the split. A split's
+ * cross itself at any frame, the ground and self-contact state followed the split, and so did
+ * the stats (the frame that tore reported no contact). A split's
  * copies sit on their parents: their edges touch the parents' triangles at a corner, which is not
  * a crossing (contact/self.c); counted as one, the frame that split read 118-126 crossings, the
  * torn line was left out of self-contact as a tangle, and on 6 of 17 neighbouring paths the sheet
@@ -310,8 +319,8 @@ TF_TEST(tear_with_ground_and_self_contact) {
          tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &h, 1) == TF_OK &&
          tf_sim_set_param(sim, TF_PARAM_SELF_CONTACT, &on, 1) == TF_OK);
   double *x = malloc(sizeof(double) * 3 * 2 * NV);
-  uint32_t most = 0;
-  const uint32_t n = pull_counting(sim, x, &most);
+  uint32_t most = 0, fewest = UINT32_MAX;
+  const uint32_t n = pull_counting(sim, x, &most, &fewest);
   uint32_t crossings = 99;
   ENSURE(tf_sim_self_intersections(sim, NULL, 0, &crossings) == TF_OK);
   double lowest = INFINITY;
@@ -324,10 +333,12 @@ TF_TEST(tear_with_ground_and_self_contact) {
   tf_sim_get_topology(sim, &topo);
   TF_NOTE(
       "on the ground with self-contact: %u vertices (%u edges broken), lowest z %.4f m "
-      "(ground %.3f), %u self-crossings, at most %u at a frame",
-      n, topo.torn_edges, lowest, h, crossings, most);
+      "(ground %.3f), %u self-crossings, at most %u at a frame; at least %u contacts a frame",
+      n, topo.torn_edges, lowest, h, crossings, most, fewest);
   ENSURE(finite && n == NV + NX + 1);
   ENSURE(lowest > h && crossings == 0 && most == 0);
+  /* the sheet lies on the ground throughout: the frame that tears reports its contacts too */
+  ENSURE_MSG(fewest > 100, "a frame reported %u contacts", fewest);
   free(x);
   tf_sim_destroy(sim);
   scene_free(&sc);

@@ -256,6 +256,13 @@ static tf_status carry_contact(tf_sim *n, tf_sim *o, const uint32_t *from) {
   memcpy(c->links, d->links, sizeof *c->links * c->link_count);
   c->kappa_scale = d->kappa_scale;
   c->inside_check = c->tangle_check = 1;
+  /* the stats of the advance in progress: the frame that tears reported a new contact's empty
+   * counters (no contact, smallest distance inf) where its steps had 221 ground contacts */
+  c->ccd_cuts = d->ccd_cuts, c->broad_pairs = d->broad_pairs, c->growths += d->growths;
+  c->intersecting = d->intersecting, c->substeps_extra = d->substeps_extra;
+  c->contacts = d->contacts, c->min_distance = d->min_distance, c->seconds = d->seconds;
+  c->self_pairs_max = d->self_pairs_max, c->self_seconds = d->self_seconds;
+  c->self_excluded = d->self_excluded;
   return TF_OK;
 }
 
