@@ -110,6 +110,18 @@ double largest_speed(const tf_sim *sim, double *v, uint32_t n) {
   return m;
 }
 
+double largest_reversal(const double *v, const double *vp, uint32_t n) {
+  double most = 0.0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const double *a = v + 3 * (size_t)i, *p = vp + 3 * (size_t)i;
+    double d = a[0] * p[0] + a[1] * p[1] + a[2] * p[2];
+    double na = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]),
+           np = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    if (d < 0.0) most = fmax(most, -d / fmax(na, np));
+  }
+  return most;
+}
+
 double dist_d2(const double *x, const double *p, uint32_t n) {
   double m = 0.0;
   for (uint32_t i = 0; i < n; ++i) {

@@ -50,6 +50,11 @@ double scene_rest_time(tf_sim *sim, const double *rest, uint32_t n, double dt, d
                        int *monotone);
 /* the largest vertex speed of a simulation, m/s; v: scratch of 3n doubles */
 double largest_speed(const tf_sim *sim, double *v, uint32_t n);
+/* jitter between two frames' velocities v and vp (3n each), m/s: the largest reversed part of a
+ * vertex's slower velocity, -v.vp / max(|v|, |vp|) where v.vp < 0 (0 when none reverses). The
+ * speed itself for a back-and-forth, only the creep for a creeping vertex that a snap carries off
+ * the other way */
+double largest_reversal(const double *v, const double *vp, uint32_t n);
 
 /* a def with the scene's mesh and defaults */
 void scene_def(const scene *s, tf_cloth_def *def);

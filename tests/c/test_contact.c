@@ -150,14 +150,7 @@ TF_TEST(contact_sheet_rests_on_sphere_without_jitter) {
       v_last = largest_speed(sim, v, sc.vert_count);
       if (f == SETTLED) v_first = v_last;
       vmax_late = fmax(vmax_late, v_last);
-      if (f > SETTLED)
-        for (uint32_t i = 0; i < sc.vert_count; ++i) {
-          const double *a = v + 3 * (size_t)i, *p = vp + 3 * (size_t)i;
-          double d = a[0] * p[0] + a[1] * p[1] + a[2] * p[2];
-          double na = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]),
-                 np = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-          if (d < 0.0) reversal = fmax(reversal, -d / fmax(na, np));
-        }
+      if (f > SETTLED) reversal = fmax(reversal, largest_reversal(v, vp, sc.vert_count));
     }
     double per_step = (double)newton_late / (FRAMES - SETTLED);
     TF_NOTE(
