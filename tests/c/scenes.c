@@ -6,11 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* TF_PERTURB_SEED's offset of coordinate k of vertex i, in [-1e-12, 1e-12] m (a splitmix64
- * hash of the seed, the vertex and the axis); 0 without the variable */
+static int grid_path; /* scene_path */
+
+void scene_path(int k) { grid_path = k; }
+
+/* the offset of coordinate k of vertex i, in [-1e-12, 1e-12] m (a splitmix64 hash of the seed,
+ * the vertex and the axis), from TF_PERTURB_SEED and scene_path's path; 0 when both are 0 */
 static double perturbation(uint32_t i, int k) {
   const char *env = getenv("TF_PERTURB_SEED");
   long seed = env ? strtol(env, NULL, 10) : 0;
+  if (seed < 0) seed = 0;
+  seed += 1000003L * grid_path; /* paths of different seeds stay apart */
   if (seed <= 0) return 0.0;
   uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ull + (3 * (uint64_t)i + (uint64_t)k + 1);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -110,14 +116,27 @@ double largest_speed(const tf_sim *sim, double *v, uint32_t n) {
   return m;
 }
 
+/* the reversed part of the slower of two velocities a, p (0 when a.p >= 0) */
+static double reversal_of(const double *a, const double *p) {
+  double d = a[0] * p[0] + a[1] * p[1] + a[2] * p[2];
+  if (d >= 0.0) return 0.0;
+  double na = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]),
+         np = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+  return -d / fmax(na, np);
+}
+
 double largest_reversal(const double *v, const double *vp, uint32_t n) {
   double most = 0.0;
+  for (uint32_t i = 0; i < n; ++i)
+    most = fmax(most, reversal_of(v + 3 * (size_t)i, vp + 3 * (size_t)i));
+  return most;
+}
+
+double largest_oscillation(const double *v, const double *vp, const double *vpp, uint32_t n) {
+  double most = 0.0;
   for (uint32_t i = 0; i < n; ++i) {
-    const double *a = v + 3 * (size_t)i, *p = vp + 3 * (size_t)i;
-    double d = a[0] * p[0] + a[1] * p[1] + a[2] * p[2];
-    double na = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]),
-           np = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-    if (d < 0.0) most = fmax(most, -d / fmax(na, np));
+    size_t k = 3 * (size_t)i;
+    most = fmax(most, fmin(reversal_of(v + k, vp + k), reversal_of(vp + k, vpp + k)));
   }
   return most;
 }

@@ -23,6 +23,11 @@ typedef struct scene {
  * user's own mesh or a change that only rounds differently would put it. */
 void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const double origin[3],
                 const double u[3], const double v[3], int pin_row0);
+/* the path of the next grids: 0 (the default) is the shipped one (or TF_PERTURB_SEED's); k > 0
+ * moves every coordinate by up to 1e-12 m as TF_PERTURB_SEED does, on a path of its own. A test
+ * whose scene folds or snaps (a chaotic path: which fold forms first is decided by rounding) runs
+ * a few paths and asks its claim of most of them, where one path would pass or fail by luck */
+void scene_path(int k);
 /* Young 2007 Example 1: 12 unit equilateral triangles in rows of 5, 4, 3 vertices in the x-y
  * plane; the bottom row pinned. The top-middle vertex is vertex 10. */
 void scene_young1(scene *s);
@@ -55,6 +60,9 @@ double largest_speed(const tf_sim *sim, double *v, uint32_t n);
  * speed itself for a back-and-forth, only the creep for a creeping vertex that a snap carries off
  * the other way */
 double largest_reversal(const double *v, const double *vp, uint32_t n);
+/* back and forth over three frames' velocities v, vp, vpp (3n each), m/s: the largest over the
+ * vertices of the smaller of the two successive reversals (vpp -> vp, vp -> v) */
+double largest_oscillation(const double *v, const double *vp, const double *vpp, uint32_t n);
 
 /* a def with the scene's mesh and defaults */
 void scene_def(const scene *s, tf_cloth_def *def);
