@@ -906,43 +906,71 @@ TF_TEST(contact_phys_resting_sheet_is_stepped_where_it_lies) {
              ratio);
 }
 
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * A sheet that has landed on a sphere keeps settling on tau (its soft bending modes decay over
  * several tau): at tau = 1 s it creeps tens of micrometres a step, more than the default tolerance
  * allows a start where it lies. Such a step also tries the sheet moved on by its last step's
  * motion (step_tau.c, contact_prepare); from where it lies alone, alternate steps took 1 and 6
- * Newton iterations of up to 110 CG (DRAPE-64). Checked: the Newton and CG iterations a step
- * while it settles, and that it settles. */
+ * Newton iterations of up to 110 CG (DRAPE-64). Checked on five paths of its own (scenes.h,
+ * scene_path): on most of them the median step while it settles takes one Newton iteration and
+ * fewer than 40 CG, and on two at least it moves under 2 mm/s at the end. A fold that snaps
+ * through while the sheet settles takes steps of many iterations and may leave it moving, and
+ * where that happens is a matter of rounding. On 200 neighbouring paths (tests/ensemble.sh,
+ * 2026-12-04) the mean step took 1.5 Newton iterations or more on 33 (the test asked the mean
+ * under 1.5 until then), the median step more than one on 3, 40 CG or more on 2, and 14 moved at
+ * 2 mm/s or more at the end (up to 13.8; three of five paths on one seed). From where it lies
+ * alone (no start where its creep goes) the median step takes 3-5 iterations of 65-160 CG on each
+ * of 10 paths, and a drift that the start caused would show on every path. */
 TF_TEST(contact_phys_settling_sheet_starts_where_its_creep_goes) {
-  scene sc;
-  body b;
-  tf_sim *sim = sheet_over_sphere(&sc, &b, 20, 1.0, 0.33, 1.0, 2000);
-  uint32_t id, nv = sc.vert_count, newton = 0, cg = 0, steps = 0;
-  double *v = malloc(sizeof *v * 3 * nv), speed = 0.0;
-  const int SETTLE = 24, FRAMES = 60;
-  int frames = 0;
-  if (sim && v && body_add(sim, &b, THICK, 0.3, &id) == TF_OK)
-    for (; frames < FRAMES && tf_sim_advance(sim, 1.0 / FPS, 1) == TF_OK; ++frames) {
-      tf_stats st = {.struct_size = sizeof st};
-      if (frames < SETTLE || tf_sim_get_stats(sim, &st) != TF_OK) continue;
-      newton += st.newton_iterations, cg += st.cg_iterations, ++steps;
-      speed = largest_speed(sim, v, nv);
-      if (trace())
-        fprintf(stderr, "settle f %d newton %u cg %u speed %.3g mm/s\n", frames,
-                st.newton_iterations, st.cg_iterations, 1e3 * speed);
-    }
-  free(v);
-  tf_sim_destroy(sim);
-  body_free(&b);
-  scene_free(&sc);
-  double nps = (double)newton / fmax(steps, 1), cps = (double)cg / fmax(steps, 1);
-  TF_NOTE(
-      "settling on the sphere, frames %d-%d: %.2f Newton and %.1f CG iterations a step, "
-      "largest speed at the end %.3g mm/s",
-      SETTLE, FRAMES, nps, cps, 1e3 * speed);
-  ENSURE_MSG(frames == FRAMES, "%d frames advanced of %d", frames, FRAMES);
-  /* from where it lies alone: 2.50 Newton and 43.5 CG a step, largest speed 0.96 mm/s */
-  ENSURE_MSG(nps < 1.5, "%.2f Newton iterations a step while settling", nps);
-  ENSURE_MSG(cps < 25.0, "%.1f CG iterations a step while settling", cps);
-  ENSURE_MSG(speed < 2e-3, "still moving at %.3g mm/s", 1e3 * speed);
+  const int SETTLE = 24, FRAMES = 60, PATHS = 5;
+  int settled = 0, few_newton = 0, few_cg = 0;
+  for (int path = 0; path < PATHS; ++path) {
+    scene sc;
+    body b;
+    scene_path(path);
+    tf_sim *sim = sheet_over_sphere(&sc, &b, 20, 1.0, 0.33, 1.0, 2000);
+    scene_path(0);
+    uint32_t id, nv = sc.vert_count, newton = 0, cg = 0, steps = 0, per_step[60], cg_step[60];
+    double *v = malloc(sizeof *v * 3 * nv), speed = 0.0;
+    int frames = 0;
+    if (sim && v && body_add(sim, &b, THICK, 0.3, &id) == TF_OK)
+      for (; frames < FRAMES && tf_sim_advance(sim, 1.0 / FPS, 1) == TF_OK; ++frames) {
+        tf_stats st = {.struct_size = sizeof st};
+        if (frames < SETTLE || tf_sim_get_stats(sim, &st) != TF_OK) continue;
+        per_step[steps] = st.newton_iterations, cg_step[steps] = st.cg_iterations;
+        newton += st.newton_iterations, cg += st.cg_iterations, ++steps;
+        speed = largest_speed(sim, v, nv);
+        if (trace())
+          fprintf(stderr, "settle path %d f %d newton %u cg %u speed %.3g mm/s\n", path, frames,
+                  st.newton_iterations, st.cg_iterations, 1e3 * speed);
+      }
+    free(v);
+    tf_sim_destroy(sim);
+    body_free(&b);
+    scene_free(&sc);
+    ENSURE_MSG(frames == FRAMES, "path %d: %d frames advanced of %d", path, frames, FRAMES);
+    double nps = (double)newton / steps, cps = (double)cg / steps;
+    qsort(per_step, steps, sizeof *per_step, cmp_u32);
+    qsort(cg_step, steps, sizeof *cg_step, cmp_u32);
+    double median = 0.5 * (per_step[(steps - 1) / 2] + per_step[steps / 2]),
+           cg_median = 0.5 * (cg_step[(steps - 1) / 2] + cg_step[steps / 2]);
+    TF_NOTE(
+        "settling on the sphere, path %d, frames %d-%d: %.2f Newton and %.1f CG iterations a "
+        "step (medians %.1f and %.1f), largest speed at the end %.3g mm/s",
+        path, SETTLE, FRAMES, nps, cps, median, cg_median, 1e3 * speed);
+    few_newton += median <= 1.0;
+    few_cg += cg_median < 40.0;
+    settled += speed < 2e-3;
+  }
+  ENSURE_MSG(2 * few_newton > PATHS,
+             "the median step took more than one Newton iteration on %d of %d paths",
+             PATHS - few_newton, PATHS);
+  ENSURE_MSG(2 * few_cg > PATHS, "the median step took 40 CG iterations or more on %d of %d paths",
+             PATHS - few_cg, PATHS);
+  ENSURE_MSG(settled >= 2, "still moving at the end on %d of %d paths", PATHS - settled, PATHS);
 }
