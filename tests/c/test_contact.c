@@ -49,8 +49,7 @@ static tf_sim *drape_from(scene *sc, body *b, int n, double tau, double z0, uint
   tf_sim *sim = NULL;
   if (tf_cloth_create(&def, &sim, NULL, 0) != TF_OK) return NULL;
   uint32_t id;
-  if (body_add(sim, b, 0.002, getenv("TF_MU") ? atof(getenv("TF_MU")) : 0.3, &id) != TF_OK)
-    return tf_sim_destroy(sim), NULL;
+  if (body_add(sim, b, 0.002, 0.3, &id) != TF_OK) return tf_sim_destroy(sim), NULL;
   double gn[3] = {0, 0, 1}, gh = -0.35;
   tf_sim_set_param(sim, TF_PARAM_GROUND_NORMAL, gn, 3);
   tf_sim_set_param(sim, TF_PARAM_GROUND_HEIGHT, &gh, 1);
