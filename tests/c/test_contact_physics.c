@@ -911,6 +911,12 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* the median of n > 0 counts (sorts them) */
+static double median_u32(uint32_t *c, uint32_t n) {
+  qsort(c, n, sizeof *c, cmp_u32);
+  return 0.5 * (c[(n - 1) / 2] + c[n / 2]);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * A sheet that has landed on a sphere keeps settling on tau (its soft bending modes decay over
  * several tau): at tau = 1 s it creeps tens of micrometres a step, more than the default tolerance
@@ -955,10 +961,7 @@ TF_TEST(contact_phys_settling_sheet_starts_where_its_creep_goes) {
     scene_free(&sc);
     ENSURE_MSG(frames == FRAMES, "path %d: %d frames advanced of %d", path, frames, FRAMES);
     double nps = (double)newton / steps, cps = (double)cg / steps;
-    qsort(per_step, steps, sizeof *per_step, cmp_u32);
-    qsort(cg_step, steps, sizeof *cg_step, cmp_u32);
-    double median = 0.5 * (per_step[(steps - 1) / 2] + per_step[steps / 2]),
-           cg_median = 0.5 * (cg_step[(steps - 1) / 2] + cg_step[steps / 2]);
+    double median = median_u32(per_step, steps), cg_median = median_u32(cg_step, steps);
     TF_NOTE(
         "settling on the sphere, path %d, frames %d-%d: %.2f Newton and %.1f CG iterations a "
         "step (medians %.1f and %.1f), largest speed at the end %.3g mm/s",
