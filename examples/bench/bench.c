@@ -87,6 +87,7 @@ typedef struct bench_config {
   int kernels;              /* after the run: time each phase of a Newton iteration (kernels.c) */
   int springs;              /* TF_CLOTH_SPRINGS with shear and bend_springs (N/m) */
   double shear, bend_springs;
+  unsigned path; /* 0: the sheet as given; k: every rest coordinate moved by up to 1e-12 m */
 } bench_config;
 
 /* DRAPE's contact numbers, summed or extremal over the frames */
@@ -148,8 +149,22 @@ static double dist3(const double *p, const double *q) {
   return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-/* Grid of the anchors. rest: ((n+1)^2 x 3), tris: (2 n^2 x 3), edges: (2n(n+1) + n^2). */
-static void build_sheet(scene_kind scene, unsigned n, double *rest, uint32_t *tris,
+/* The offset of rest coordinate k of vertex i on path p, in [-1e-12, 1e-12] m (a splitmix64 hash,
+ * as the tests' TF_PERTURB_SEED): 0 on path 0. A contact scene's run is chaotic in its last bits
+ * (its impact steps end at the Newton budget, and where they end steers the rest), so one run
+ * times one path; a change to the solver is read over several (--path 1, 2, ...). */
+static double path_offset(unsigned p, uint32_t i, int k) {
+  if (p == 0) return 0.0;
+  uint64_t z = (uint64_t)p * 0x9E3779B97F4A7C15ull + (3 * (uint64_t)i + (uint64_t)k + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return 1e-12 * ((double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+/* Grid of the anchors on path path. rest: ((n+1)^2 x 3), tris: (2 n^2 x 3), edges: (2n(n+1) +
+ * n^2). */
+static void build_sheet(scene_kind scene, unsigned n, unsigned path, double *rest, uint32_t *tris,
                         bench_edge *edges) {
   const unsigned n1 = n + 1;
   const double h = SHEET_SIZE / n;
@@ -162,6 +177,7 @@ static void build_sheet(scene_kind scene, unsigned n, double *rest, uint32_t *tr
       p[0] = across;
       p[1] = scene == SCENE_CLOTH ? 0.0 : down;
       p[2] = scene == SCENE_CLOTH ? down : scene == SCENE_DRAPE ? DRAPE_Z : 0.0;
+      for (int k = 0; k < 3; ++k) p[k] += path_offset(path, j * n1 + i, k);
     }
   }
   uint32_t *t = tris;
@@ -316,7 +332,7 @@ static int run_case(bench_result *r) {
   }
 
   const double t_setup = clock_seconds(CLOCK_MONOTONIC);
-  build_sheet(cfg->scene, n, rest, tris, edges);
+  build_sheet(cfg->scene, n, cfg->path, rest, tris, edges);
   /* the scene's uniform lumped mass; pinned vertices get theirs too (the API needs > 0) */
   for (unsigned v = 0; v < nv; ++v) masses[v] = SHEET_MASS / nv;
 
@@ -572,7 +588,7 @@ static void print_result_json(const bench_result *r) {
   const double per_step = r->steps > 0 ? 1.0 / (double)r->steps : 0.0;
   printf(
       "RESULT {\"system\": \"tauform-%s\", \"threads\": %u, \"scene\": \"%s-%u\", \"n\": %u, "
-      "\"verts\": %u, "
+      "\"path\": %u, \"verts\": %u, "
       "\"edges\": %u, \"integrator\": \"tau\", \"tau\": %g, \"kappa\": %g, \"substeps\": %u, "
       "\"stretch_stiffness\": %g, \"poisson\": %g, \"bend_stiffness\": %g, "
       "\"mass_per_vertex\": %.6g, \"frames\": %u, \"setup_s\": %.4f, \"seconds\": %.6f, "
@@ -580,13 +596,13 @@ static void print_result_json(const bench_result *r) {
       "\"steps\": %llu, \"newton_per_step\": %.4f, \"cg_per_step\": %.4f, "
       "\"max_newton_per_step\": %u, \"newton_budget\": %u, \"unconverged_steps\": %llu, "
       "\"finite\": %s, \"library_setup_mb\": %.2f, \"library_peak_mb\": %.2f, ",
-      tf_version_string(), c->threads, SCENE_NAME[c->scene], c->n, c->n, r->verts, r->edges, c->tau,
-      c->kappa, c->substeps, c->stretch, c->poisson, c->bend, SHEET_MASS / r->verts, c->frames,
-      r->setup_s, r->wall_s, 1000.0 * r->wall_s / c->frames, 1000.0 * r->median_frame_s,
-      1000.0 * r->cpu_s / c->frames, (unsigned long long)r->steps, (double)r->newton * per_step,
-      (double)r->cg * per_step, r->max_newton_per_step, c->max_newton ? c->max_newton : 20u,
-      (unsigned long long)r->unconverged, r->finite ? "true" : "false", r->setup_bytes / 1e6,
-      r->mem.peak / 1e6);
+      tf_version_string(), c->threads, SCENE_NAME[c->scene], c->n, c->n, c->path, r->verts,
+      r->edges, c->tau, c->kappa, c->substeps, c->stretch, c->poisson, c->bend,
+      SHEET_MASS / r->verts, c->frames, r->setup_s, r->wall_s, 1000.0 * r->wall_s / c->frames,
+      1000.0 * r->median_frame_s, 1000.0 * r->cpu_s / c->frames, (unsigned long long)r->steps,
+      (double)r->newton * per_step, (double)r->cg * per_step, r->max_newton_per_step,
+      c->max_newton ? c->max_newton : 20u, (unsigned long long)r->unconverged,
+      r->finite ? "true" : "false", r->setup_bytes / 1e6, r->mem.peak / 1e6);
   printf("\"max_strain\": ");
   json_number(r->finite ? r->max_strain : NAN);
   printf(", \"mean_strain\": ");
@@ -713,7 +729,7 @@ static void usage(FILE *f) {
       "                     [--kernels] [--collider PATH.obj] [--thickness M] "
       "[--collider-thickness M]\n"
       "                     [--friction MU] [--positions FILE] [--self] [--bend-model M]\n"
-      "                     [--springs SHEAR,BEND]\n"
+      "                     [--springs SHEAR,BEND] [--path K]\n"
       "  --scene     CLOTH-N (hanging, default), SWING-N (falls from horizontal) or DRAPE-N\n"
       "              (falls onto a sphere above a ground plane)\n"
       "  --n         quads per side (default %u)\n"
@@ -729,6 +745,8 @@ static void usage(FILE *f) {
       "  --newton    Newton iteration budget per step (default: the library's, 20)\n"
       "  --tolerance Newton tolerance, relative (default: the library's, 1e-3)\n"
       "  --threads   threads of the simulation (default 0: every core; results are the same)\n"
+      "  --path      K > 0: every rest coordinate moved by up to 1e-12 m, a neighbouring path\n"
+      "              of the same scene (contact runs are chaotic: read a change over several)\n"
       "  --trace     one line per frame on stderr: ms, Newton and CG iterations, the free\n"
       "              corner's x y z\n"
       "              (DRAPE: contact ms, contacts, pairs, CCD cuts, distances)\n"
@@ -788,7 +806,8 @@ int main(int argc, char **argv) {
                       0,
                       0,
                       0.0,
-                      0.0};
+                      0.0,
+                      0};
   int all = 0;
   for (int k = 1; k < argc; ++k) {
     const char *a = argv[k];
@@ -854,6 +873,8 @@ int main(int argc, char **argv) {
       bad = parse_double(v, &cfg.tolerance) != 0 || !(cfg.tolerance > 0.0);
     } else if (strcmp(a, "--threads") == 0) {
       bad = parse_unsigned(v, &cfg.threads) != 0;
+    } else if (strcmp(a, "--path") == 0) {
+      bad = parse_unsigned(v, &cfg.path) != 0;
     } else if (strcmp(a, "--newton") == 0) {
       bad = parse_unsigned(v, &cfg.max_newton) != 0 || cfg.max_newton == 0;
     } else if (strcmp(a, "--collider") == 0) {
