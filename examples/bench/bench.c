@@ -29,6 +29,7 @@
 
 #include "tauform.h"
 #include "kernels.h"
+#include "path_offset.h"
 #include "memory.h"
 
 /* scene, fixed by the anchors */
@@ -149,21 +150,10 @@ static double dist3(const double *p, const double *q) {
   return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-/* The offset of rest coordinate k of vertex i on path p, in [-1e-12, 1e-12] m (a splitmix64 hash,
- * as the tests' TF_PERTURB_SEED): 0 on path 0. A contact scene's run is chaotic in its last bits
- * (its impact steps end at the Newton budget, and where they end steers the rest), so one run
- * times one path; a change to the solver is read over several (--path 1, 2, ...). */
-static double path_offset(unsigned p, uint32_t i, int k) {
-  if (p == 0) return 0.0;
-  uint64_t z = (uint64_t)p * 0x9E3779B97F4A7C15ull + (3 * (uint64_t)i + (uint64_t)k + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return 1e-12 * ((double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-}
-
-/* Grid of the anchors on path path. rest: ((n+1)^2 x 3), tris: (2 n^2 x 3), edges: (2n(n+1) +
- * n^2). */
+/* Grid of the anchors on path `path` (path_offset.h: every rest coordinate moved by up to 1e-12
+ * m, as the tests' TF_PERTURB_SEED does; a contact run is chaotic in its last bits, so a change to
+ * the solver is read over several paths). rest: ((n+1)^2 x 3), tris: (2 n^2 x 3), edges:
+ * (2n(n+1) + n^2). */
 static void build_sheet(scene_kind scene, unsigned n, unsigned path, double *rest, uint32_t *tris,
                         bench_edge *edges) {
   const unsigned n1 = n + 1;

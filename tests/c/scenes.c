@@ -2,6 +2,8 @@
  * Test scenes and measures (see scenes.h). */
 #include "scenes.h"
 
+#include "path_offset.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,19 +12,14 @@ static int grid_path; /* scene_path */
 
 void scene_path(int k) { grid_path = k; }
 
-/* the offset of coordinate k of vertex i, in [-1e-12, 1e-12] m (a splitmix64 hash of the seed,
- * the vertex and the axis), from TF_PERTURB_SEED and scene_path's path; 0 when both are 0 */
+/* the offset of coordinate k of vertex i (path_offset.h) on the path TF_PERTURB_SEED and
+ * scene_path's path name; 0 when both are 0 */
 static double perturbation(uint32_t i, int k) {
   const char *env = getenv("TF_PERTURB_SEED");
   long seed = env ? strtol(env, NULL, 10) : 0;
   if (seed < 0) seed = 0;
   seed += 1000003L * grid_path; /* paths of different seeds stay apart */
-  if (seed <= 0) return 0.0;
-  uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ull + (3 * (uint64_t)i + (uint64_t)k + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return 1e-12 * ((double)(z >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+  return seed > 0 ? path_offset((uint64_t)seed, i, k) : 0.0;
 }
 
 void scene_grid(scene *s, uint32_t nx, uint32_t ny, double w, double h, const double origin[3],
